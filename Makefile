@@ -1,0 +1,46 @@
+# spulse top-level Makefile.
+#
+#   make            build everything that exists (library, tools, module)
+#   make check      run every test suite; ends with "N passed, N failed"
+#   make demo       record the bundled workload in the VM (tests/vm)
+#   make bench      benchmarks, printing tables
+#
+# Each part of the project owns a fragment in mk/*.mk. A fragment adds its
+# build targets to ALL_TARGETS and its test suites to CHECK_SUITES; a suite
+# "foo" is the target check-foo, which must write build/check/foo.result
+# holding two numbers: "passed failed".
+
+# kbuild includes this Makefile when invoked with M=; hand it to Kbuild.
+ifneq ($(KERNELRELEASE),)
+include $(src)/Kbuild
+else
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD ?= $(TOP)/build
+CC ?= cc
+OPT ?= -O2
+WARN := -Wall -Wextra -Werror
+USER_CFLAGS := $(OPT) -g -std=gnu11 $(WARN) -D_GNU_SOURCE \
+	-I$(TOP)/include -I$(TOP)/user/include $(CFLAGS)
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+
+ALL_TARGETS :=
+CHECK_SUITES :=
+
+.PHONY: all check bench clean
+all: build-all
+
+include $(sort $(wildcard $(TOP)/mk/*.mk))
+
+build-all: $(ALL_TARGETS)
+
+check:
+	@$(TOP)/tests/run-suites.sh $(CHECK_SUITES)
+
+clean:
+	rm -rf $(BUILD)
+	rm -f *.ko *.mod *.mod.c *.o .*.cmd modules.order Module.symvers
+	find kmod -name '*.o' -o -name '.*.cmd' | xargs rm -f
+
+endif

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run each named suite (make check-SUITE), then print the grand total.
+# A suite reports through build/check/SUITE.result ("passed failed"); a suite
+# that exits non-zero without a result counts as one failure.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${BUILD:-$top/build}/check
+mkdir -p "$out"
+total_p=0
+total_f=0
+summary=()
+for s in "$@"; do
+	rm -f "$out/$s.result"
+	echo "=== suite $s ==="
+	make --no-print-directory -C "$top" "check-$s"
+	rc=$?
+	if [ -s "$out/$s.result" ]; then
+		read -r p f < "$out/$s.result"
+	else
+		p=0
+		f=1
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	summary+=("$(printf '%-12s %5d passed %5d failed' "$s" "$p" "$f")")
+	total_p=$((total_p + p))
+	total_f=$((total_f + f))
+done
+echo "=== summary ==="
+printf '%s\n' "${summary[@]}"
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]

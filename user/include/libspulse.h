@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libspulse — read and write SPULSE spool files (docs/FORMAT.md).
+ *
+ * Conventions (as liburing/libbpf): opaque handles; functions return 0 or a
+ * positive count on success and a negative errno on failure; data errors are
+ * -EBADMSG with struct spulse_error filling in the byte offset and the rule
+ * broken; options structs start with their own size so they can grow.
+ * Per-call documentation: docs/API.md.
+ */
+#ifndef LIBSPULSE_H
+#define LIBSPULSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <spulse/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPULSE_TAIL_BATCH	16384	/* max samples returned by one poll */
+#define SPULSE_NONE		UINT32_MAX /* "no id": root parent, no module */
+
+/** Where and why a read failed. */
+struct spulse_error {
+	uint64_t offset;	/* byte offset of the offending field/record */
+	int code;		/* negative errno, -EBADMSG for bad data */
+	char msg[192];		/* rule broken, e.g. "forward reference to stack 7" */
+};
+
+/* ---- Decoded definitions and records ------------------------------- */
+
+struct spulse_module {
+	uint32_t id;
+	uint32_t pid;
+	uint64_t start, end, file_offset;
+	const char *path;		/* NUL-terminated copy, stable */
+	uint32_t path_len;
+	const uint8_t *build_id;	/* NULL when build_id_len == 0 */
+	uint32_t build_id_len;
+	bool active;			/* not retired (as of the reader's position) */
+};
+
+struct spulse_frame {
+	uint32_t id;
+	uint8_t kind;			/* enum spulse_frame_kind */
+	uint32_t module;		/* SPULSE_FRAME_MODULE only, else SPULSE_NONE */
+	uint64_t addr;			/* rel for MODULE, absolute for USER/KERNEL, 0 for TRUNCATED */
+};
+
+struct spulse_stack {
+	uint32_t id;
+	uint32_t parent;		/* SPULSE_NONE for a root node */
+	uint32_t frame;
+	uint32_t depth;			/* 1 for a root node */
+};
+
+struct spulse_thread {
+	uint32_t id;
+	uint32_t pid, tid;
+	const char *comm;		/* NUL-terminated copy, stable */
+	uint32_t comm_len;
+};
+
+struct spulse_sample {
+	int64_t time_ns;		/* offset from the profile start (>= 0) */
+	uint32_t thread;
+	uint32_t stack;			/* leaf node */
+};
+
+/** One record of any kind, in stream order. */
+struct spulse_record {
+	uint8_t tag;			/* enum spulse_tag */
+	uint64_t offset;		/* byte offset of the tag */
+	union {
+		struct spulse_module module;
+		struct spulse_frame frame;
+		struct spulse_stack stack;
+		struct spulse_thread thread;
+		struct spulse_sample sample;
+		struct { uint32_t pid; uint8_t state; } python;
+		struct { uint32_t pid; } process_deactivate;
+		struct { uint32_t module; } module_deactivate;
+	} u;
+};
+
+/** Header fields and counts; valid for the prefix read so far. */
+struct spulse_info {
+	uint64_t start_us;
+	uint64_t interval_us;
+	uint64_t modules, frames, stacks, threads;
+	uint64_t samples;
+	uint64_t python, process_deactivations, module_deactivations;
+	uint64_t complete_bytes;	/* end of the last complete record */
+	bool recovered_from_truncated_tail;
+};
+
+/** Reader options; zero-initialize, set .sz = sizeof(opts). */
+struct spulse_read_opts {
+	size_t sz;
+	uint32_t max_ids;		/* per kind; 0 = SPULSE_MAX_ID */
+	size_t replay_index_limit;	/* Replay: max index entries; 0 = 4096 */
+	uint32_t replay_index_stride;	/* Replay: samples per entry; 0 = 65536 */
+};
+
+/* ---- Definitions (shared by every reader) --------------------------- */
+
+struct spulse_defs;
+
+uint32_t spulse_defs_count(const struct spulse_defs *d, enum spulse_tag kind);
+int spulse_defs_module(const struct spulse_defs *d, uint32_t id,
+		       struct spulse_module *out);
+int spulse_defs_frame(const struct spulse_defs *d, uint32_t id,
+		      struct spulse_frame *out);
+int spulse_defs_stack(const struct spulse_defs *d, uint32_t id,
+		      struct spulse_stack *out);
+int spulse_defs_thread(const struct spulse_defs *d, uint32_t id,
+		       struct spulse_thread *out);
+/* Absolute address of a frame (module-relative ones resolved); -ENOENT for the marker. */
+int spulse_defs_frame_address(const struct spulse_defs *d, uint32_t frame,
+			      uint64_t *addr);
+
+/* ---- Snapshot: whole file in memory, random access to samples -------- */
+
+struct spulse_snapshot;
+
+int spulse_snapshot_open(const char *path, const struct spulse_read_opts *opts,
+			 struct spulse_snapshot **out, struct spulse_error *err);
+int spulse_snapshot_open_mem(const void *buf, size_t len,
+			     const struct spulse_read_opts *opts,
+			     struct spulse_snapshot **out,
+			     struct spulse_error *err);
+void spulse_snapshot_close(struct spulse_snapshot *s);
+const struct spulse_info *spulse_snapshot_info(const struct spulse_snapshot *s);
+const struct spulse_defs *spulse_snapshot_defs(const struct spulse_snapshot *s);
+uint64_t spulse_snapshot_sample_count(const struct spulse_snapshot *s);
+int spulse_snapshot_sample(const struct spulse_snapshot *s, uint64_t index,
+			   struct spulse_sample *out);
+bool spulse_snapshot_recovered_from_truncated_tail(const struct spulse_snapshot *s);
+
+/* ---- Replay: validated on open, sequential, bounded memory ----------- */
+
+struct spulse_replay;
+
+int spulse_replay_open(const char *path, const struct spulse_read_opts *opts,
+		       struct spulse_replay **out, struct spulse_error *err);
+void spulse_replay_close(struct spulse_replay *r);
+const struct spulse_info *spulse_replay_info(const struct spulse_replay *r);
+const struct spulse_defs *spulse_replay_defs(const struct spulse_replay *r);
+bool spulse_replay_recovered_from_truncated_tail(const struct spulse_replay *r);
+/* Iterate samples: 1 = *out filled, 0 = end, <0 error. */
+int spulse_replay_next_sample(struct spulse_replay *r, struct spulse_sample *out);
+/* Iterate every record in order (rewinds on first call after open/rewind). */
+int spulse_replay_next_record(struct spulse_replay *r, struct spulse_record *out);
+int spulse_replay_rewind(struct spulse_replay *r);
+/* Position so that the next sample returned is sample @index. */
+int spulse_replay_seek_sample(struct spulse_replay *r, uint64_t index);
+/* Index entries retained (<= replay_index_limit) and heap bytes in use. */
+size_t spulse_replay_index_entries(const struct spulse_replay *r);
+size_t spulse_replay_memory_bytes(const struct spulse_replay *r);
+
+/* ---- Tail: incremental reader of a growing file ---------------------- */
+
+struct spulse_tail;
+
+int spulse_tail_open(const char *path, const struct spulse_read_opts *opts,
+		     struct spulse_tail **out, struct spulse_error *err);
+void spulse_tail_close(struct spulse_tail *t);
+/*
+ * Read what became visible since the last poll. Returns the number of samples
+ * (0..SPULSE_TAIL_BATCH) now in *samples, valid until the next poll, or a
+ * negative errno. An incomplete final record stays unread until it grows.
+ */
+int spulse_tail_poll(struct spulse_tail *t, const struct spulse_sample **samples,
+		     struct spulse_error *err);
+const struct spulse_info *spulse_tail_info(const struct spulse_tail *t);
+const struct spulse_defs *spulse_tail_defs(const struct spulse_tail *t);
+uint64_t spulse_tail_offset(const struct spulse_tail *t); /* bytes consumed */
+
+/* ---- Stream: push decoder for bytes arriving in pieces (relay, pipes) - */
+
+struct spulse_stream;
+
+int spulse_stream_new(const struct spulse_read_opts *opts,
+		      struct spulse_stream **out);
+void spulse_stream_free(struct spulse_stream *s);
+int spulse_stream_feed(struct spulse_stream *s, const void *buf, size_t len);
+/* 1 = *out is the next validated record, 0 = need more bytes, <0 error. */
+int spulse_stream_next(struct spulse_stream *s, struct spulse_record *out,
+		       struct spulse_error *err);
+const struct spulse_info *spulse_stream_info(const struct spulse_stream *s);
+const struct spulse_defs *spulse_stream_defs(const struct spulse_stream *s);
+/* Bytes fed but not yet consumed by complete records. */
+size_t spulse_stream_pending(const struct spulse_stream *s);
+
+/* ---- Recorder: writes a spool with small appends only ---------------- */
+
+struct spulse_recorder;
+
+struct spulse_recorder_opts {
+	size_t sz;
+	uint64_t start_us;		/* 0 = now (CLOCK_REALTIME) */
+	uint64_t interval_us;
+	size_t flush_bytes;		/* append when this much is buffered; 0 = 4096 */
+	bool truncate;			/* O_TRUNC an existing file (else O_EXCL) */
+};
+
+int spulse_recorder_open(const char *path, const struct spulse_recorder_opts *opts,
+			 struct spulse_recorder **out);
+/* Takes ownership of @fd, which must be writable (appends only). */
+int spulse_recorder_fdopen(int fd, const struct spulse_recorder_opts *opts,
+			   struct spulse_recorder **out);
+/* Define a module (mapping); active until deactivated. */
+int spulse_rec_module(struct spulse_recorder *r, uint32_t pid, uint64_t start,
+		      uint64_t end, uint64_t file_offset, const char *path,
+		      const uint8_t *build_id, size_t build_id_len,
+		      uint32_t *id);
+int spulse_rec_module_deactivate(struct spulse_recorder *r, uint32_t module);
+int spulse_rec_process_deactivate(struct spulse_recorder *r, uint32_t pid);
+int spulse_rec_python(struct spulse_recorder *r, uint32_t pid, bool enter);
+/*
+ * Intern a frame for @addr seen in process @pid. @is_return: @addr is a
+ * return address and is normalized to the calling instruction (addr - 1,
+ * checked). User addresses inside an active module of @pid become
+ * module-relative frames; others, and kernel addresses, are absolute.
+ */
+int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
+			  uint64_t addr, bool is_kernel, bool is_return,
+			  uint32_t *id);
+/* Intern a module-relative frame directly (rel already normalized). */
+int spulse_rec_frame_module(struct spulse_recorder *r, uint32_t module,
+			    uint64_t rel, uint32_t *id);
+/* Intern an absolute frame (addr already normalized). */
+int spulse_rec_frame_abs(struct spulse_recorder *r, uint8_t kind,
+			 uint64_t addr, uint32_t *id);
+int spulse_rec_frame_truncated(struct spulse_recorder *r, uint32_t *id);
+/* Intern a stack node; @parent is SPULSE_NONE for a root node. */
+int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
+		     uint32_t frame, uint32_t *id);
+/* Intern a whole stack, frames ordered root first; *leaf gets the leaf id. */
+int spulse_rec_stack_frames(struct spulse_recorder *r, const uint32_t *frames,
+			    size_t n, uint32_t *leaf);
+int spulse_rec_thread(struct spulse_recorder *r, uint32_t pid, uint32_t tid,
+		      const char *comm, uint32_t *id);
+/* @time_ns: offset from the profile start (>= 0). */
+int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
+		      uint32_t thread, uint32_t stack);
+int spulse_recorder_flush(struct spulse_recorder *r);	/* write buffered */
+int spulse_recorder_sync(struct spulse_recorder *r);	/* flush + fsync */
+/* Flush, fsync and free. Returns the first error seen, if any. */
+int spulse_recorder_close(struct spulse_recorder *r);
+uint64_t spulse_recorder_bytes(const struct spulse_recorder *r);
+uint64_t spulse_recorder_samples(const struct spulse_recorder *r);
+
+/* ---- Misc ------------------------------------------------------------- */
+
+const char *spulse_tag_name(uint8_t tag);	/* "module", "frame", ... */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBSPULSE_H */
