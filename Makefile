@@ -35,6 +35,12 @@ include $(sort $(wildcard $(TOP)/mk/*.mk))
 
 build-all: $(ALL_TARGETS)
 
+# The README's commands install their own Debian dependencies first.
+.PHONY: install-deps
+install-deps:
+	@$(TOP)/scripts/install-deps.sh
+check demo: install-deps
+
 check:
 	@$(TOP)/tests/run-suites.sh $(CHECK_SUITES)
 
