@@ -1,0 +1,73 @@
+# spulse CLI (user/cli -> build/spulse), its test suite "cli" and the
+# benchmarks (make bench, bench-cli). See docs/CLI.md.
+#
+# mk/lib.mk is included after this file (alphabetical order), so the library
+# archive is named by path here rather than through its LIBSPULSE_A.
+# Other fragments may append objects/libraries that `spulse record` needs to
+# CLI_EXTRA_OBJS / CLI_EXTRA_LDLIBS (expanded at link time) and add those
+# objects as prerequisites of $(BUILD)/spulse.
+
+CLI_LIB := $(BUILD)/libspulse.a
+CLI_SRCS := $(sort $(wildcard $(TOP)/user/cli/*.c))
+CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
+CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
+CLI_LDLIBS := -ldw -lelf
+CLI_HDRS := $(wildcard $(TOP)/user/cli/*.h) $(wildcard $(TOP)/user/include/*.h) \
+	$(wildcard $(TOP)/include/spulse/*.h)
+
+.PHONY: cli check-cli bench bench-cli
+
+# Build only once the library's fragment exists, so `make` keeps working
+# for everyone before it lands.
+ifneq ($(wildcard $(TOP)/mk/lib.mk),)
+ALL_TARGETS += $(BUILD)/spulse
+endif
+
+cli: $(BUILD)/spulse
+
+$(BUILD)/cli/%.o: $(TOP)/user/cli/%.c $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c -o $@ $<
+
+$(BUILD)/cli-san/%.o: $(TOP)/user/cli/%.c $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+$(BUILD)/spulse: $(CLI_OBJS) $(CLI_LIB)
+	$(CC) $(USER_CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(CLI_LIB) \
+		$(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
+
+# The CLI compiled with ASan+UBSan (library uninstrumented), for the tests.
+$(BUILD)/cli-san/spulse: $(CLI_SAN_OBJS) $(CLI_LIB)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $(CLI_SAN_OBJS) \
+		$(CLI_EXTRA_OBJS) $(CLI_LIB) $(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
+
+# Test helper: writes raw (possibly invalid) spools from dump-style text.
+$(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
+
+CHECK_SUITES += cli
+check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) CC="$(CC)" $(TOP)/tests/cli/run.sh \
+		$(BUILD)/spulse $(BUILD)/cli-san/spulse
+
+# ---- benchmarks --------------------------------------------------------
+# Every fragment appends its benchmark targets to BENCH_TARGETS; `make
+# bench` runs them all in order. Recipes expand late, so targets appended by
+# fragments included after this one are seen.
+BENCH_TARGETS += bench-cli
+bench:
+	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
+
+CLI_BENCH_DIR := $(BUILD)/bench
+CLI_BENCH_SAMPLES ?= 10000000
+
+$(CLI_BENCH_DIR)/bench_cli: $(TOP)/bench/bench_cli.c $(CLI_LIB) $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(CLI_LIB)
+
+bench-cli: $(BUILD)/spulse $(CLI_BENCH_DIR)/bench_cli
+	@$(CLI_BENCH_DIR)/bench_cli $(BUILD)/spulse $(CLI_BENCH_DIR) \
+		$(CLI_BENCH_SAMPLES)

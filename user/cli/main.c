@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* spulse: dispatch to a subcommand. */
+#include <string.h>
+
+#include "cli.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "record", cmd_record, "record a process or command into a spool" },
+	{ "check", cmd_check, "validate a spool and print its counts" },
+	{ "dump", cmd_dump, "print every record as one line of text" },
+	{ "report", cmd_report, "top functions by self and total samples" },
+	{ "flame", cmd_flame, "flame graph (SVG) or folded stacks" },
+	{ "export", cmd_export, "export samples as folded, JSON or perf-script" },
+	{ "synth", cmd_synth, "write a deterministic synthetic profile" },
+};
+
+#define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: spulse COMMAND [ARGS]   (spulse COMMAND --help)\n\n"
+		"spulse records and reads SPULSE sampling profiles.\n\n"
+		"commands:\n");
+	for (i = 0; i < N_SUBCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(f, "\nexit status: 0 ok, 1 invalid data or unreadable file, "
+		"2 usage error\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < N_SUBCOMMANDS; i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "spulse: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
