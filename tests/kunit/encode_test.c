@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the per-CPU batch encoder (kmod/encode.c). Every emitted byte
+ * string is decoded by the independent checker (stream_check.c): dense ids,
+ * no reference to anything not written, including after batches are dropped
+ * because the relay buffer was full (rollback) and after intern tables fill.
+ */
+#include <kunit/test.h>
+#include <linux/prandom.h>
+#include <linux/string.h>
+
+#include "spulse.h"
+#include "stream_check.h"
+
+struct enc_fix {
+	struct spulse_enc e;
+	struct spulse_batch b;
+	struct sk_stream *sk;
+};
+
+static struct enc_fix *new_fix(struct kunit *test, u32 shift, size_t cap)
+{
+	struct enc_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	size_t n = 1U << shift;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->sk = kunit_kzalloc(test, sizeof(*f->sk), GFP_KERNEL);
+	f->b.buf = kunit_kzalloc(test, cap, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->sk);
+	KUNIT_ASSERT_NOT_NULL(test, f->b.buf);
+	f->b.cap = cap;
+	spulse_intern_init(&f->e.frames, kunit_kcalloc(test, n,
+			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
+	spulse_intern_init(&f->e.stacks, kunit_kcalloc(test, n,
+			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
+	spulse_intern_init(&f->e.threads, kunit_kcalloc(test, n,
+			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
+	KUNIT_ASSERT_NOT_NULL(test, f->e.frames.ent);
+	KUNIT_ASSERT_NOT_NULL(test, f->e.stacks.ent);
+	KUNIT_ASSERT_NOT_NULL(test, f->e.threads.ent);
+	sk_init(f->sk);
+	return f;
+}
+
+static void mk_sample(struct spulse_sample *s, struct spulse_frame *fr, u32 n,
+		      u32 tid, u64 t_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = 1000;
+	s->tid = tid;
+	strscpy(s->comm, "worker", sizeof(s->comm));
+	s->frames = fr;
+	s->n = n;
+	s->t_ns = t_ns;
+}
+
+/* Build, "write" (feed the checker) and commit one sample. */
+static void write_one(struct kunit *test, struct enc_fix *f,
+		      const struct spulse_sample *s)
+{
+	KUNIT_ASSERT_EQ(test, spulse_batch_build(&f->e, &f->b, s, 1, 1000), 0);
+	KUNIT_ASSERT_EQ_MSG(test, sk_feed(f->sk, f->b.buf, f->b.len), 0,
+			    "checker: %s at batch offset %zu", f->sk->err,
+			    f->sk->err_off);
+	spulse_batch_commit(&f->e, &f->b, s->t_ns);
+}
+
+static void batch_first_sample_defines_all_it_references(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[] = {
+		{ SPULSE_FRAME_USER, 0x401000 },
+		{ SPULSE_FRAME_USER, 0x401234 },
+		{ SPULSE_FRAME_KERNEL, 0xffffffff81000010ULL },
+	};
+	struct spulse_sample s;
+
+	mk_sample(&s, fr, ARRAY_SIZE(fr), 1001, 5000);
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 1U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_samples, 1U);
+	KUNIT_EXPECT_EQ(test, f->sk->max_depth, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->last_sample_stack, 2U);	/* the leaf */
+	/* header + thread + 3 frames + 3 stacks + sample */
+	KUNIT_EXPECT_EQ(test, f->b.records, 8U);
+	KUNIT_EXPECT_EQ(test, f->e.records, 8ULL);
+	KUNIT_EXPECT_EQ(test, f->e.bytes, (u64)f->b.len);
+}
+
+static void batch_repeated_sample_is_one_record(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[] = {
+		{ SPULSE_FRAME_USER, 0x401000 },
+		{ SPULSE_FRAME_KERNEL, 0xffffffff81000010ULL },
+	};
+	static const u8 want[] = { SPULSE_TAG_SAMPLE, 0x80, 0x7d, 0x00, 0x01 };
+	struct spulse_sample s;
+
+	mk_sample(&s, fr, ARRAY_SIZE(fr), 1001, 5000);
+	write_one(test, f, &s);
+	s.t_ns = 13000;	/* dt 8000 ns = zigzag 16000 = 80 7d */
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->b.records, 1U);
+	KUNIT_ASSERT_EQ(test, f->b.len, sizeof(want));
+	KUNIT_EXPECT_EQ(test, memcmp(f->b.buf, want, sizeof(want)), 0);
+}
+
+static void batch_shares_common_prefix_between_stacks(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame a[] = {
+		{ SPULSE_FRAME_USER, 0x1000 }, { SPULSE_FRAME_USER, 0x2000 },
+	};
+	struct spulse_frame b[] = {
+		{ SPULSE_FRAME_USER, 0x1000 }, { SPULSE_FRAME_USER, 0x3000 },
+	};
+	struct spulse_sample s;
+
+	mk_sample(&s, a, 2, 7, 1);
+	write_one(test, f, &s);
+	mk_sample(&s, b, 2, 7, 2);
+	write_one(test, f, &s);
+	/* root shared: 3 frames, 3 stack nodes, 1 thread */
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 1U);
+}
+
+static void batch_rollback_redefines_after_dropped_batch(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame a[] = { { SPULSE_FRAME_USER, 0x1000 } };
+	struct spulse_frame b[] = { { SPULSE_FRAME_USER, 0x2000 } };
+	struct spulse_sample s;
+
+	mk_sample(&s, a, 1, 7, 1);
+	write_one(test, f, &s);
+	/* the second batch defines frame 1 ... and is dropped */
+	mk_sample(&s, b, 1, 7, 2);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000), 0);
+	spulse_batch_rollback(&f->e, &f->b);
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 1U);
+	/* ... so the next one must define it again, as id 1 */
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 2U);
+	/* and a sample of the first stack still only references written ids */
+	mk_sample(&s, a, 1, 7, 3);
+	write_one(test, f, &s);
+}
+
+static void batch_random_drops_never_dangle(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 5, 8192);	/* 32 slots: resets */
+	struct spulse_frame fr[24];
+	struct spulse_sample s;
+	u32 i, j, written = 0, dropped = 0;
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < 3000; i++) {
+		u32 n = 1 + prandom_u32_state(&rnd) % ARRAY_SIZE(fr);
+
+		for (j = 0; j < n; j++) {
+			fr[j].kind = j < n / 2 ? SPULSE_FRAME_USER :
+						 SPULSE_FRAME_KERNEL;
+			fr[j].addr = 0x1000 + 16 * (prandom_u32_state(&rnd) % 40);
+		}
+		if (prandom_u32_state(&rnd) % 4 == 0) {
+			fr[0].kind = SPULSE_FRAME_TRUNCATED;
+			fr[0].addr = 0;
+		}
+		mk_sample(&s, fr, n, 100 + prandom_u32_state(&rnd) % 6, i * 10);
+		KUNIT_ASSERT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1,
+							 1000), 0);
+		if (prandom_u32_state(&rnd) % 3 == 0) {	/* relay full */
+			spulse_batch_rollback(&f->e, &f->b);
+			dropped++;
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, sk_feed(f->sk, f->b.buf, f->b.len), 0,
+				    "sample %u: %s at offset %zu", i, f->sk->err,
+				    f->sk->err_off);
+		spulse_batch_commit(&f->e, &f->b, s.t_ns);
+		written++;
+		KUNIT_ASSERT_EQ(test, f->sk->n_frames, f->e.next_frame);
+		KUNIT_ASSERT_EQ(test, f->sk->n_stacks, f->e.next_stack);
+		KUNIT_ASSERT_EQ(test, f->sk->n_threads, f->e.next_thread);
+	}
+	KUNIT_EXPECT_EQ(test, f->sk->n_samples, written);
+	KUNIT_EXPECT_GT(test, dropped, 0U);
+	/* small tables: content was redefined under new ids after resets */
+	KUNIT_EXPECT_GT(test, f->sk->n_frames, 40U);
+}
+
+static void batch_too_big_is_rolled_back(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 24);	/* < header + thread */
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 } };
+	struct spulse_sample s;
+
+	mk_sample(&s, fr, 1, 7, 1);
+	KUNIT_EXPECT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000),
+			-E2BIG);
+	KUNIT_EXPECT_FALSE(test, f->e.header_done);
+	KUNIT_EXPECT_EQ(test, f->e.next_thread, 0U);
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 0U);
+	KUNIT_EXPECT_EQ(test, f->e.next_stack, 0U);
+}
+
+static void batch_rejects_truncated_marker_below_root(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[] = {
+		{ SPULSE_FRAME_USER, 0x1000 }, { SPULSE_FRAME_TRUNCATED, 0 },
+	};
+	struct spulse_sample s;
+
+	mk_sample(&s, fr, 2, 7, 1);
+	KUNIT_EXPECT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 0U);
+	mk_sample(&s, fr, 0, 7, 1);
+	KUNIT_EXPECT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000),
+			-EINVAL);
+}
+
+static void batch_thread_redefined_when_comm_changes(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 } };
+	struct spulse_sample s;
+
+	mk_sample(&s, fr, 1, 7, 1);
+	write_one(test, f, &s);
+	strscpy(s.comm, "renamed", sizeof(s.comm));
+	s.t_ns = 2;
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 2U);
+	KUNIT_EXPECT_EQ(test, f->sk->last_sample_thread, 1U);
+}
+
+static struct kunit_case spulse_encode_cases[] = {
+	KUNIT_CASE(batch_first_sample_defines_all_it_references),
+	KUNIT_CASE(batch_repeated_sample_is_one_record),
+	KUNIT_CASE(batch_shares_common_prefix_between_stacks),
+	KUNIT_CASE(batch_rollback_redefines_after_dropped_batch),
+	KUNIT_CASE(batch_random_drops_never_dangle),
+	KUNIT_CASE(batch_too_big_is_rolled_back),
+	KUNIT_CASE(batch_rejects_truncated_marker_below_root),
+	KUNIT_CASE(batch_thread_redefined_when_comm_changes),
+	{}
+};
+
+static struct kunit_suite spulse_encode_suite = {
+	.name = "spulse_encode",
+	.test_cases = spulse_encode_cases,
+};
+kunit_test_suite(spulse_encode_suite);
