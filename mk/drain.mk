@@ -1,0 +1,76 @@
+# spulse-drain (user/drain -> build/spulse-drain), the drain library used by
+# `spulse record` (DRAIN_A), and the test suite "drain". See docs/DRAIN.md.
+#
+# mk/lib.mk is included after this file (alphabetical order), so the library
+# archive is named by path here rather than through its LIBSPULSE_A.
+
+DRAIN_LIB := $(BUILD)/libspulse.a
+DRAIN_A := $(BUILD)/libspulse-drain.a
+DRAIN_SRCS := $(filter-out $(TOP)/user/drain/main.c,\
+	$(sort $(wildcard $(TOP)/user/drain/*.c)))
+DRAIN_OBJS := $(patsubst $(TOP)/user/drain/%.c,$(BUILD)/drain/%.o,$(DRAIN_SRCS))
+DRAIN_SAN_OBJS := $(patsubst $(TOP)/user/drain/%.c,$(BUILD)/drain-san/%.o,$(DRAIN_SRCS))
+DRAIN_HDRS := $(wildcard $(TOP)/user/drain/*.h) $(wildcard $(TOP)/user/include/*.h) \
+	$(wildcard $(TOP)/include/spulse/*.h)
+DRAIN_TEST := $(BUILD)/tests/drain
+
+.PHONY: drain check-drain
+
+ifneq ($(wildcard $(TOP)/mk/lib.mk),)
+ALL_TARGETS += $(BUILD)/spulse-drain $(DRAIN_A)
+endif
+
+# `spulse record` (user/cli/cmd_record.c) links the drain library in process.
+# An archive in the object position comes before libspulse.a on the line.
+CLI_EXTRA_OBJS += $(DRAIN_A)
+$(BUILD)/spulse $(BUILD)/cli-san/spulse: $(DRAIN_A)
+
+drain: $(BUILD)/spulse-drain $(DRAIN_A)
+
+$(BUILD)/drain/%.o: $(TOP)/user/drain/%.c $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c -o $@ $<
+
+$(BUILD)/drain-san/%.o: $(TOP)/user/drain/%.c $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+
+$(DRAIN_A): $(DRAIN_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/spulse-drain: $(BUILD)/drain/main.o $(DRAIN_A) $(DRAIN_LIB)
+	$(CC) $(USER_CFLAGS) -o $@ $^
+
+# ---- tests (ASan+UBSan on our code; libspulse.a uninstrumented) -------
+$(DRAIN_TEST)/spulse-drain: $(BUILD)/drain-san/main.o $(DRAIN_SAN_OBJS) $(DRAIN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $^
+
+$(DRAIN_TEST)/gen_fake: $(TOP)/tests/drain/gen_fake.c $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
+
+$(DRAIN_TEST)/verify_spool: $(TOP)/tests/drain/verify_spool.c $(DRAIN_LIB) $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(DRAIN_LIB)
+
+$(DRAIN_TEST)/test_merge: $(TOP)/tests/drain/test_merge.c $(BUILD)/drain-san/merge.o $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
+		$(BUILD)/drain-san/merge.o
+
+$(DRAIN_TEST)/record: $(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_record.c \
+		$(DRAIN_SAN_OBJS) $(DRAIN_LIB) $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $(TOP)/tests/drain/record_main.c \
+		$(TOP)/user/cli/cmd_record.c $(DRAIN_SAN_OBJS) $(DRAIN_LIB)
+
+DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
+	$(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool $(DRAIN_TEST)/test_merge \
+	$(DRAIN_TEST)/record
+
+CHECK_SUITES += drain
+check-drain: $(DRAIN_TEST_BINS)
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) $(TOP)/tests/drain/run.sh $(DRAIN_TEST)

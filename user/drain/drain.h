@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spulse drain session: debugfs spulse/{meta,cpuN} -> one SPULSE spool.
+ * Used by build/spulse-drain and by `spulse record` (in process).
+ */
+#ifndef SPULSE_DRAIN_H
+#define SPULSE_DRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DRAIN_DEFAULT_DEBUGFS	"/sys/kernel/debug/spulse"
+#define DRAIN_DEFAULT_KALLSYMS	"/proc/kallsyms"
+
+struct drain_opts {
+	const char *debugfs;	/* directory with meta, cpuN, control, stats */
+	const char *output;	/* spool path (truncated if it exists) */
+	const char *kallsyms;	/* copied to OUTPUT.kallsyms; NULL = don't */
+	unsigned int sync_ms;	/* fsync period; 0 = only at the end */
+	unsigned int window_ms;	/* merge window */
+	bool control;		/* write start/stop to DIR/control */
+	FILE *log;		/* diagnostics (stream errors); NULL = stderr */
+};
+
+struct drain;
+
+/** Totals for the final line and for `spulse record`'s summary. */
+struct drain_stats {
+	uint64_t samples;		/* written to the spool */
+	uint64_t spool_bytes;
+	uint64_t meta_bytes;
+	unsigned int ncpus;
+	const uint64_t *cpu_bytes;	/* [ncpus], valid while the drain lives */
+	unsigned int stream_errors;	/* abandoned streams */
+	unsigned int truncated_tails;	/* streams ending inside a record */
+	uint64_t late_samples;		/* emitted out of order (beyond window) */
+	int64_t kernel_dropped;		/* stats samples_dropped; -1 unknown */
+};
+
+/* Open inputs, copy kallsyms, open the spool lazily on the first header. */
+int drain_open(const struct drain_opts *opts, struct drain **out);
+/* Write "start" to control (done by drain_open when opts->control). */
+int drain_control(struct drain *d, const char *cmd);
+/*
+ * One round: wait up to @timeout_ms for input (relay poll only wakes on a
+ * sub-buffer switch, so every input is read afterwards anyway), read, decode,
+ * merge, write what the window releases, fsync when due.
+ * Returns bytes read this round (>= 0) or a fatal -errno.
+ */
+long drain_step(struct drain *d, int timeout_ms);
+/*
+ * Stop: (with control) write "stop", read until every input is dry, write
+ * every queued sample, fsync. The spool is complete afterwards.
+ */
+int drain_finish(struct drain *d);
+/* Current totals (kernel_dropped re-read from DIR/stats). */
+void drain_get_stats(struct drain *d, struct drain_stats *st);
+/* Print the one-line final summary. */
+void drain_print_stats(struct drain *d, FILE *f);
+/* Close the spool (if still open) and free. Returns the first error. */
+int drain_close(struct drain *d);
+
+#endif

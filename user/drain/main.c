@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spulse-drain: per-CPU relay files of spulse.ko -> one SPULSE spool.
+ *
+ * Exit status: 0 the spool is complete; 1 a fatal error (no usable spool);
+ * 2 bad usage; 3 the spool is complete but some input stream was abandoned
+ * after a validation error (reported on stderr with CPU and offset).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drain.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: spulse-drain -o FILE [--debugfs DIR] [--sync-ms N] [--window-ms N]\n"
+"                    [--duration S] [--control] [--once]\n"
+"                    [--kallsyms PATH | --no-kallsyms]\n"
+"  -o, --output FILE   spool to write (replaced if it exists)\n"
+"  --debugfs DIR       spulse debugfs directory (default %s)\n"
+"  --sync-ms N         fsync the spool every N ms (default 1000; 0 = at end)\n"
+"  --window-ms N       merge window: hold samples at most N ms (default 100)\n"
+"  --duration S        stop after S seconds (default: until SIGINT/SIGTERM)\n"
+"  --control           write start to DIR/control first, stop at the end\n"
+"  --once              drain what is readable now, then stop\n"
+"  --kallsyms PATH     kernel symbols saved as FILE.kallsyms (default %s)\n"
+"  --no-kallsyms       do not save kernel symbols\n",
+		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
+}
+
+static int parse_uint(const char *s, unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max || *s == '-')
+		return -1;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void progress(struct drain *d, double elapsed, uint64_t *last_samples,
+		     double *last_t)
+{
+	struct drain_stats st;
+	double dt = elapsed - *last_t;
+
+	drain_get_stats(d, &st);
+	fprintf(stderr, "\rspulse-drain: %" PRIu64 " samples, %.0f samples/s, "
+		"dropped %s%" PRId64 "   ", st.samples,
+		dt > 0 ? (double)(st.samples - *last_samples) / dt : 0.0,
+		st.kernel_dropped < 0 ? "?" : "",
+		st.kernel_dropped < 0 ? (int64_t)0 : st.kernel_dropped);
+	*last_samples = st.samples;
+	*last_t = elapsed;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "debugfs", required_argument, NULL, 'D' },
+		{ "sync-ms", required_argument, NULL, 'S' },
+		{ "window-ms", required_argument, NULL, 'W' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "control", no_argument, NULL, 'C' },
+		{ "once", no_argument, NULL, '1' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "no-kallsyms", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct drain_opts o = {
+		.debugfs = DRAIN_DEFAULT_DEBUGFS,
+		.kallsyms = DRAIN_DEFAULT_KALLSYMS,
+		.sync_ms = 1000,
+		.window_ms = 100,
+	};
+	struct sigaction sa;
+	struct drain_stats st;
+	struct drain *d;
+	double duration = -1, t0, last_t = 0, next_progress = 1;
+	uint64_t last_samples = 0;
+	bool once = false, tty;
+	int c, ret, tick;
+
+	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'D':
+			o.debugfs = optarg;
+			break;
+		case 'S':
+			if (parse_uint(optarg, 86400000, &o.sync_ms))
+				goto bad;
+			break;
+		case 'W':
+			if (parse_uint(optarg, 3600000, &o.window_ms))
+				goto bad;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(duration >= 0))
+				goto bad;
+			break;
+		case 'C':
+			o.control = true;
+			break;
+		case '1':
+			once = true;
+			break;
+		case 'K':
+			o.kallsyms = optarg;
+			break;
+		case 'N':
+			o.kallsyms = NULL;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc || !o.output)
+		goto bad;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = drain_open(&o, &d);
+	if (ret < 0) {
+		fprintf(stderr, "spulse-drain: cannot start: %s\n",
+			strerror(-ret));
+		return 1;
+	}
+	tty = isatty(STDERR_FILENO);
+	tick = o.window_ms / 2 < 50 ? (int)o.window_ms / 2 : 50;
+	if (tick < 1)
+		tick = 1;
+	t0 = now_s();
+	while (!stop_requested && !once) {
+		double el = now_s() - t0;
+		long n;
+
+		if (duration >= 0 && el >= duration)
+			break;
+		n = drain_step(d, tick);
+		if (n < 0)
+			break;
+		if (tty && el >= next_progress) {
+			progress(d, el, &last_samples, &last_t);
+			next_progress = el + 1;
+		}
+	}
+	if (tty && next_progress > 1)
+		fputc('\n', stderr);
+	ret = drain_finish(d);
+	if (ret < 0)
+		fprintf(stderr, "spulse-drain: %s\n", strerror(-ret));
+	drain_print_stats(d, stderr);
+	drain_get_stats(d, &st);
+	c = drain_close(d);
+	if (ret < 0 || c < 0)
+		return 1;
+	return st.stream_errors ? 3 : 0;
+bad:
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Windowed k-way merge of per-CPU sample queues (see merge.h for the rule).
+ * The earliest head is found by a linear scan over the sources: the number
+ * of CPUs is small next to the number of samples held per window.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+
+int drain_merge_init(struct drain_merge *m, unsigned int nsrc,
+		     int64_t window_ns)
+{
+	memset(m, 0, sizeof(*m));
+	m->q = calloc(nsrc ? nsrc : 1, sizeof(*m->q));
+	if (!m->q)
+		return -ENOMEM;
+	m->nsrc = nsrc;
+	m->window_ns = window_ns;
+	return 0;
+}
+
+void drain_merge_free(struct drain_merge *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nsrc; i++)
+		free(m->q[i].v);
+	free(m->q);
+	memset(m, 0, sizeof(*m));
+}
+
+static int grow(struct drain_mqueue *q)
+{
+	size_t cap = q->cap ? q->cap * 2 : 256, i;
+	struct drain_msample *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < q->len; i++)
+		v[i] = q->v[(q->head + i) % q->cap];
+	free(q->v);
+	q->v = v;
+	q->cap = cap;
+	q->head = 0;
+	return 0;
+}
+
+int drain_merge_push(struct drain_merge *m, unsigned int src,
+		     const struct drain_msample *s)
+{
+	struct drain_mqueue *q = &m->q[src];
+
+	if (q->len == q->cap && grow(q))
+		return -ENOMEM;
+	q->v[(q->head + q->len) % q->cap] = *s;
+	q->len++;
+	m->queued++;
+	if (!q->seen || s->time_ns > q->last_ns)
+		q->last_ns = s->time_ns;
+	q->seen = true;
+	if (!m->any || s->time_ns > m->newest_ns)
+		m->newest_ns = s->time_ns;
+	m->any = true;
+	return 0;
+}
+
+void drain_merge_finish(struct drain_merge *m, unsigned int src)
+{
+	m->q[src].finished = true;
+}
+
+/*
+ * Minimum latest time over live (not finished) sources. *all is false when
+ * a live source has pushed nothing yet (it is then left out of the minimum).
+ * Returns false when no live source has pushed anything.
+ */
+static bool watermark(const struct drain_merge *m, int64_t *wm, bool *all)
+{
+	bool have = false, live = false;
+	unsigned int i;
+
+	*all = true;
+	for (i = 0; i < m->nsrc; i++) {
+		const struct drain_mqueue *q = &m->q[i];
+
+		if (q->finished)
+			continue;
+		live = true;
+		if (!q->seen) {
+			*all = false;
+			continue;
+		}
+		if (!have || q->last_ns < *wm)
+			*wm = q->last_ns;
+		have = true;
+	}
+	if (!live) {	/* every source finished: nothing can come earlier */
+		*wm = INT64_MAX;
+		return true;
+	}
+	return have;
+}
+
+int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
+		    unsigned int *src, struct drain_msample *out)
+{
+	const struct drain_msample *best = NULL;
+	unsigned int i, bi = 0;
+	int64_t wm;
+
+	if (!m->queued)
+		return 0;
+	for (i = 0; i < m->nsrc; i++) {
+		const struct drain_mqueue *q = &m->q[i];
+		const struct drain_msample *h;
+
+		if (!q->len)
+			continue;
+		h = &q->v[q->head];
+		if (!best || h->time_ns < best->time_ns) {
+			best = h;
+			bi = i;
+		}
+	}
+	if (!drain) {
+		bool ok = false, all;
+
+		if (watermark(m, &wm, &all) && best->time_ns <= wm &&
+		    (all || m->newest_ns - best->time_ns >= m->window_ns))
+			ok = true;	/* rules 1 and 2 */
+		else if (now_ns - best->queued_ns >= m->window_ns)
+			ok = true;	/* rule 3 */
+		if (!ok)
+			return 0;
+	}
+	*out = *best;
+	*src = bi;
+	m->q[bi].head = (m->q[bi].head + 1) % m->q[bi].cap;
+	m->q[bi].len--;
+	m->queued--;
+	return 1;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One input of the drainer: a per-CPU relay file (cpuN) or the meta file,
+ * read sequentially and non-blocking and fed into its own spulse_stream.
+ */
+#ifndef SPULSE_DRAIN_RELAY_INPUT_H
+#define SPULSE_DRAIN_RELAY_INPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libspulse.h>
+
+enum drain_input_state {
+	DRAIN_INPUT_OPEN,	/* reading */
+	DRAIN_INPUT_GONE,	/* read() failed (e.g. EIO after rmmod): closed */
+	DRAIN_INPUT_ABANDONED,	/* stream error: no longer read or decoded */
+};
+
+/**
+ * struct drain_input - a read-once byte source and its stream decoder
+ * @path: file path
+ * @cpu: CPU number, or -1 for meta
+ * @fd: non-blocking descriptor, -1 once closed
+ * @state: see enum drain_input_state
+ * @stream: validating push decoder; kept after an error so that the
+ *          definitions of samples already queued stay readable
+ * @bytes_read: total bytes read from @fd
+ * @hdr: the stream header bytes seen so far (parsed here, not by the
+ *       stream, so the drainer knows start_us before any record)
+ * @hdr_len: bytes in @hdr
+ * @have_header: @start_us and @interval_us are valid
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ * @err: the error that abandoned the stream
+ */
+struct drain_input {
+	char *path;
+	int cpu;
+	int fd;
+	enum drain_input_state state;
+	struct spulse_stream *stream;
+	uint64_t bytes_read;
+	uint8_t hdr[SPULSE_HEADER_MAX];
+	unsigned int hdr_len;
+	bool have_header;
+	uint64_t start_us;
+	uint64_t interval_us;
+	struct spulse_error err;
+};
+
+/* Open @path (O_RDONLY|O_NONBLOCK) and create its stream. 0 or -errno. */
+int drain_input_open(struct drain_input *in, const char *path, int cpu);
+
+/*
+ * Read what is available (at most @max bytes, 0 = no limit) and feed it to
+ * the stream. Returns bytes read (0 = nothing ready) or -errno on a read
+ * error, after which the input is DRAIN_INPUT_GONE. Never seeks.
+ */
+long drain_input_read(struct drain_input *in, size_t max);
+
+/* Mark the stream abandoned after @err; closes the fd, keeps the stream. */
+void drain_input_abandon(struct drain_input *in, const struct spulse_error *err);
+
+/* Close the fd and free the stream. */
+void drain_input_close(struct drain_input *in);
+
+#endif

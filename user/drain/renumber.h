@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Renumbering: per-CPU (local) thread/frame/stack ids -> the Recorder's
+ * (global) ids, mapped lazily when a sample is written.
+ *
+ * Threads map by content (pid, tid, comm). User frames are interned with
+ * spulse_rec_frame_addr(pid of the sample's thread, addr) so that addresses
+ * inside an active module of that process become module-relative; kernel
+ * frames (kind 2) and the truncated marker are pid independent. A cached
+ * user frame or stack mapping is only reused for the same pid and the same
+ * module generation: the generation is bumped whenever the set of active
+ * modules changes, so later samples see the module state current at the
+ * time they are written.
+ */
+#ifndef SPULSE_DRAIN_RENUMBER_H
+#define SPULSE_DRAIN_RENUMBER_H
+
+#include <stdint.h>
+
+#include <libspulse.h>
+
+/** A cached local -> global mapping, valid for (@pid, @gen). */
+struct drain_idmap_ent {
+	uint32_t global;
+	uint32_t pid;
+	uint32_t gen;		/* 0 = unmapped; generations start at 1 */
+};
+
+struct drain_idvec {
+	struct drain_idmap_ent *v;
+	size_t cap;
+};
+
+/** The mappings of one per-CPU stream. */
+struct drain_idmap {
+	struct drain_idvec threads, frames, stacks;
+};
+
+void drain_idmap_free(struct drain_idmap *m);
+
+/**
+ * drain_map_sample() - map a per-CPU sample's thread and stack
+ * @rec: the output Recorder (definitions are written to it as needed)
+ * @defs: the per-CPU stream's definitions
+ * @map: that stream's cache
+ * @gen: current module generation (>= 1)
+ * @thread: local thread id
+ * @stack: local leaf stack id
+ * @gthread: global thread id
+ * @gstack: global leaf stack id
+ *
+ * Return: 0 or a negative errno from the Recorder or a missing definition.
+ */
+int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
+		     uint32_t stack, uint32_t *gthread, uint32_t *gstack);
+
+#endif
