@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The single SPULSE record decoder and validator. Every reader (Snapshot,
+ * Replay, Tail, Stream) goes through spulse_dec_header(), spulse_dec_record()
+ * and the sample fast path spulse_dec_samples(); every rule of
+ * docs/FORMAT.md sections 1-4 is checked here and nowhere else.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "internal.h"
+
+void spulse_dec_init(struct spulse_dec *dec, const struct spulse_read_opts *opts)
+{
+	memset(dec, 0, sizeof(*dec));
+	spulse_defs_init(&dec->defs);
+	dec->max_ids = SPULSE_MAX_ID;
+	if (opts && opts->sz >= offsetof(struct spulse_read_opts, max_ids) +
+				 sizeof(opts->max_ids) &&
+	    opts->max_ids && opts->max_ids < SPULSE_MAX_ID)
+		dec->max_ids = opts->max_ids;
+}
+
+void spulse_dec_fini(struct spulse_dec *dec)
+{
+	spulse_defs_fini(&dec->defs);
+}
+
+/* Cursor over one record's bytes. */
+struct cur {
+	const uint8_t *buf;
+	size_t len, pos;
+	uint64_t off;		/* file offset of buf[0] */
+	struct spulse_error *err;
+};
+
+static inline uint64_t cur_off(const struct cur *c)
+{
+	return c->off + c->pos;
+}
+
+static int varint_fail(struct cur *c, int n)
+{
+	if (n == SPULSE_VARINT_OVERLONG)
+		return spulse_fail(c->err, cur_off(c), "overlong varint");
+	return spulse_fail(c->err, cur_off(c), "varint overflows 64 bits");
+}
+
+/* 1 = decoded, 0 = cut by end of input, -EBADMSG */
+static inline int cur_uvar(struct cur *c, uint64_t *v)
+{
+	int n;
+
+	*v = 0;
+	n = spulse_get_uvar(c->buf + c->pos, c->len - c->pos, v);
+	if (n > 0) {
+		c->pos += (size_t)n;
+		return 1;
+	}
+	if (n == SPULSE_VARINT_SHORT)
+		return 0;
+	return varint_fail(c, n);
+}
+
+static inline int cur_u8(struct cur *c, uint8_t *v)
+{
+	*v = 0;
+	if (c->pos >= c->len)
+		return 0;
+	*v = c->buf[c->pos++];
+	return 1;
+}
+
+/* A length-prefixed byte string of at most @limit bytes. */
+static int cur_bytes(struct cur *c, uint32_t limit, const char *what,
+		     const uint8_t **p, uint32_t *n)
+{
+	uint64_t off = cur_off(c), len;
+	int r = cur_uvar(c, &len);
+
+	if (r <= 0)
+		return r;
+	if (len > limit)
+		return spulse_fail(c->err, off, "%s length %" PRIu64
+				   " exceeds limit %u", what, len, limit);
+	if (c->len - c->pos < len)
+		return 0;
+	*p = c->buf + c->pos;
+	*n = (uint32_t)len;
+	c->pos += (size_t)len;
+	return 1;
+}
+
+#define TRY(expr) do { int _r = (expr); if (_r <= 0) return _r; } while (0)
+
+static int check_u32(struct cur *c, uint64_t off, uint64_t v, const char *what)
+{
+	if (v > UINT32_MAX)
+		return spulse_fail(c->err, off, "%s %" PRIu64 " exceeds u32",
+				   what, v);
+	return 1;
+}
+
+/* Dense-id rule for a new definition of @kind with @count already defined. */
+static int check_id(struct spulse_dec *dec, struct cur *c, uint64_t off,
+		    uint64_t id, uint32_t count, const char *kind)
+{
+	if (id < count)
+		return spulse_fail(c->err, off, "duplicate %s id %" PRIu64,
+				   kind, id);
+	if (id > count)
+		return spulse_fail(c->err, off, "gap: %s id %" PRIu64
+				   " but %u defined", kind, id, count);
+	if (count >= dec->max_ids)
+		return spulse_fail(c->err, off, "too many %s definitions (limit %u)",
+				   kind, dec->max_ids);
+	return 1;
+}
+
+static int oom(struct cur *c)
+{
+	return spulse_fail_errno(c->err, -ENOMEM, "definition tables");
+}
+
+int spulse_dec_header(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		      size_t *consumed, struct spulse_error *err)
+{
+	struct cur c = { .buf = buf, .len = len, .pos = SPULSE_MAGIC_LEN,
+			 .err = err };
+	size_t i, n = len < SPULSE_MAGIC_LEN ? len : SPULSE_MAGIC_LEN;
+	uint64_t start, interval;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] != (uint8_t)SPULSE_MAGIC[i])
+			return spulse_fail(err, 0, "bad magic");
+	if (len < SPULSE_MAGIC_LEN)
+		return 0;
+	TRY(cur_uvar(&c, &start));
+	TRY(cur_uvar(&c, &interval));
+	dec->info.start_us = start;
+	dec->info.interval_us = interval;
+	dec->header_done = true;
+	*consumed = c.pos;
+	return 1;
+}
+
+static int dec_module(struct spulse_dec *dec, struct cur *c,
+		      struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t id, pid, start, end, foff, o_id, o_pid, o_start;
+	struct spulse_mod_def m;
+	const uint8_t *path, *bid;
+	uint32_t path_len, bid_len;
+	uint64_t span;
+
+	o_id = cur_off(c);
+	TRY(cur_uvar(c, &id));
+	o_pid = cur_off(c);
+	TRY(cur_uvar(c, &pid));
+	o_start = cur_off(c);
+	TRY(cur_uvar(c, &start));
+	TRY(cur_uvar(c, &end));
+	TRY(cur_uvar(c, &foff));
+	TRY(cur_bytes(c, SPULSE_MAX_STRING, "string", &path, &path_len));
+	TRY(cur_bytes(c, SPULSE_MAX_BUILD_ID, "build-id", &bid, &bid_len));
+	if (!dec->trusted) {
+		TRY(check_id(dec, c, o_id, id, d->nmods, "module"));
+		TRY(check_u32(c, o_pid, pid, "pid"));
+		if (start >= end)
+			return spulse_fail(c->err, o_start, "module start 0x%" PRIx64
+					   " not below end 0x%" PRIx64, start, end);
+		span = end - start;
+		if (foff + span < foff)
+			return spulse_fail(c->err, o_start,
+					   "address arithmetic overflows");
+		m = (struct spulse_mod_def){
+			.start = start, .end = end, .file_offset = foff,
+			.path = (const char *)path, .path_len = path_len,
+			.build_id = bid, .build_id_len = bid_len,
+			.pid = (uint32_t)pid,
+		};
+		if (spulse_defs_add_module(d, &m))
+			return oom(c);
+		dec->info.modules++;
+	}
+	out->u.module.id = (uint32_t)id;
+	out->u.module.pid = (uint32_t)pid;
+	out->u.module.start = start;
+	out->u.module.end = end;
+	out->u.module.file_offset = foff;
+	out->u.module.path_len = path_len;
+	out->u.module.build_id_len = bid_len;
+	out->u.module.active = true;
+	if (id < d->nmods) {
+		out->u.module.path = d->mods[id].path;
+		out->u.module.build_id = d->mods[id].build_id;
+	} else {
+		out->u.module.path = "";
+		out->u.module.build_id = NULL;
+	}
+	return 1;
+}
+
+static int dec_frame(struct spulse_dec *dec, struct cur *c,
+		     struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t id, o_id, o_kind, mod = SPULSE_NONE, o_mod = 0, addr = 0, o_addr;
+	struct spulse_frame_def f;
+	uint8_t kind;
+
+	o_id = cur_off(c);
+	TRY(cur_uvar(c, &id));
+	o_kind = cur_off(c);
+	TRY(cur_u8(c, &kind));
+	o_addr = cur_off(c);
+	switch (kind) {
+	case SPULSE_FRAME_MODULE:
+		o_mod = cur_off(c);
+		TRY(cur_uvar(c, &mod));
+		o_addr = cur_off(c);
+		TRY(cur_uvar(c, &addr));
+		break;
+	case SPULSE_FRAME_USER:
+	case SPULSE_FRAME_KERNEL:
+		TRY(cur_uvar(c, &addr));
+		break;
+	case SPULSE_FRAME_TRUNCATED:
+		break;
+	default:
+		return spulse_fail(c->err, o_kind, "unknown frame kind %u", kind);
+	}
+	if (!dec->trusted) {
+		TRY(check_id(dec, c, o_id, id, d->nframes, "frame"));
+		if (kind == SPULSE_FRAME_MODULE) {
+			const struct spulse_mod_def *m;
+
+			if (mod >= d->nmods)
+				return spulse_fail(c->err, o_mod,
+						   "forward reference to module %" PRIu64,
+						   mod);
+			m = &d->mods[mod];
+			if (!m->active)
+				return spulse_fail(c->err, o_mod,
+						   "frame names deactivated module %" PRIu64,
+						   mod);
+			if (addr < m->file_offset ||
+			    addr - m->file_offset >= m->end - m->start)
+				return spulse_fail(c->err, o_addr,
+						   "frame address outside module %" PRIu64
+						   " span", mod);
+		}
+		f = (struct spulse_frame_def){ .addr = addr, .kind = kind,
+			.module = (uint32_t)mod };
+		if (spulse_defs_add_frame(d, &f))
+			return oom(c);
+		dec->info.frames++;
+	}
+	out->u.frame.id = (uint32_t)id;
+	out->u.frame.kind = kind;
+	out->u.frame.module = (uint32_t)mod;
+	out->u.frame.addr = addr;
+	return 1;
+}
+
+static int dec_stack(struct spulse_dec *dec, struct cur *c,
+		     struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t id, parent, frame, o_id, o_parent, o_frame;
+	struct spulse_stack_def s = { .parent = SPULSE_NONE, .depth = 1 };
+
+	o_id = cur_off(c);
+	TRY(cur_uvar(c, &id));
+	o_parent = cur_off(c);
+	TRY(cur_uvar(c, &parent));
+	o_frame = cur_off(c);
+	TRY(cur_uvar(c, &frame));
+	if (!dec->trusted) {
+		TRY(check_id(dec, c, o_id, id, d->nstacks, "stack"));
+		if (parent != SPULSE_STACK_ROOT) {
+			if (parent - 1 >= d->nstacks)
+				return spulse_fail(c->err, o_parent,
+						   "forward reference to stack %" PRIu64,
+						   parent - 1);
+			s.parent = (uint32_t)(parent - 1);
+			s.depth = d->stacks[s.parent].depth + 1;
+		}
+		if (frame >= d->nframes)
+			return spulse_fail(c->err, o_frame,
+					   "forward reference to frame %" PRIu64,
+					   frame);
+		if (d->frames[frame].kind == SPULSE_FRAME_TRUNCATED &&
+		    parent != SPULSE_STACK_ROOT)
+			return spulse_fail(c->err, o_parent,
+					   "truncated marker must be a root node");
+		if (s.depth > SPULSE_MAX_DEPTH)
+			return spulse_fail(c->err, o_parent,
+					   "stack depth exceeds %u",
+					   SPULSE_MAX_DEPTH);
+		s.frame = (uint32_t)frame;
+		if (spulse_defs_add_stack(d, &s))
+			return oom(c);
+		dec->info.stacks++;
+	}
+	out->u.stack.id = (uint32_t)id;
+	out->u.stack.parent = parent ? (uint32_t)(parent - 1) : SPULSE_NONE;
+	out->u.stack.frame = (uint32_t)frame;
+	out->u.stack.depth = id < d->nstacks ? d->stacks[id].depth : 0;
+	return 1;
+}
+
+static int dec_thread(struct spulse_dec *dec, struct cur *c,
+		      struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t id, pid, tid, o_id, o_pid, o_tid;
+	const uint8_t *comm;
+	uint32_t comm_len;
+	struct spulse_thread_def t;
+
+	o_id = cur_off(c);
+	TRY(cur_uvar(c, &id));
+	o_pid = cur_off(c);
+	TRY(cur_uvar(c, &pid));
+	o_tid = cur_off(c);
+	TRY(cur_uvar(c, &tid));
+	TRY(cur_bytes(c, SPULSE_MAX_STRING, "string", &comm, &comm_len));
+	if (!dec->trusted) {
+		TRY(check_id(dec, c, o_id, id, d->nthreads, "thread"));
+		TRY(check_u32(c, o_pid, pid, "pid"));
+		TRY(check_u32(c, o_tid, tid, "tid"));
+		t = (struct spulse_thread_def){ .comm = (const char *)comm,
+			.comm_len = comm_len, .pid = (uint32_t)pid,
+			.tid = (uint32_t)tid };
+		if (spulse_defs_add_thread(d, &t))
+			return oom(c);
+		dec->info.threads++;
+	}
+	out->u.thread.id = (uint32_t)id;
+	out->u.thread.pid = (uint32_t)pid;
+	out->u.thread.tid = (uint32_t)tid;
+	out->u.thread.comm_len = comm_len;
+	out->u.thread.comm = id < d->nthreads ? d->threads[id].comm : "";
+	return 1;
+}
+
+static int dec_sample(struct spulse_dec *dec, struct cur *c,
+		      struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t z, thread, stack, o_dt, o_thread, o_stack;
+	int64_t t;
+
+	o_dt = cur_off(c);
+	TRY(cur_uvar(c, &z));
+	o_thread = cur_off(c);
+	TRY(cur_uvar(c, &thread));
+	o_stack = cur_off(c);
+	TRY(cur_uvar(c, &stack));
+	if (thread >= d->nthreads)
+		return spulse_fail(c->err, o_thread,
+				   "forward reference to thread %" PRIu64, thread);
+	if (stack >= d->nstacks)
+		return spulse_fail(c->err, o_stack,
+				   "forward reference to stack %" PRIu64, stack);
+	if (__builtin_add_overflow(dec->time_ns, spulse_unzigzag(z), &t))
+		return spulse_fail(c->err, o_dt, "sample time overflows");
+	if (t < 0)
+		return spulse_fail(c->err, o_dt, "sample before profile start");
+	dec->time_ns = t;
+	dec->info.samples++;
+	out->u.sample.time_ns = t;
+	out->u.sample.thread = (uint32_t)thread;
+	out->u.sample.stack = (uint32_t)stack;
+	return 1;
+}
+
+static int dec_python(struct spulse_dec *dec, struct cur *c,
+		      struct spulse_record *out)
+{
+	uint64_t pid, o_pid = cur_off(c), o_state;
+	uint8_t state;
+
+	TRY(cur_uvar(c, &pid));
+	o_state = cur_off(c);
+	TRY(cur_u8(c, &state));
+	TRY(check_u32(c, o_pid, pid, "pid"));
+	if (state > SPULSE_PYTHON_ENTER)
+		return spulse_fail(c->err, o_state, "unknown python state %u",
+				   state);
+	dec->info.python++;
+	out->u.python.pid = (uint32_t)pid;
+	out->u.python.state = state;
+	return 1;
+}
+
+static int dec_process_deactivate(struct spulse_dec *dec, struct cur *c,
+				  struct spulse_record *out)
+{
+	uint64_t pid, o_pid = cur_off(c);
+
+	TRY(cur_uvar(c, &pid));
+	TRY(check_u32(c, o_pid, pid, "pid"));
+	if (!dec->trusted)
+		spulse_defs_retire_pid(&dec->defs, (uint32_t)pid);
+	dec->info.process_deactivations++;
+	out->u.process_deactivate.pid = (uint32_t)pid;
+	return 1;
+}
+
+static int dec_module_deactivate(struct spulse_dec *dec, struct cur *c,
+				 struct spulse_record *out)
+{
+	struct spulse_defs *d = &dec->defs;
+	uint64_t mod, o_mod = cur_off(c);
+
+	TRY(cur_uvar(c, &mod));
+	if (!dec->trusted) {
+		if (mod >= d->nmods)
+			return spulse_fail(c->err, o_mod,
+					   "forward reference to module %" PRIu64,
+					   mod);
+		if (!d->mods[mod].active)
+			return spulse_fail(c->err, o_mod,
+					   "module already inactive");
+		spulse_defs_retire_module(d, (uint32_t)mod);
+	}
+	dec->info.module_deactivations++;
+	out->u.module_deactivate.module = (uint32_t)mod;
+	return 1;
+}
+
+int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		      uint64_t off, struct spulse_record *out, size_t *consumed,
+		      struct spulse_error *err)
+{
+	struct cur c = { .buf = buf, .len = len, .pos = 1, .off = off,
+			 .err = err };
+	int r;
+
+	if (len == 0)
+		return 0;
+	out->tag = buf[0];
+	out->offset = off;
+	switch (buf[0]) {
+	case SPULSE_TAG_MODULE:
+		r = dec_module(dec, &c, out);
+		break;
+	case SPULSE_TAG_FRAME:
+		r = dec_frame(dec, &c, out);
+		break;
+	case SPULSE_TAG_STACK:
+		r = dec_stack(dec, &c, out);
+		break;
+	case SPULSE_TAG_THREAD:
+		r = dec_thread(dec, &c, out);
+		break;
+	case SPULSE_TAG_SAMPLE:
+		r = dec_sample(dec, &c, out);
+		break;
+	case SPULSE_TAG_PYTHON:
+		r = dec_python(dec, &c, out);
+		break;
+	case SPULSE_TAG_PROCESS_DEACTIVATE:
+		r = dec_process_deactivate(dec, &c, out);
+		break;
+	case SPULSE_TAG_MODULE_DEACTIVATE:
+		r = dec_module_deactivate(dec, &c, out);
+		break;
+	default:
+		return spulse_fail(err, off, "unknown record tag 0x%02x", buf[0]);
+	}
+	if (r == 1)
+		*consumed = c.pos;
+	return r;
+}
+
+/* Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p. */
+static inline int fast_uvar(const uint8_t *p, uint64_t *v)
+{
+	if (__builtin_expect(p[0] < 0x80, 1)) {
+		*v = p[0];
+		return 1;
+	}
+	if (p[1] < 0x80) {
+		if (!p[1])
+			return SPULSE_VARINT_OVERLONG;
+		*v = (uint64_t)(p[0] & 0x7f) | ((uint64_t)p[1] << 7);
+		return 2;
+	}
+	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
+}
+
+size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
+			  size_t len, struct spulse_sample *out, size_t max,
+			  size_t *consumed)
+{
+	const uint8_t *p = buf, *safe_end;
+	const uint32_t nthreads = dec->defs.nthreads;
+	const uint32_t nstacks = dec->defs.nstacks;
+	int64_t t = dec->time_ns;
+	size_t n = 0;
+
+	*consumed = 0;
+	if (len < SPULSE_SAMPLE_MAX)
+		return 0;
+	safe_end = buf + len - SPULSE_SAMPLE_MAX;
+	while (p <= safe_end && n < max && *p == SPULSE_TAG_SAMPLE) {
+		uint64_t z, th, st;
+		int64_t nt;
+		int a, b, e;
+
+		a = fast_uvar(p + 1, &z);
+		if (a < 0)
+			break;
+		b = fast_uvar(p + 1 + a, &th);
+		if (b < 0)
+			break;
+		e = fast_uvar(p + 1 + a + b, &st);
+		if (e < 0)
+			break;
+		if (th >= nthreads || st >= nstacks)
+			break;
+		if (__builtin_add_overflow(t, spulse_unzigzag(z), &nt) || nt < 0)
+			break;
+		t = nt;
+		if (out) {
+			out[n].time_ns = t;
+			out[n].thread = (uint32_t)th;
+			out[n].stack = (uint32_t)st;
+		}
+		n++;
+		p += 1 + a + b + e;
+	}
+	dec->time_ns = t;
+	dec->info.samples += n;
+	*consumed = (size_t)(p - buf);
+	return n;
+}

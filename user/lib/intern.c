@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Open-addressing hash tables used for interning (Recorder) and for the
+ * per-process active-module lists (definitions).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+uint32_t spulse_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+uint32_t spulse_hash_bytes(const void *p, size_t len, uint32_t seed)
+{
+	const uint8_t *b = p;
+	uint32_t h = 2166136261u ^ seed;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return spulse_hash64(h);
+}
+
+uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
+			  spulse_htab_eq eq, const void *ctx)
+{
+	uint32_t i;
+
+	if (!h->slots)
+		return SPULSE_NONE;
+	for (i = hash & h->mask;; i = (i + 1) & h->mask) {
+		uint64_t s = h->slots[i];
+
+		if (!s)
+			return SPULSE_NONE;
+		if ((uint32_t)(s >> 32) == hash &&
+		    eq(ctx, (uint32_t)s - 1))
+			return (uint32_t)s - 1;
+	}
+}
+
+static void htab_put(uint64_t *slots, uint32_t mask, uint64_t s)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)(s >> 32) & mask; slots[i]; i = (i + 1) & mask)
+		;
+	slots[i] = s;
+}
+
+int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id)
+{
+	if (!h->slots || (uint64_t)(h->count + 1) * 4 > (uint64_t)(h->mask + 1) * 3) {
+		uint32_t ncap = h->slots ? (h->mask + 1) * 2 : 64;
+		uint64_t *ns;
+		uint32_t i;
+
+		if (ncap == 0)
+			return -ENOMEM;
+		ns = calloc(ncap, sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		if (h->slots) {
+			for (i = 0; i <= h->mask; i++)
+				if (h->slots[i])
+					htab_put(ns, ncap - 1, h->slots[i]);
+			free(h->slots);
+		}
+		h->slots = ns;
+		h->mask = ncap - 1;
+	}
+	htab_put(h->slots, h->mask, ((uint64_t)hash << 32) | ((uint64_t)id + 1));
+	h->count++;
+	return 0;
+}
+
+void spulse_htab_free(struct spulse_htab *h)
+{
+	free(h->slots);
+	memset(h, 0, sizeof(*h));
+}
+
+size_t spulse_htab_bytes(const struct spulse_htab *h)
+{
+	return h->slots ? ((size_t)h->mask + 1) * sizeof(*h->slots) : 0;
+}
+
+uint32_t *spulse_u32map_find(const struct spulse_u32map *m, uint32_t key)
+{
+	uint32_t i;
+
+	if (!m->keys)
+		return NULL;
+	for (i = spulse_hash64(key) & m->mask; m->used[i]; i = (i + 1) & m->mask)
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
+
+static int u32map_grow(struct spulse_u32map *m)
+{
+	uint32_t ncap = m->keys ? (m->mask + 1) * 2 : 16;
+	uint32_t *nk, *nv, i;
+	uint8_t *nu;
+
+	if (ncap == 0)
+		return -ENOMEM;
+	nk = malloc(ncap * sizeof(*nk));
+	nv = malloc(ncap * sizeof(*nv));
+	nu = calloc(ncap, 1);
+	if (!nk || !nv || !nu) {
+		free(nk);
+		free(nv);
+		free(nu);
+		return -ENOMEM;
+	}
+	for (i = 0; m->keys && i <= m->mask; i++) {
+		uint32_t j;
+
+		if (!m->used[i])
+			continue;
+		for (j = spulse_hash64(m->keys[i]) & (ncap - 1); nu[j];
+		     j = (j + 1) & (ncap - 1))
+			;
+		nu[j] = 1;
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	m->keys = nk;
+	m->vals = nv;
+	m->used = nu;
+	m->mask = ncap - 1;
+	return 0;
+}
+
+uint32_t *spulse_u32map_get(struct spulse_u32map *m, uint32_t key, uint32_t def)
+{
+	uint32_t *v = spulse_u32map_find(m, key);
+	uint32_t i;
+
+	if (v)
+		return v;
+	if (!m->keys || (uint64_t)(m->count + 1) * 4 > (uint64_t)(m->mask + 1) * 3)
+		if (u32map_grow(m))
+			return NULL;
+	for (i = spulse_hash64(key) & m->mask; m->used[i]; i = (i + 1) & m->mask)
+		;
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = def;
+	m->count++;
+	return &m->vals[i];
+}
+
+void spulse_u32map_free(struct spulse_u32map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+size_t spulse_u32map_bytes(const struct spulse_u32map *m)
+{
+	return m->keys ? ((size_t)m->mask + 1) * 9 : 0;
+}

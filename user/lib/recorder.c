@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recorder: writes a spool with small write(2) appends of whole records.
+ * Records are encoded into a buffer and appended when flush_bytes are
+ * buffered, so a killed writer or a full disk leaves a file whose complete
+ * prefix reads back. Definitions are interned (intern.c) and every rule of
+ * docs/FORMAT.md is enforced before a record is encoded, so the Recorder
+ * never writes a file the readers would reject.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <spulse/encode.h>
+
+#include "internal.h"
+
+struct rec_mod {
+	uint64_t start, end, file_offset;
+	uint32_t pid;
+	bool active;
+};
+
+struct rec_frame {
+	uint64_t addr;
+	uint32_t module;
+	uint8_t kind;
+};
+
+struct rec_stack {
+	uint32_t parent, frame, depth;
+};
+
+struct rec_thread {
+	uint32_t pid, tid, comm_len;
+	char *comm;
+};
+
+/* Active modules of one process, for spulse_rec_frame_addr(). */
+struct pid_mods {
+	uint32_t *ids;
+	uint32_t n, cap;
+};
+
+struct spulse_recorder {
+	int fd;
+	int err;		/* first error; sticky */
+	uint8_t *buf;
+	size_t len, cap, flush_bytes;
+	uint64_t written;	/* bytes appended to the file */
+	uint64_t samples;
+	int64_t last_time;
+
+	struct rec_mod *mods;
+	struct rec_frame *frames;
+	struct rec_stack *stacks;
+	struct rec_thread *threads;
+	uint32_t nmods, nframes, nstacks, nthreads;
+	uint32_t cap_mods, cap_frames, cap_stacks, cap_threads;
+	struct spulse_htab frame_tab, stack_tab, thread_tab;
+	struct spulse_u32map pid_index;	/* pid -> index in pids[] */
+	struct pid_mods *pids;
+	uint32_t npids, cap_pids;
+};
+
+static int grow(void **arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	if (n >= SPULSE_MAX_ID)
+		return -EOVERFLOW;
+	ncap = *cap ? (size_t)*cap * 2 : 64;
+	if (ncap > SPULSE_MAX_ID)
+		ncap = SPULSE_MAX_ID;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = (uint32_t)ncap;
+	return 0;
+}
+
+/* Append the whole buffer; on a short write keep what was not written. */
+static int write_all(struct spulse_recorder *r)
+{
+	size_t done = 0;
+	int ret = 0;
+
+	while (done < r->len) {
+		ssize_t n = write(r->fd, r->buf + done, r->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+		r->written += (uint64_t)n;
+	}
+	memmove(r->buf, r->buf + done, r->len - done);
+	r->len -= done;
+	return ret;
+}
+
+SPULSE_EXPORT int spulse_recorder_flush(struct spulse_recorder *r)
+{
+	int ret;
+
+	if (r->err)
+		return r->err;
+	ret = write_all(r);
+	if (ret)
+		r->err = ret;
+	return ret;
+}
+
+/* Room for one more record in the buffer. */
+static inline uint8_t *reserve(struct spulse_recorder *r)
+{
+	if (r->cap - r->len < SPULSE_MAX_RECORD && spulse_recorder_flush(r))
+		return NULL;
+	return r->buf + r->len;
+}
+
+static inline int commit(struct spulse_recorder *r, size_t n)
+{
+	r->len += n;
+	if (r->len >= r->flush_bytes)
+		return spulse_recorder_flush(r);
+	return 0;
+}
+
+static int rec_init(struct spulse_recorder *r,
+		    const struct spulse_recorder_opts *opts)
+{
+	uint64_t start_us = 0, interval_us = 0;
+	size_t n;
+
+	r->flush_bytes = 4096;
+	if (opts && opts->sz >= offsetof(struct spulse_recorder_opts, flush_bytes) +
+			       sizeof(opts->flush_bytes)) {
+		start_us = opts->start_us;
+		interval_us = opts->interval_us;
+		if (opts->flush_bytes)
+			r->flush_bytes = opts->flush_bytes;
+	}
+	if (!start_us) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		start_us = (uint64_t)ts.tv_sec * 1000000 +
+			   (uint64_t)ts.tv_nsec / 1000;
+	}
+	r->cap = r->flush_bytes + SPULSE_MAX_RECORD;
+	r->buf = malloc(r->cap);
+	if (!r->buf)
+		return -ENOMEM;
+	n = spulse_enc_header(r->buf, start_us, interval_us);
+	r->len = n;
+	/* the header goes out at once: the file is a valid (empty) spool */
+	return spulse_recorder_flush(r);
+}
+
+static void rec_free(struct spulse_recorder *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nthreads; i++)
+		free(r->threads[i].comm);
+	for (i = 0; i < r->npids; i++)
+		free(r->pids[i].ids);
+	free(r->pids);
+	free(r->mods);
+	free(r->frames);
+	free(r->stacks);
+	free(r->threads);
+	spulse_htab_free(&r->frame_tab);
+	spulse_htab_free(&r->stack_tab);
+	spulse_htab_free(&r->thread_tab);
+	spulse_u32map_free(&r->pid_index);
+	free(r->buf);
+	free(r);
+}
+
+SPULSE_EXPORT int spulse_recorder_fdopen(int fd,
+					 const struct spulse_recorder_opts *opts,
+					 struct spulse_recorder **out)
+{
+	struct spulse_recorder *r = calloc(1, sizeof(*r));
+	int fl, ret;
+
+	*out = NULL;
+	if (!r) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->fd = fd;
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_APPEND))
+		fcntl(fd, F_SETFL, fl | O_APPEND);
+	ret = rec_init(r, opts);
+	if (ret) {
+		close(fd);
+		rec_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_recorder_open(const char *path,
+				       const struct spulse_recorder_opts *opts,
+				       struct spulse_recorder **out)
+{
+	int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+	bool trunc = opts && opts->sz >= offsetof(struct spulse_recorder_opts,
+						  truncate) + sizeof(bool) &&
+		     opts->truncate;
+	int fd;
+
+	*out = NULL;
+	flags |= trunc ? O_TRUNC : O_EXCL;
+	fd = open(path, flags, 0644);
+	if (fd < 0)
+		return -errno;
+	return spulse_recorder_fdopen(fd, opts, out);
+}
+
+SPULSE_EXPORT int spulse_recorder_sync(struct spulse_recorder *r)
+{
+	int ret = spulse_recorder_flush(r);
+
+	if (ret)
+		return ret;
+	if (fsync(r->fd) < 0 && errno != EINVAL && errno != EROFS) {
+		r->err = -errno;
+		return r->err;
+	}
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_recorder_close(struct spulse_recorder *r)
+{
+	int ret;
+
+	if (!r)
+		return 0;
+	ret = spulse_recorder_sync(r);
+	if (close(r->fd) < 0 && !ret)
+		ret = -errno;
+	rec_free(r);
+	return ret;
+}
+
+SPULSE_EXPORT uint64_t spulse_recorder_bytes(const struct spulse_recorder *r)
+{
+	return r->written + r->len;
+}
+
+SPULSE_EXPORT uint64_t spulse_recorder_samples(const struct spulse_recorder *r)
+{
+	return r->samples;
+}
+
+/* ---- modules ---- */
+
+static struct pid_mods *pid_mods(struct spulse_recorder *r, uint32_t pid,
+				 bool create)
+{
+	uint32_t *ix;
+
+	if (!create) {
+		ix = spulse_u32map_find(&r->pid_index, pid);
+		return ix ? &r->pids[*ix] : NULL;
+	}
+	ix = spulse_u32map_get(&r->pid_index, pid, SPULSE_NONE);
+	if (!ix)
+		return NULL;
+	if (*ix == SPULSE_NONE) {
+		if (grow((void **)&r->pids, &r->cap_pids, r->npids,
+			 sizeof(*r->pids)))
+			return NULL;
+		memset(&r->pids[r->npids], 0, sizeof(r->pids[0]));
+		*ix = r->npids++;
+	}
+	return &r->pids[*ix];
+}
+
+SPULSE_EXPORT int spulse_rec_module(struct spulse_recorder *r, uint32_t pid,
+				    uint64_t start, uint64_t end,
+				    uint64_t file_offset, const char *path,
+				    const uint8_t *build_id,
+				    size_t build_id_len, uint32_t *id)
+{
+	size_t path_len = path ? strlen(path) : 0;
+	struct pid_mods *pm;
+	uint8_t *p;
+	int ret;
+
+	if (r->err)
+		return r->err;
+	if (start >= end || path_len > SPULSE_MAX_STRING ||
+	    build_id_len > SPULSE_MAX_BUILD_ID || (build_id_len && !build_id))
+		return -EINVAL;
+	if (file_offset + (end - start) < file_offset)
+		return -EOVERFLOW;
+	ret = grow((void **)&r->mods, &r->cap_mods, r->nmods, sizeof(*r->mods));
+	if (ret)
+		return ret;
+	pm = pid_mods(r, pid, true);
+	if (!pm)
+		return -ENOMEM;
+	if (pm->n == pm->cap) {
+		uint32_t ncap = pm->cap ? pm->cap * 2 : 8;
+		void *np = realloc(pm->ids, ncap * sizeof(*pm->ids));
+
+		if (!np)
+			return -ENOMEM;
+		pm->ids = np;
+		pm->cap = ncap;
+	}
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->mods[r->nmods] = (struct rec_mod){ .start = start, .end = end,
+		.file_offset = file_offset, .pid = pid, .active = true };
+	pm->ids[pm->n++] = r->nmods;
+	if (id)
+		*id = r->nmods;
+	ret = commit(r, spulse_enc_module(p, r->nmods++, pid, start, end,
+					  file_offset, path ? path : "",
+					  path_len, build_id, build_id_len));
+	return ret;
+}
+
+static void pid_mods_remove(struct pid_mods *pm, uint32_t module)
+{
+	uint32_t i;
+
+	for (i = 0; i < pm->n; i++)
+		if (pm->ids[i] == module) {
+			memmove(&pm->ids[i], &pm->ids[i + 1],
+				(pm->n - i - 1) * sizeof(*pm->ids));
+			pm->n--;
+			return;
+		}
+}
+
+SPULSE_EXPORT int spulse_rec_module_deactivate(struct spulse_recorder *r,
+					       uint32_t module)
+{
+	struct pid_mods *pm;
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (module >= r->nmods)
+		return -ENOENT;
+	if (!r->mods[module].active)
+		return -EINVAL;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->mods[module].active = false;
+	pm = pid_mods(r, r->mods[module].pid, false);
+	if (pm)
+		pid_mods_remove(pm, module);
+	return commit(r, spulse_enc_module_deactivate(p, module));
+}
+
+SPULSE_EXPORT int spulse_rec_process_deactivate(struct spulse_recorder *r,
+						uint32_t pid)
+{
+	struct pid_mods *pm;
+	uint8_t *p;
+	uint32_t i;
+
+	if (r->err)
+		return r->err;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	pm = pid_mods(r, pid, false);
+	if (pm) {
+		for (i = 0; i < pm->n; i++)
+			r->mods[pm->ids[i]].active = false;
+		pm->n = 0;
+	}
+	return commit(r, spulse_enc_process_deactivate(p, pid));
+}
+
+SPULSE_EXPORT int spulse_rec_python(struct spulse_recorder *r, uint32_t pid,
+				    bool enter)
+{
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	return commit(r, spulse_enc_python(p, pid, enter ? SPULSE_PYTHON_ENTER :
+						       SPULSE_PYTHON_LEAVE));
+}
+
+/* ---- frames ---- */
+
+static uint32_t frame_hash(uint8_t kind, uint32_t module, uint64_t addr)
+{
+	return spulse_hash64(addr * 31 + ((uint64_t)module << 8) + kind);
+}
+
+struct frame_key {
+	const struct spulse_recorder *r;
+	struct rec_frame f;
+};
+
+static bool frame_eq(const void *ctx, uint32_t id)
+{
+	const struct frame_key *k = ctx;
+	const struct rec_frame *f = &k->r->frames[id];
+
+	return f->kind == k->f.kind && f->module == k->f.module &&
+	       f->addr == k->f.addr;
+}
+
+static int intern_frame(struct spulse_recorder *r, uint8_t kind,
+			uint32_t module, uint64_t addr, uint32_t *id)
+{
+	struct frame_key k = { r, { .addr = addr, .module = module,
+				    .kind = kind } };
+	uint32_t h = frame_hash(kind, module, addr);
+	uint32_t found = spulse_htab_find(&r->frame_tab, h, frame_eq, &k);
+	uint8_t *p;
+	size_t n;
+	int ret;
+
+	if (found != SPULSE_NONE) {
+		if (id)
+			*id = found;
+		return 0;
+	}
+	if (r->err)
+		return r->err;
+	if (kind == SPULSE_FRAME_MODULE) {
+		const struct rec_mod *m = &r->mods[module];
+
+		if (!m->active)
+			return -EINVAL;
+		if (addr < m->file_offset ||
+		    addr - m->file_offset >= m->end - m->start)
+			return -ERANGE;
+	}
+	ret = grow((void **)&r->frames, &r->cap_frames, r->nframes,
+		   sizeof(*r->frames));
+	if (ret)
+		return ret;
+	ret = spulse_htab_insert(&r->frame_tab, h, r->nframes);
+	if (ret)
+		return ret;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->frames[r->nframes] = k.f;
+	switch (kind) {
+	case SPULSE_FRAME_MODULE:
+		n = spulse_enc_frame_module(p, r->nframes, module, addr);
+		break;
+	case SPULSE_FRAME_TRUNCATED:
+		n = spulse_enc_frame_truncated(p, r->nframes);
+		break;
+	default:
+		n = spulse_enc_frame_abs(p, r->nframes, kind, addr);
+		break;
+	}
+	if (id)
+		*id = r->nframes;
+	r->nframes++;
+	return commit(r, n);
+}
+
+SPULSE_EXPORT int spulse_rec_frame_module(struct spulse_recorder *r,
+					  uint32_t module, uint64_t rel,
+					  uint32_t *id)
+{
+	if (module >= r->nmods)
+		return -ENOENT;
+	return intern_frame(r, SPULSE_FRAME_MODULE, module, rel, id);
+}
+
+SPULSE_EXPORT int spulse_rec_frame_abs(struct spulse_recorder *r, uint8_t kind,
+				       uint64_t addr, uint32_t *id)
+{
+	if (kind != SPULSE_FRAME_USER && kind != SPULSE_FRAME_KERNEL)
+		return -EINVAL;
+	return intern_frame(r, kind, SPULSE_NONE, addr, id);
+}
+
+SPULSE_EXPORT int spulse_rec_frame_truncated(struct spulse_recorder *r,
+					     uint32_t *id)
+{
+	return intern_frame(r, SPULSE_FRAME_TRUNCATED, SPULSE_NONE, 0, id);
+}
+
+SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
+					uint64_t addr, bool is_kernel,
+					bool is_return, uint32_t *id)
+{
+	struct pid_mods *pm;
+	uint32_t i;
+
+	if (is_return) {
+		if (addr == 0)
+			return -EOVERFLOW;
+		addr -= 1;
+	}
+	if (is_kernel)
+		return intern_frame(r, SPULSE_FRAME_KERNEL, SPULSE_NONE, addr, id);
+	pm = pid_mods(r, pid, false);
+	for (i = 0; pm && i < pm->n; i++) {
+		const struct rec_mod *m = &r->mods[pm->ids[i]];
+
+		if (addr >= m->start && addr < m->end)
+			/* no overflow: file_offset + (end - start) was checked */
+			return intern_frame(r, SPULSE_FRAME_MODULE, pm->ids[i],
+					    addr - m->start + m->file_offset,
+					    id);
+	}
+	return intern_frame(r, SPULSE_FRAME_USER, SPULSE_NONE, addr, id);
+}
+
+/* ---- stacks ---- */
+
+struct stack_key {
+	const struct spulse_recorder *r;
+	uint32_t parent, frame;
+};
+
+static bool stack_eq(const void *ctx, uint32_t id)
+{
+	const struct stack_key *k = ctx;
+	const struct rec_stack *s = &k->r->stacks[id];
+
+	return s->parent == k->parent && s->frame == k->frame;
+}
+
+SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
+				   uint32_t frame, uint32_t *id)
+{
+	struct stack_key k = { r, parent, frame };
+	uint32_t h = spulse_hash64(((uint64_t)parent << 32) | frame);
+	uint32_t found, depth = 1;
+	uint8_t *p;
+	int ret;
+
+	if (parent != SPULSE_NONE && parent >= r->nstacks)
+		return -ENOENT;
+	if (frame >= r->nframes)
+		return -ENOENT;
+	found = spulse_htab_find(&r->stack_tab, h, stack_eq, &k);
+	if (found != SPULSE_NONE) {
+		if (id)
+			*id = found;
+		return 0;
+	}
+	if (r->err)
+		return r->err;
+	if (parent != SPULSE_NONE) {
+		if (r->frames[frame].kind == SPULSE_FRAME_TRUNCATED)
+			return -EINVAL;
+		depth = r->stacks[parent].depth + 1;
+		if (depth > SPULSE_MAX_DEPTH)
+			return -E2BIG;
+	}
+	ret = grow((void **)&r->stacks, &r->cap_stacks, r->nstacks,
+		   sizeof(*r->stacks));
+	if (ret)
+		return ret;
+	ret = spulse_htab_insert(&r->stack_tab, h, r->nstacks);
+	if (ret)
+		return ret;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->stacks[r->nstacks] = (struct rec_stack){ parent, frame, depth };
+	if (id)
+		*id = r->nstacks;
+	ret = commit(r, spulse_enc_stack(p, r->nstacks,
+					 parent == SPULSE_NONE ? SPULSE_STACK_ROOT :
+					 (uint64_t)parent + 1, frame));
+	r->nstacks++;
+	return ret;
+}
+
+SPULSE_EXPORT int spulse_rec_stack_frames(struct spulse_recorder *r,
+					  const uint32_t *frames, size_t n,
+					  uint32_t *leaf)
+{
+	uint32_t node = SPULSE_NONE;
+	size_t i;
+	int ret;
+
+	if (!n)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		ret = spulse_rec_stack(r, node, frames[i], &node);
+		if (ret)
+			return ret;
+	}
+	if (leaf)
+		*leaf = node;
+	return 0;
+}
+
+/* ---- threads ---- */
+
+struct thread_key {
+	const struct spulse_recorder *r;
+	uint32_t pid, tid, len;
+	const char *comm;
+};
+
+static bool thread_eq(const void *ctx, uint32_t id)
+{
+	const struct thread_key *k = ctx;
+	const struct rec_thread *t = &k->r->threads[id];
+
+	return t->pid == k->pid && t->tid == k->tid && t->comm_len == k->len &&
+	       !memcmp(t->comm, k->comm, k->len);
+}
+
+SPULSE_EXPORT int spulse_rec_thread(struct spulse_recorder *r, uint32_t pid,
+				    uint32_t tid, const char *comm, uint32_t *id)
+{
+	struct thread_key k = { r, pid, tid, 0, comm ? comm : "" };
+	uint32_t h, found;
+	uint8_t *p;
+	char *copy;
+	int ret;
+
+	k.len = (uint32_t)strnlen(k.comm, SPULSE_MAX_COMM);
+	h = spulse_hash_bytes(k.comm, k.len,
+			      spulse_hash64(((uint64_t)pid << 32) | tid));
+	found = spulse_htab_find(&r->thread_tab, h, thread_eq, &k);
+	if (found != SPULSE_NONE) {
+		if (id)
+			*id = found;
+		return 0;
+	}
+	if (r->err)
+		return r->err;
+	ret = grow((void **)&r->threads, &r->cap_threads, r->nthreads,
+		   sizeof(*r->threads));
+	if (ret)
+		return ret;
+	copy = malloc(k.len + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, k.comm, k.len);
+	copy[k.len] = '\0';
+	ret = spulse_htab_insert(&r->thread_tab, h, r->nthreads);
+	if (ret) {
+		free(copy);
+		return ret;
+	}
+	p = reserve(r);
+	if (!p) {
+		free(copy);
+		return r->err;
+	}
+	r->threads[r->nthreads] = (struct rec_thread){ pid, tid, k.len, copy };
+	if (id)
+		*id = r->nthreads;
+	ret = commit(r, spulse_enc_thread(p, r->nthreads, pid, tid, copy, k.len));
+	r->nthreads++;
+	return ret;
+}
+
+/* ---- samples ---- */
+
+SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
+				    uint32_t thread, uint32_t stack)
+{
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (time_ns < 0)
+		return -EINVAL;
+	if (thread >= r->nthreads || stack >= r->nstacks)
+		return -ENOENT;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	/* both times are in [0, INT64_MAX]: the difference cannot overflow */
+	r->len += spulse_enc_sample(p, time_ns - r->last_time, thread, stack);
+	r->last_time = time_ns;
+	r->samples++;
+	if (r->len >= r->flush_bytes)
+		return spulse_recorder_flush(r);
+	return 0;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Replay: validates the whole file on open with streaming reads, keeping
+ * only the definitions and a bounded sample-range index; iteration then
+ * re-reads the validated prefix through a fixed-size buffer. Memory does not
+ * depend on the number of samples.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define REPLAY_BUF		(1u << 20)
+#define REPLAY_INDEX_LIMIT	4096
+#define REPLAY_INDEX_STRIDE	65536
+
+/* Where sample number @sample starts, and the running time before it. */
+struct index_entry {
+	uint64_t offset;
+	uint64_t sample;
+	int64_t time_ns;
+};
+
+struct spulse_replay {
+	struct spulse_dec dec;		/* definitions + info of the whole file */
+	int fd;
+	uint64_t data_start;		/* first record */
+	struct index_entry *index;
+	size_t nindex, cap_index, index_limit;
+	uint32_t stride;
+
+	/* iteration */
+	struct spulse_dec it;		/* trusted decoder sharing dec.defs */
+	struct spulse_filebuf fb;
+	uint64_t it_sample;
+	bool started;
+};
+
+static int add_index(struct spulse_replay *r, uint64_t offset)
+{
+	if (r->nindex == r->cap_index) {
+		size_t ncap = r->cap_index ? r->cap_index * 2 : 16;
+		void *p;
+
+		if (ncap > r->index_limit)
+			ncap = r->index_limit;
+		p = realloc(r->index, ncap * sizeof(*r->index));
+		if (!p)
+			return -ENOMEM;
+		r->index = p;
+		r->cap_index = ncap;
+	}
+	r->index[r->nindex++] = (struct index_entry){
+		.offset = offset, .sample = r->dec.info.samples,
+		.time_ns = r->dec.time_ns };
+	return 0;
+}
+
+/* The validation pass: one sequential read of the file. */
+static int validate(struct spulse_replay *r, struct spulse_error *err)
+{
+	struct spulse_dec *dec = &r->dec;
+	struct spulse_info *info = &dec->info;
+	struct spulse_filebuf *fb = &r->fb;
+	uint64_t next_mark = 0;
+	struct spulse_record rec;
+	ssize_t got;
+	size_t n;
+	int ret;
+
+	for (;;) {
+		ret = spulse_dec_header(dec, fb->buf + fb->pos,
+					fb->fill - fb->pos, &n, err);
+		if (ret < 0)
+			return ret;
+		if (ret == 1)
+			break;
+		got = spulse_filebuf_refill(fb, UINT64_MAX);
+		if (got < 0)
+			return spulse_fail_errno(err, (int)got, "read");
+		if (got == 0) {
+			info->recovered_from_truncated_tail = true;
+			info->complete_bytes = 0;
+			return 0;
+		}
+	}
+	fb->pos += n;
+	r->data_start = spulse_filebuf_offset(fb);
+	for (;;) {
+		const uint8_t *p = fb->buf + fb->pos;
+		size_t avail = fb->fill - fb->pos;
+
+		if (avail && *p == SPULSE_TAG_SAMPLE) {
+			size_t max = SIZE_MAX;
+
+			if (r->nindex < r->index_limit) {
+				if (info->samples == next_mark) {
+					if (add_index(r, spulse_filebuf_offset(fb)))
+						return spulse_fail_errno(err, -ENOMEM,
+									 "index");
+					next_mark += r->stride;
+				}
+				max = next_mark - info->samples;
+			}
+			spulse_dec_samples(dec, p, avail, NULL, max, &n);
+			fb->pos += n;
+			if (n)
+				continue;
+		}
+		if (avail) {
+			ret = spulse_dec_record(dec, p, avail,
+						spulse_filebuf_offset(fb), &rec,
+						&n, err);
+			if (ret < 0)
+				return ret;
+			if (ret == 1) {
+				fb->pos += n;
+				continue;
+			}
+		}
+		got = spulse_filebuf_refill(fb, UINT64_MAX);
+		if (got < 0)
+			return spulse_fail_errno(err, (int)got, "read");
+		if (got == 0)
+			break;
+	}
+	info->complete_bytes = spulse_filebuf_offset(fb);
+	info->recovered_from_truncated_tail = fb->fill > fb->pos;
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_replay_open(const char *path,
+				     const struct spulse_read_opts *opts,
+				     struct spulse_replay **out,
+				     struct spulse_error *err)
+{
+	struct spulse_replay *r;
+	int ret;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return spulse_fail_errno(err, -ENOMEM, "replay");
+	spulse_dec_init(&r->dec, opts);
+	r->index_limit = REPLAY_INDEX_LIMIT;
+	r->stride = REPLAY_INDEX_STRIDE;
+	if (opts && opts->sz >= sizeof(*opts)) {
+		if (opts->replay_index_limit)
+			r->index_limit = opts->replay_index_limit;
+		if (opts->replay_index_stride)
+			r->stride = opts->replay_index_stride;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = spulse_fail_errno(err, -errno, path);
+		free(r);
+		return ret;
+	}
+	ret = spulse_filebuf_init(&r->fb, r->fd, REPLAY_BUF, 0);
+	if (ret) {
+		spulse_fail_errno(err, ret, "replay buffer");
+		goto fail;
+	}
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	ret = validate(r, err);
+	if (ret)
+		goto fail;
+	spulse_replay_rewind(r);
+	*out = r;
+	return 0;
+fail:
+	spulse_replay_close(r);
+	return ret;
+}
+
+SPULSE_EXPORT void spulse_replay_close(struct spulse_replay *r)
+{
+	if (!r)
+		return;
+	spulse_dec_fini(&r->dec);
+	spulse_filebuf_fini(&r->fb);
+	free(r->index);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+SPULSE_EXPORT const struct spulse_info *
+spulse_replay_info(const struct spulse_replay *r)
+{
+	return &r->dec.info;
+}
+
+SPULSE_EXPORT const struct spulse_defs *
+spulse_replay_defs(const struct spulse_replay *r)
+{
+	return &r->dec.defs;
+}
+
+SPULSE_EXPORT bool
+spulse_replay_recovered_from_truncated_tail(const struct spulse_replay *r)
+{
+	return r->dec.info.recovered_from_truncated_tail;
+}
+
+/* Position the iterator at @offset with @sample samples before it. */
+static void position(struct spulse_replay *r, uint64_t offset, uint64_t sample,
+		     int64_t time_ns)
+{
+	r->it = r->dec;		/* shares the (complete) definition tables */
+	r->it.trusted = true;
+	r->it.time_ns = time_ns;
+	r->it_sample = sample;
+	spulse_filebuf_seek(&r->fb, offset);
+	r->started = true;
+}
+
+SPULSE_EXPORT int spulse_replay_rewind(struct spulse_replay *r)
+{
+	position(r, r->data_start, 0, 0);
+	return 0;
+}
+
+/*
+ * Decode the next record of the validated prefix. Return 1, 0 at the end,
+ * or <0 if the file changed under us.
+ */
+static int next_any(struct spulse_replay *r, struct spulse_record *out)
+{
+	struct spulse_filebuf *fb = &r->fb;
+	struct spulse_error err;
+	size_t n;
+	int ret;
+
+	for (;;) {
+		ret = spulse_dec_record(&r->it, fb->buf + fb->pos,
+					fb->fill - fb->pos,
+					spulse_filebuf_offset(fb), out, &n, &err);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			fb->pos += n;
+			if (out->tag == SPULSE_TAG_SAMPLE)
+				r->it_sample++;
+			return 1;
+		}
+		ret = (int)spulse_filebuf_refill(fb, r->dec.info.complete_bytes);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return fb->fill > fb->pos ? -EIO : 0;
+	}
+}
+
+SPULSE_EXPORT int spulse_replay_next_record(struct spulse_replay *r,
+					    struct spulse_record *out)
+{
+	if (!r->started)
+		spulse_replay_rewind(r);
+	if (!r->dec.header_done)
+		return 0;
+	return next_any(r, out);
+}
+
+SPULSE_EXPORT int spulse_replay_next_sample(struct spulse_replay *r,
+					    struct spulse_sample *out)
+{
+	struct spulse_filebuf *fb = &r->fb;
+	struct spulse_record rec;
+	size_t n;
+	int ret;
+
+	if (!r->dec.header_done)
+		return 0;
+	for (;;) {
+		if (fb->fill - fb->pos >= SPULSE_SAMPLE_MAX &&
+		    spulse_dec_samples(&r->it, fb->buf + fb->pos,
+				       fb->fill - fb->pos, out, 1, &n)) {
+			fb->pos += n;
+			r->it_sample++;
+			return 1;
+		}
+		ret = next_any(r, &rec);
+		if (ret <= 0)
+			return ret;
+		if (rec.tag == SPULSE_TAG_SAMPLE) {
+			*out = rec.u.sample;
+			return 1;
+		}
+	}
+}
+
+SPULSE_EXPORT int spulse_replay_seek_sample(struct spulse_replay *r,
+					    uint64_t index)
+{
+	struct spulse_sample s;
+	size_t lo = 0, hi = r->nindex;
+	int ret;
+
+	if (index > r->dec.info.samples)
+		return -ERANGE;
+	/* last entry with sample <= index */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->index[mid].sample <= index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		spulse_replay_rewind(r);
+	else
+		position(r, r->index[lo - 1].offset, r->index[lo - 1].sample,
+			 r->index[lo - 1].time_ns);
+	while (r->it_sample < index) {
+		ret = spulse_replay_next_sample(r, &s);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+SPULSE_EXPORT size_t spulse_replay_index_entries(const struct spulse_replay *r)
+{
+	return r->nindex;
+}
+
+SPULSE_EXPORT size_t spulse_replay_memory_bytes(const struct spulse_replay *r)
+{
+	return sizeof(*r) + r->fb.cap + r->cap_index * sizeof(*r->index) +
+	       spulse_defs_bytes(&r->dec.defs);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stream: push decoder for SPULSE bytes arriving in pieces (relay files,
+ * pipes). The caller feeds bytes and pulls validated records; a record cut
+ * by the end of what was fed stays pending until more bytes arrive.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct spulse_stream {
+	struct spulse_dec dec;
+	uint8_t *buf;
+	size_t cap, pos, fill;
+	uint64_t base;		/* stream offset of buf[0] */
+	struct spulse_error failed;	/* sticky error, code 0 = none */
+};
+
+SPULSE_EXPORT int spulse_stream_new(const struct spulse_read_opts *opts,
+				    struct spulse_stream **out)
+{
+	struct spulse_stream *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	spulse_dec_init(&s->dec, opts);
+	s->dec.info.recovered_from_truncated_tail = true; /* no header yet */
+	*out = s;
+	return 0;
+}
+
+SPULSE_EXPORT void spulse_stream_free(struct spulse_stream *s)
+{
+	if (!s)
+		return;
+	spulse_dec_fini(&s->dec);
+	free(s->buf);
+	free(s);
+}
+
+SPULSE_EXPORT int spulse_stream_feed(struct spulse_stream *s, const void *buf,
+				     size_t len)
+{
+	if (!len)
+		return 0;
+	if (s->cap - s->fill < len && s->pos) {
+		memmove(s->buf, s->buf + s->pos, s->fill - s->pos);
+		s->base += s->pos;
+		s->fill -= s->pos;
+		s->pos = 0;
+	}
+	if (s->cap - s->fill < len) {
+		size_t ncap = s->cap ? s->cap : 65536;
+		void *p;
+
+		while (ncap - s->fill < len) {
+			if (ncap > SIZE_MAX / 2)
+				return -ENOMEM;
+			ncap *= 2;
+		}
+		p = realloc(s->buf, ncap);
+		if (!p)
+			return -ENOMEM;
+		s->buf = p;
+		s->cap = ncap;
+	}
+	memcpy(s->buf + s->fill, buf, len);
+	s->fill += len;
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
+				     struct spulse_record *out,
+				     struct spulse_error *err)
+{
+	struct spulse_info *info = &s->dec.info;
+	size_t n;
+	int r;
+
+	if (s->failed.code) {
+		if (err)
+			*err = s->failed;
+		return s->failed.code;
+	}
+	if (!s->dec.header_done) {
+		r = spulse_dec_header(&s->dec, s->buf + s->pos, s->fill - s->pos,
+				      &n, &s->failed);
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			return 0;
+		s->pos += n;
+		info->complete_bytes = s->base + s->pos;
+	}
+	r = spulse_dec_record(&s->dec, s->buf + s->pos, s->fill - s->pos,
+			      s->base + s->pos, out, &n, &s->failed);
+	if (r < 0)
+		goto fail;
+	if (r == 0) {
+		info->recovered_from_truncated_tail = s->fill > s->pos;
+		return 0;
+	}
+	s->pos += n;
+	info->complete_bytes = s->base + s->pos;
+	info->recovered_from_truncated_tail = s->fill > s->pos;
+	return 1;
+fail:
+	if (!s->failed.code)
+		s->failed.code = r;
+	if (err)
+		*err = s->failed;
+	return r;
+}
+
+SPULSE_EXPORT const struct spulse_info *
+spulse_stream_info(const struct spulse_stream *s)
+{
+	return &s->dec.info;
+}
+
+SPULSE_EXPORT const struct spulse_defs *
+spulse_stream_defs(const struct spulse_stream *s)
+{
+	return &s->dec.defs;
+}
+
+SPULSE_EXPORT size_t spulse_stream_pending(const struct spulse_stream *s)
+{
+	return s->fill - s->pos;
+}
