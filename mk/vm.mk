@@ -1,0 +1,42 @@
+# The QEMU test VM (tests/vm), ground-truth workloads (tests/workload), the
+# end-to-end suite "e2e" (tests/e2e), `make demo` and `make bench-vm`.
+# See docs/VM.md.
+
+WORKLOAD_DIR := $(BUILD)/workload
+WORKLOADS := $(WORKLOAD_DIR)/gt $(WORKLOAD_DIR)/churn $(WORKLOAD_DIR)/execself
+# Static, frame pointers everywhere, no inlining or tail calls: every user
+# stack of the workloads' own code is knowable (gcc 12 still drops the FP of
+# stackless leaves; the leaves keep a stack local for that).
+WORKLOAD_CFLAGS := -static -O1 -g -fno-omit-frame-pointer \
+	-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -fno-inline \
+	-fno-ipa-icf -Wall -Wextra -Werror -pthread
+
+ALL_TARGETS += $(WORKLOADS)
+CHECK_SUITES += e2e
+BENCH_TARGETS += bench-vm
+
+.PHONY: workloads vm-kernel vm-deps check-e2e demo bench-vm
+
+workloads: $(WORKLOADS)
+
+$(WORKLOAD_DIR)/%: $(TOP)/tests/workload/%.c
+	@mkdir -p $(@D)
+	$(CC) $(WORKLOAD_CFLAGS) -o $@ $<
+
+vm-deps:
+	@$(TOP)/tests/vm/deps.sh
+
+vm-kernel: vm-deps
+	@$(TOP)/tests/vm/fetch-kernel.sh >/dev/null
+
+# The e2e scenarios need spulse.ko, spulse-drain and spulse; the script
+# builds them through their own targets (module, $(BUILD)/spulse-drain,
+# $(BUILD)/spulse) and counts a missing piece as a failure.
+check-e2e: vm-kernel workloads
+	@BUILD=$(BUILD) $(TOP)/tests/e2e/run-e2e.sh
+
+demo: vm-kernel workloads
+	@BUILD=$(BUILD) $(TOP)/tests/vm/demo.sh
+
+bench-vm: vm-kernel workloads
+	@BUILD=$(BUILD) $(TOP)/bench/vm/run-bench.sh
