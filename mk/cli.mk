@@ -8,6 +8,7 @@
 # objects as prerequisites of $(BUILD)/spulse.
 
 CLI_LIB := $(BUILD)/libspulse.a
+CLI_SAN_LIB := $(BUILD)/asan/libspulse.a
 CLI_SRCS := $(sort $(wildcard $(TOP)/user/cli/*.c))
 CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
@@ -37,10 +38,10 @@ $(BUILD)/spulse: $(CLI_OBJS) $(CLI_LIB)
 	$(CC) $(USER_CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(CLI_LIB) \
 		$(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
 
-# The CLI compiled with ASan+UBSan (library uninstrumented), for the tests.
-$(BUILD)/cli-san/spulse: $(CLI_SAN_OBJS) $(CLI_LIB)
+# The CLI and libspulse compiled with ASan+UBSan, for the tests.
+$(BUILD)/cli-san/spulse: $(CLI_SAN_OBJS) $(CLI_SAN_LIB)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $(CLI_SAN_OBJS) \
-		$(CLI_EXTRA_OBJS) $(CLI_LIB) $(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
+		$(CLI_EXTRA_OBJS) $(CLI_SAN_LIB) $(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
 
 # Test helper: writes raw (possibly invalid) spools from dump-style text.
 $(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)

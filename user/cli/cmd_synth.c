@@ -87,7 +87,7 @@ int cmd_synth(int argc, char **argv)
 	int c, rc, rc2;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'n':

@@ -206,23 +206,23 @@ static int define_module(struct model *m, struct proc *pr, int slot)
 	proc_exe_name(pr, name, sizeof(name));
 	switch (slot) {
 	case 0:
-		snprintf(path, sizeof(path), "/usr/bin/%s", name);
+		snprintf(path, sizeof(path), "/synth/usr/bin/%s", name);
 		base = 0x555555554000ULL + ((uint64_t)pr->pid << 24) +
 		       ((uint64_t)pr->gen << 32);
 		break;
 	case 1:
 		snprintf(path, sizeof(path),
-			 "/usr/lib/x86_64-linux-gnu/libc.so.6");
+			 "/synth/usr/lib/x86_64-linux-gnu/libc.so.6");
 		base = 0x7f0000000000ULL + ((uint64_t)pr->pid << 28) +
 		       ((uint64_t)pr->gen << 24);
 		break;
 	default:
 		if (pr->python)
 			snprintf(path, sizeof(path),
-				 "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0");
+				 "/synth/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0");
 		else
 			snprintf(path, sizeof(path),
-				 "/usr/lib/synth/libplugin%u.so", pr->pid);
+				 "/synth/usr/lib/libplugin%u.so", pr->pid);
 		base = 0x7e0000000000ULL + ((uint64_t)pr->pid << 28) +
 		       ((uint64_t)pr->plugin_gen << 22) +
 		       ((uint64_t)pr->gen << 20);
