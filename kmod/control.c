@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs control and stats files, and the start/stop/flush operations
+ * behind them. All state changes happen under spulse.lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "spulse.h"
+
+/**
+ * spulse_control_start() - enable sampling (no-op when running)
+ *
+ * The first start fixes the session: start_us (realtime) and the monotonic
+ * origin that sample times are measured from, on every CPU.
+ *
+ * Return: 0.
+ */
+int spulse_control_start(void)
+{
+	mutex_lock(&spulse.lock);
+	if (!spulse.running) {
+		if (!spulse.started) {
+			spulse.start_mono = ktime_get_mono_fast_ns();
+			spulse.start_us = ktime_get_real_ns() / NSEC_PER_USEC;
+			spulse.started = true;
+		}
+		spulse_meta_start();
+		spulse_sample_enable(true);
+	}
+	mutex_unlock(&spulse.lock);
+	return 0;
+}
+
+/**
+ * spulse_control_stop() - disable sampling and rescan meta once more
+ */
+void spulse_control_stop(void)
+{
+	mutex_lock(&spulse.lock);
+	if (spulse.running) {
+		spulse_sample_enable(false);
+		spulse_meta_stop();
+	}
+	mutex_unlock(&spulse.lock);
+}
+
+/**
+ * spulse_control_flush() - publish partial sub-buffers to readers
+ *
+ * relay_flush() races with writers, so the events are disabled around it
+ * and re-enabled if they were running.
+ */
+void spulse_control_flush(void)
+{
+	bool was;
+
+	mutex_lock(&spulse.lock);
+	was = spulse.running;
+	if (was)
+		spulse_sample_enable(false);
+	spulse_relay_flush();
+	spulse_meta_flush();
+	if (was)
+		spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+}
+
+static ssize_t spulse_control_write(struct file *f, const char __user *ubuf,
+				    size_t len, loff_t *pos)
+{
+	char cmd[8];
+
+	if (len == 0 || len >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, len))
+		return -EFAULT;
+	cmd[len] = 0;
+	if (sysfs_streq(cmd, "start"))
+		spulse_control_start();
+	else if (sysfs_streq(cmd, "stop"))
+		spulse_control_stop();
+	else if (sysfs_streq(cmd, "flush"))
+		spulse_control_flush();
+	else
+		return -EINVAL;
+	return len;
+}
+
+static int spulse_control_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", READ_ONCE(spulse.running) ? "running" : "stopped");
+	return 0;
+}
+
+static int spulse_control_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, spulse_control_show, NULL);
+}
+
+static const struct file_operations spulse_control_fops = {
+	.owner = THIS_MODULE,
+	.open = spulse_control_open,
+	.read = seq_read,
+	.write = spulse_control_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int spulse_stats_show(struct seq_file *m, void *v)
+{
+	struct spulse_cpu_stats t = {};
+	u64 records = 0, bytes = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
+
+		t.taken += READ_ONCE(c->stats.taken);
+		t.written += READ_ONCE(c->stats.written);
+		t.dropped_buffer_full += READ_ONCE(c->stats.dropped_buffer_full);
+		t.dropped_busy += READ_ONCE(c->stats.dropped_busy);
+		t.dropped_too_deep += READ_ONCE(c->stats.dropped_too_deep);
+		records += READ_ONCE(c->enc.records);
+		bytes += READ_ONCE(c->enc.bytes);
+	}
+	seq_printf(m, "state %s\n",
+		   READ_ONCE(spulse.running) ? "running" : "stopped");
+	seq_printf(m, "target_pid %u\n", spulse.p.target_pid);
+	seq_printf(m, "freq %u\n", spulse.p.freq);
+	seq_printf(m, "event %s\n", spulse_event_name(spulse.p.event));
+	seq_printf(m, "samples_taken %llu\n", t.taken);
+	seq_printf(m, "samples_written %llu\n", t.written);
+	seq_printf(m, "samples_dropped %llu\n", t.dropped_buffer_full +
+		   t.dropped_busy + t.dropped_too_deep);
+	seq_printf(m, "dropped_buffer_full %llu\n", t.dropped_buffer_full);
+	seq_printf(m, "dropped_busy %llu\n", t.dropped_busy);
+	seq_printf(m, "dropped_too_deep %llu\n", t.dropped_too_deep);
+	seq_printf(m, "records_written %llu\n", records);
+	seq_printf(m, "bytes_written %llu\n", bytes);
+	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
+	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
+	for_each_possible_cpu(cpu) {
+		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
+		u64 written = READ_ONCE(c->stats.written);
+		u64 dropped = READ_ONCE(c->stats.dropped_buffer_full) +
+			      READ_ONCE(c->stats.dropped_busy) +
+			      READ_ONCE(c->stats.dropped_too_deep);
+
+		seq_printf(m, "cpu%d taken %llu written %llu dropped %llu\n",
+			   cpu, READ_ONCE(c->stats.taken), written, dropped);
+	}
+	return 0;
+}
+
+static int spulse_stats_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, spulse_stats_show, NULL);
+}
+
+static const struct file_operations spulse_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = spulse_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/**
+ * spulse_control_init() - create the control and stats files
+ *
+ * Return: 0.
+ */
+int spulse_control_init(void)
+{
+	debugfs_create_file("control", 0600, spulse.dir, NULL,
+			    &spulse_control_fops);
+	debugfs_create_file("stats", 0400, spulse.dir, NULL,
+			    &spulse_stats_fops);
+	return 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spulse.ko: module parameters, load-time validation, init and exit.
+ * See docs/KERNEL.md for the design and docs/CONTRACTS.md for the debugfs
+ * interface.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
+
+#include "spulse.h"
+
+struct spulse_state spulse;
+
+static uint target_pid;
+module_param(target_pid, uint, 0444);
+MODULE_PARM_DESC(target_pid, "tgid to sample with all its threads (0 = whole system)");
+
+static uint freq = 999;
+module_param(freq, uint, 0444);
+MODULE_PARM_DESC(freq, "sampling frequency in Hz (1..100000)");
+
+static uint max_user_depth = 256;
+module_param(max_user_depth, uint, 0444);
+MODULE_PARM_DESC(max_user_depth, "user frames per sample (walk is cut and marked truncated beyond)");
+
+static uint max_kernel_depth = 128;
+module_param(max_kernel_depth, uint, 0444);
+MODULE_PARM_DESC(max_kernel_depth, "kernel frames per sample (deeper samples are dropped)");
+
+static char *event = "cpu-clock";
+module_param(event, charp, 0444);
+MODULE_PARM_DESC(event, "cpu-clock (default) or cycles (falls back to cpu-clock without a PMU)");
+
+static ulong subbuf_size = 256 * 1024;
+module_param(subbuf_size, ulong, 0444);
+MODULE_PARM_DESC(subbuf_size, "relay sub-buffer size in bytes");
+
+static ulong n_subbufs = 8;
+module_param(n_subbufs, ulong, 0444);
+MODULE_PARM_DESC(n_subbufs, "relay sub-buffers per CPU (2..1024)");
+
+static bool autostart;
+module_param(autostart, bool, 0444);
+MODULE_PARM_DESC(autostart, "start sampling at load");
+
+static int spulse_load_params(void)
+{
+	struct spulse_params *p = &spulse.p;
+	const char *why = NULL;
+	struct pid *pid;
+
+	p->target_pid = target_pid;
+	p->freq = freq;
+	p->max_user_depth = max_user_depth;
+	p->max_kernel_depth = max_kernel_depth;
+	p->subbuf_size = subbuf_size;
+	p->n_subbufs = n_subbufs;
+	p->autostart = autostart;
+	if (spulse_parse_event(event ? event : "", &p->event)) {
+		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
+		return -EINVAL;
+	}
+	if (spulse_params_check(p, &why)) {
+		pr_err("invalid parameters: %s\n", why);
+		return -EINVAL;
+	}
+	if (p->target_pid) {
+		pid = find_get_pid(p->target_pid);
+		if (!pid) {
+			pr_err("invalid target_pid=%u: no such process\n",
+			       p->target_pid);
+			return -EINVAL;
+		}
+		put_pid(pid);
+	}
+	spulse.interval_us = USEC_PER_SEC / p->freq;
+	return 0;
+}
+
+static void spulse_teardown(void)
+{
+	spulse_sample_exit();
+	spulse_meta_exit();
+	spulse_relay_close();
+	debugfs_remove_recursive(spulse.dir);
+	spulse.dir = NULL;
+	spulse_cpu_free();
+}
+
+static int __init spulse_init(void)
+{
+	int r;
+
+	mutex_init(&spulse.lock);
+	r = spulse_load_params();
+	if (r)
+		return r;
+	r = spulse_cpu_alloc();
+	if (r)
+		goto fail;
+	spulse.dir = debugfs_create_dir(SPULSE_NAME, NULL);
+	if (IS_ERR(spulse.dir)) {
+		r = PTR_ERR(spulse.dir);
+		spulse.dir = NULL;
+		goto fail;
+	}
+	r = spulse_relay_open();
+	if (r)
+		goto fail;
+	r = spulse_meta_init();
+	if (r)
+		goto fail;
+	r = spulse_control_init();
+	if (r)
+		goto fail;
+	r = spulse_sample_init();
+	if (r)
+		goto fail;
+	if (spulse.p.autostart)
+		spulse_control_start();
+	pr_info("loaded: target_pid=%u freq=%u event=%s\n",
+		spulse.p.target_pid, spulse.p.freq,
+		spulse_event_name(spulse.p.event));
+	return 0;
+fail:
+	pr_err("load failed: %d\n", r);
+	spulse_teardown();
+	return r;
+}
+
+static void __exit spulse_exit(void)
+{
+	spulse_control_stop();
+	spulse_teardown();
+	pr_info("unloaded\n");
+}
+
+module_init(spulse_init);
+module_exit(spulse_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("spulse: sampling profiler recorder writing SPULSE streams");
+MODULE_AUTHOR("spulse authors");

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parameter validation, kept free of module globals so it can be tested:
+ * every rule a load-time parameter must satisfy, with the reason text that
+ * becomes the single pr_err line of a refused load.
+ */
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/threads.h>
+
+#include "spulse.h"
+
+/**
+ * spulse_batch_max() - largest batch one sample can produce
+ * @max_user_depth: user frame limit
+ * @max_kernel_depth: kernel frame limit
+ *
+ * Header + thread + one frame and one stack record per node (user, kernel
+ * and the truncated marker) + the sample record. A relay sub-buffer must
+ * hold at least this much, since a batch is never split.
+ */
+size_t spulse_batch_max(u32 max_user_depth, u32 max_kernel_depth)
+{
+	return SPULSE_HEADER_MAX + SPULSE_THREAD_REC_MAX + SPULSE_SAMPLE_MAX +
+	       ((size_t)max_user_depth + max_kernel_depth + 1) *
+	       (SPULSE_FRAME_REC_MAX + SPULSE_STACK_REC_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max);
+
+/**
+ * spulse_parse_event() - map the "event" parameter to an event kind
+ * @s: parameter text ("cpu-clock" or "cycles", trailing newline accepted)
+ * @out: result
+ *
+ * Return: 0 or -EINVAL.
+ */
+int spulse_parse_event(const char *s, enum spulse_event *out)
+{
+	if (sysfs_streq(s, "cpu-clock"))
+		*out = SPULSE_EVENT_CPU_CLOCK;
+	else if (sysfs_streq(s, "cycles"))
+		*out = SPULSE_EVENT_CYCLES;
+	else
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_parse_event);
+
+/**
+ * spulse_event_name() - parameter spelling of an event kind
+ * @ev: event kind
+ */
+const char *spulse_event_name(enum spulse_event ev)
+{
+	return ev == SPULSE_EVENT_CYCLES ? "cycles" : "cpu-clock";
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_event_name);
+
+/**
+ * spulse_params_check() - validate parameters (except target existence)
+ * @p: parameters
+ * @why: set to a one-line reason on failure
+ *
+ * Return: 0 or -EINVAL.
+ */
+int spulse_params_check(const struct spulse_params *p, const char **why)
+{
+	if (p->freq < SPULSE_FREQ_MIN || p->freq > SPULSE_FREQ_MAX) {
+		*why = "freq must be 1..100000 Hz";
+		return -EINVAL;
+	}
+	if (!p->max_user_depth || !p->max_kernel_depth) {
+		*why = "max_user_depth and max_kernel_depth must be >= 1";
+		return -EINVAL;
+	}
+	if ((u64)p->max_user_depth + p->max_kernel_depth >
+	    SPULSE_DEPTH_TOTAL_MAX) {
+		*why = "max_user_depth + max_kernel_depth must be <= 1023";
+		return -EINVAL;
+	}
+	if (p->subbuf_size > SPULSE_SUBBUF_MAX) {
+		*why = "subbuf_size must be <= 64 MiB";
+		return -EINVAL;
+	}
+	if (p->subbuf_size <
+	    spulse_batch_max(p->max_user_depth, p->max_kernel_depth)) {
+		*why = "subbuf_size too small for one sample at the depth limits";
+		return -EINVAL;
+	}
+	if (p->n_subbufs < SPULSE_NSUBBUF_MIN ||
+	    p->n_subbufs > SPULSE_NSUBBUF_MAX) {
+		*why = "n_subbufs must be 2..1024";
+		return -EINVAL;
+	}
+	if (p->target_pid > PID_MAX_LIMIT) {
+		*why = "target_pid out of range";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_params_check);

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The relay channel: one debugfs file cpuN per possible CPU, each holding
+ * that CPU's SPULSE stream. Non-overwrite mode: a full buffer refuses the
+ * write and the sample is dropped whole.
+ */
+#include <linux/debugfs.h>
+#include <linux/relay.h>
+
+#include "spulse.h"
+
+static struct dentry *spulse_create_buf_file(const char *filename,
+					     struct dentry *parent,
+					     umode_t mode,
+					     struct rchan_buf *buf,
+					     int *is_global)
+{
+	*is_global = 0;
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static int spulse_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static int spulse_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			       void *prev_subbuf, size_t prev_padding)
+{
+	return !relay_buf_full(buf);
+}
+
+static struct dentry *spulse_create_meta_file(const char *filename,
+					      struct dentry *parent,
+					      umode_t mode,
+					      struct rchan_buf *buf,
+					      int *is_global)
+{
+	*is_global = 1;
+	return debugfs_create_file("meta", 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static const struct rchan_callbacks spulse_meta_cb = {
+	.subbuf_start = spulse_subbuf_start,
+	.create_buf_file = spulse_create_meta_file,
+	.remove_buf_file = spulse_remove_buf_file,
+};
+
+static const struct rchan_callbacks spulse_relay_cb = {
+	.subbuf_start = spulse_subbuf_start,
+	.create_buf_file = spulse_create_buf_file,
+	.remove_buf_file = spulse_remove_buf_file,
+};
+
+/**
+ * spulse_relay_open() - create the channel and its cpuN files
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int spulse_relay_open(void)
+{
+	spulse.chan = relay_open("cpu", spulse.dir, spulse.p.subbuf_size,
+				 spulse.p.n_subbufs, &spulse_relay_cb, NULL);
+	return spulse.chan ? 0 : -ENOMEM;
+}
+
+/**
+ * spulse_meta_chan_open() - create the global "meta" relay file
+ * @subbuf_size: sub-buffer size (>= SPULSE_MAX_RECORD)
+ * @n_subbufs: sub-buffer count
+ *
+ * meta is a single global relay buffer rather than a file with module
+ * file_operations: relay's file_operations belong to the kernel, so an open
+ * meta file does not pin the module and rmmod stays possible while the
+ * drainer is attached (later reads give EIO).
+ *
+ * Return: the channel or NULL.
+ */
+struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs)
+{
+	return relay_open("meta", spulse.dir, subbuf_size, n_subbufs,
+			  &spulse_meta_cb, NULL);
+}
+
+/**
+ * spulse_relay_close() - close the channel (removes the files)
+ */
+void spulse_relay_close(void)
+{
+	if (spulse.chan)
+		relay_close(spulse.chan);
+	spulse.chan = NULL;
+}
+
+/**
+ * spulse_relay_put() - append one batch to a relay buffer
+ * @buf: the buffer (this CPU's, or the global meta buffer)
+ * @data: batch
+ * @len: its length (<= subbuf_size)
+ *
+ * Like __relay_write() but reports a refused write, and copies the data
+ * before publishing the new offset so that a reader on another CPU never
+ * sees reserved-but-unwritten bytes. The caller is the buffer's only writer
+ * (the sampler of that CPU with interrupts off, or the meta writer under its
+ * mutex); NMI-safe (the sub-buffer switch defers its wake-up to irq_work).
+ *
+ * Return: true when written.
+ */
+bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
+{
+	size_t off = buf->offset;
+
+	if (unlikely(off + len > buf->chan->subbuf_size)) {
+		if (!relay_switch_subbuf(buf, len))
+			return false;
+		off = 0;
+	}
+	memcpy(buf->data + off, data, len);
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(buf->offset, off + len);
+	return true;
+}
+
+/**
+ * spulse_relay_flush() - publish partially filled sub-buffers
+ *
+ * Must not race with writers: callers disable the events first.
+ */
+void spulse_relay_flush(void)
+{
+	if (spulse.chan)
+		relay_flush(spulse.chan);
+}
