@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: load-parameter validation (kmod/params.c): every bound accepted at
+ * its edge and refused one past it, with a reason; event names; and that
+ * spulse_batch_max() really bounds the largest batch the encoder produces
+ * (a relay sub-buffer of that size always holds one sample).
+ */
+#include <kunit/test.h>
+#include <linux/threads.h>
+
+#include "spulse.h"
+
+static struct spulse_params good(void)
+{
+	struct spulse_params p = {
+		.target_pid = 1,
+		.freq = 99,
+		.max_user_depth = 127,
+		.max_kernel_depth = 64,
+		.event = SPULSE_EVENT_CPU_CLOCK,
+		.subbuf_size = 256 << 10,
+		.n_subbufs = 8,
+	};
+	return p;
+}
+
+static void expect_refused(struct kunit *test, const struct spulse_params *p,
+			   const char *what)
+{
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ_MSG(test, spulse_params_check(p, &why), -EINVAL,
+			    "%s accepted", what);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL_MSG(test, why, "%s: no reason", what);
+}
+
+static void expect_accepted(struct kunit *test, const struct spulse_params *p,
+			    const char *what)
+{
+	const char *why = "unset";
+
+	KUNIT_EXPECT_EQ_MSG(test, spulse_params_check(p, &why), 0,
+			    "%s refused: %s", what, why);
+}
+
+static void params_defaults_accepted(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	expect_accepted(test, &p, "typical parameters");
+	p.target_pid = 0;
+	expect_accepted(test, &p, "target_pid 0 (whole system)");
+}
+
+static void params_freq_bounds(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	p.freq = SPULSE_FREQ_MIN;
+	expect_accepted(test, &p, "freq min");
+	p.freq = SPULSE_FREQ_MAX;
+	expect_accepted(test, &p, "freq max");
+	p.freq = 0;
+	expect_refused(test, &p, "freq 0");
+	p.freq = SPULSE_FREQ_MAX + 1;
+	expect_refused(test, &p, "freq max+1");
+}
+
+static void params_depth_bounds(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	p.subbuf_size = SPULSE_SUBBUF_MAX;
+	p.max_user_depth = 0;
+	expect_refused(test, &p, "user depth 0");
+	p.max_user_depth = 1;
+	p.max_kernel_depth = 0;
+	expect_refused(test, &p, "kernel depth 0");
+	p.max_user_depth = SPULSE_DEPTH_TOTAL_MAX - 1;
+	p.max_kernel_depth = 1;
+	expect_accepted(test, &p, "total depth 1023");
+	p.max_kernel_depth = 2;
+	expect_refused(test, &p, "total depth 1024");
+	p.max_user_depth = 0xffffffffU;	/* u32 sum must not wrap */
+	p.max_kernel_depth = 2;
+	expect_refused(test, &p, "wrapping depth sum");
+}
+
+static void params_buffer_bounds(struct kunit *test)
+{
+	struct spulse_params p = good();
+	size_t need = spulse_batch_max(p.max_user_depth, p.max_kernel_depth);
+
+	p.subbuf_size = need;
+	expect_accepted(test, &p, "subbuf == batch max");
+	p.subbuf_size = need - 1;
+	expect_refused(test, &p, "subbuf < batch max");
+	p.subbuf_size = SPULSE_SUBBUF_MAX + 1;
+	expect_refused(test, &p, "subbuf > 64 MiB");
+	p = good();
+	p.n_subbufs = SPULSE_NSUBBUF_MIN;
+	expect_accepted(test, &p, "n_subbufs min");
+	p.n_subbufs = SPULSE_NSUBBUF_MAX;
+	expect_accepted(test, &p, "n_subbufs max");
+	p.n_subbufs = SPULSE_NSUBBUF_MIN - 1;
+	expect_refused(test, &p, "n_subbufs min-1");
+	p.n_subbufs = SPULSE_NSUBBUF_MAX + 1;
+	expect_refused(test, &p, "n_subbufs max+1");
+}
+
+static void params_target_pid_bound(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	p.target_pid = PID_MAX_LIMIT;
+	expect_accepted(test, &p, "pid PID_MAX_LIMIT");
+	p.target_pid = PID_MAX_LIMIT + 1;
+	expect_refused(test, &p, "pid PID_MAX_LIMIT+1");
+}
+
+static void params_event_names(struct kunit *test)
+{
+	enum spulse_event ev = SPULSE_EVENT_CYCLES;
+
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("cpu-clock", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENT_CPU_CLOCK);
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("cycles\n", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENT_CYCLES);
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("cpu", &ev), -EINVAL);
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("", &ev), -EINVAL);
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("cycles x", &ev), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENT_CYCLES);	/* unchanged */
+	KUNIT_EXPECT_STREQ(test, spulse_event_name(SPULSE_EVENT_CPU_CLOCK),
+			   "cpu-clock");
+	KUNIT_EXPECT_STREQ(test, spulse_event_name(SPULSE_EVENT_CYCLES),
+			   "cycles");
+}
+
+/* The worst case: fresh stream, long comm, every node new, huge varints. */
+static void params_batch_max_bounds_real_batch(struct kunit *test)
+{
+	const u32 ud = 40, kd = 20, n = ud + kd + 1;
+	struct spulse_intern_ent *ent;
+	struct spulse_frame *fr;
+	struct spulse_sample s = { .pid = 0xffffffffU, .tid = 0xffffffffU };
+	struct spulse_enc *e;
+	struct spulse_batch b = { 0 };
+	u32 i;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	fr = kunit_kcalloc(test, n, sizeof(*fr), GFP_KERNEL);
+	ent = kunit_kcalloc(test, 3 * 1024, sizeof(*ent), GFP_KERNEL);
+	b.cap = 2 * spulse_batch_max(ud, kd);
+	b.buf = kunit_kzalloc(test, b.cap, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_NOT_NULL(test, fr);
+	KUNIT_ASSERT_NOT_NULL(test, ent);
+	KUNIT_ASSERT_NOT_NULL(test, b.buf);
+	spulse_intern_init(&e->frames, ent, 10);
+	spulse_intern_init(&e->stacks, ent + 1024, 10);
+	spulse_intern_init(&e->threads, ent + 2048, 10);
+	/* ids near the u32 limit make every id varint 5 bytes long */
+	e->next_frame = e->next_stack = e->next_thread = 0xf0000000U;
+	memset(s.comm, 'c', sizeof(s.comm));
+	fr[0].kind = SPULSE_FRAME_TRUNCATED;
+	for (i = 1; i < n; i++) {
+		fr[i].kind = i <= ud ? SPULSE_FRAME_USER : SPULSE_FRAME_KERNEL;
+		fr[i].addr = ~0ULL - i;
+	}
+	s.frames = fr;
+	s.n = n;
+	s.t_ns = ~0ULL >> 1;
+	KUNIT_ASSERT_EQ(test, spulse_batch_build(e, &b, &s, ~0ULL, ~0ULL), 0);
+	KUNIT_EXPECT_LE(test, b.len, spulse_batch_max(ud, kd));
+}
+
+static struct kunit_case spulse_params_cases[] = {
+	KUNIT_CASE(params_defaults_accepted),
+	KUNIT_CASE(params_freq_bounds),
+	KUNIT_CASE(params_depth_bounds),
+	KUNIT_CASE(params_buffer_bounds),
+	KUNIT_CASE(params_target_pid_bound),
+	KUNIT_CASE(params_event_names),
+	KUNIT_CASE(params_batch_max_bounds_real_batch),
+	{}
+};
+
+static struct kunit_suite spulse_params_suite = {
+	.name = "spulse_params",
+	.test_cases = spulse_params_cases,
+};
+kunit_test_suite(spulse_params_suite);

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `make kunit`: run the spulse KUnit suites on the debug test kernel.
+#
+#   tests/kunit/run-kunit.sh
+#
+# 1. builds or reuses the debug kernel (build-kernel.sh);
+# 2. builds spulse.ko and spulse_kunit.ko against it in a scratch copy
+#    ($BUILD/kunit-build: kbuild's M= writes objects next to the sources);
+# 3. boots it in QEMU (TCG, 2 vCPUs) with tests/vm/run-vm.sh, the guest
+#    script guest-kunit.sh loads both modules and copies the KTAP;
+# 4. ktap-verdict.sh prints one line per case and kernel splat, and
+#    "N passed, N failed"; the pair goes to $BUILD/check/kunit.result.
+# Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 600),
+# KUNIT_APPEND (extra kernel command line).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+build=${BUILD:-$top/build}
+scratch=$build/kunit-build
+out=$build/kunit
+result=$build/check/kunit.result
+mkdir -p "$build/check" "$out"
+rm -f "$result"
+
+verdict() {	# passed failed
+	echo "$1 $2" > "$result"
+}
+die() {
+	echo "kunit: $*" >&2
+	verdict 0 1
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+t0=$(date +%s)
+kdir=$("$here/build-kernel.sh" | tail -n1) || die "test kernel build failed"
+[ -f "$kdir/arch/x86/boot/bzImage" ] || die "no bzImage in $kdir"
+t1=$(date +%s)
+echo "kunit: kernel $kdir ($((t1 - t0)) s)"
+
+# Scratch copy laid out like the repository.
+mkdir -p "$scratch/tests"
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	"$top/kmod" "$top/include" "$scratch/" || die "rsync failed"
+rsync -a --delete "$top/tests/kunit" "$scratch/tests/" || die "rsync failed"
+[ -f "$top/Kbuild" ] || die "no Kbuild at the repository root (spulse.ko)"
+cp "$top/Kbuild" "$scratch/Kbuild"
+
+kmake() {
+	nice -n 10 make -s -C "$kdir" ARCH=x86_64 -j2 "$@"
+}
+kmake M="$scratch" modules >"$out/build-spulse.log" 2>&1 ||
+	{ tail -n 30 "$out/build-spulse.log" >&2; die "spulse.ko build failed"; }
+kmake M="$scratch/tests/kunit" KBUILD_EXTRA_SYMBOLS="$scratch/Module.symvers" \
+	modules >"$out/build-kunit.log" 2>&1 ||
+	{ tail -n 30 "$out/build-kunit.log" >&2; die "spulse_kunit.ko build failed"; }
+t2=$(date +%s)
+echo "kunit: modules built ($((t2 - t1)) s)"
+
+# Suites the module should report (a missing one is a failure).
+grep -ho '^\s*\.name = "[a-z0-9_]*"' "$here"/*_test.c |
+	sed 's/.*"\(.*\)"/\1/' | sort > "$out/expected-suites"
+
+rm -rf "$out/vm"
+append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
+"$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
+	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-600}" \
+	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
+	"$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko"
+vmrc=$?
+t3=$(date +%s)
+echo "kunit: VM exit $vmrc ($((t3 - t2)) s)"
+
+summary=$("$here/ktap-verdict.sh" "$out/vm/ktap" "$out/expected-suites" \
+	"$out/vm/console.log" "$out/vm/dmesg.txt")
+vrc=$?
+sed '$d' <<< "$summary"
+read -r p _ f _ <<< "$(tail -n1 <<< "$summary")"
+if [ "$vmrc" -ne 0 ]; then
+	echo "FAIL guest script/VM exit code $vmrc (see $out/vm/console.log)"
+	f=$((f + 1))
+fi
+verdict "$p" "$f"
+echo "kunit: total $(( $(date +%s) - t0 )) s; logs in $out/vm"
+echo "$p passed, $f failed"
+[ "$vrc" -eq 0 ] && [ "$vmrc" -eq 0 ]
