@@ -1,3 +1,204 @@
 /* SPDX-License-Identifier: MIT */
+/* spulse export: samples as folded stacks, JSON lines or perf-script text. */
+#include <getopt.h>
+#include <string.h>
+
 #include "cli.h"
-int cmd_export(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#include "profile.h"
+
+int cli_write_tree(struct profile *p, const char *out, bool folded,
+		   const char *title);
+
+static const char export_help[] =
+"usage: spulse export FILE --format folded|json|perf-script [-o OUT]\n"
+"                     [--pid P] [--kallsyms PATH]\n"
+"\n"
+"  folded       \"root;...;leaf count\" lines (as spulse flame --folded)\n"
+"  json         JSON Lines: first a header object\n"
+"                 {\"type\":\"header\",\"file\":..,\"start_us\":..,\n"
+"                  \"interval_us\":..,\"samples\":..,\"recovered\":..}\n"
+"               then one object per sample, in stream order:\n"
+"                 {\"type\":\"sample\",\"time_ns\":T,\"pid\":P,\"tid\":T,\n"
+"                  \"comm\":\"..\",\"frames\":[{\"name\":..,\"dso\":..,\n"
+"                  \"addr\":\"0x..\",\"kind\":\"module|user|kernel|truncated\"},\n"
+"                  ...]}\n"
+"               time_ns is absolute (ns since the Unix epoch); frames are\n"
+"               leaf first.\n"
+"  perf-script  text shaped like `perf script` output, for tools such as\n"
+"               FlameGraph's stackcollapse-perf.pl:\n"
+"                 COMM PID/TID SEC.USEC: 1 cpu-clock:\n"
+"                 \\t ADDR SYMBOL+0xOFF (DSO)     (leaf first)\n"
+"\n"
+"  -o, --output OUT  output file (default: standard output)\n"
+"  --pid P           only samples of process P\n"
+"  --kallsyms PATH   kernel symbols (default FILE.kallsyms when present)\n";
+
+enum fmt { FMT_NONE, FMT_FOLDED, FMT_JSON, FMT_PERF };
+
+static const char *kind_name(uint8_t k)
+{
+	switch (k) {
+	case SPULSE_FRAME_MODULE: return "module";
+	case SPULSE_FRAME_USER: return "user";
+	case SPULSE_FRAME_KERNEL: return "kernel";
+	default: return "truncated";
+	}
+}
+
+static int write_sample(struct profile *p, FILE *f, enum fmt fmt,
+			const struct spulse_sample *s)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH];
+	struct spulse_thread t;
+	uint64_t abs_ns;
+	int n, i;
+
+	if (spulse_defs_thread(p->defs, s->thread, &t) < 0)
+		return -1;
+	n = profile_stack_frames(p, s->stack, frames);
+	if (n <= 0)
+		return -1;
+	abs_ns = p->info->start_us * 1000 + (uint64_t)s->time_ns;
+	if (fmt == FMT_JSON) {
+		fprintf(f, "{\"type\":\"sample\",\"time_ns\":%llu,\"pid\":%u,"
+			"\"tid\":%u,\"comm\":", (unsigned long long)abs_ns,
+			t.pid, t.tid);
+		cli_json_string(f, t.comm, t.comm_len);
+		fputs(",\"frames\":[", f);
+	} else {
+		fprintf(f, "%s %u/%u %llu.%06llu: 1 cpu-clock:\n", t.comm,
+			t.pid, t.tid,
+			(unsigned long long)(abs_ns / 1000000000ULL),
+			(unsigned long long)(abs_ns % 1000000000ULL / 1000));
+	}
+	for (i = n - 1; i >= 0; i--) {
+		const struct sym_frame *sf = symbolizer_frame(p->sym,
+							      frames[i]);
+
+		if (!sf)
+			return -1;
+		if (fmt == FMT_JSON) {
+			if (i != n - 1)
+				fputc(',', f);
+			fputs("{\"name\":", f);
+			cli_json_string(f, sf->label, strlen(sf->label));
+			fputs(",\"dso\":", f);
+			cli_json_string(f, sf->dso, strlen(sf->dso));
+			fprintf(f, ",\"addr\":\"0x%llx\",\"kind\":\"%s\"}",
+				(unsigned long long)sf->addr,
+				kind_name(sf->kind));
+		} else if (sf->func) {
+			fprintf(f, "\t%16llx %s+0x%llx (%s)\n",
+				(unsigned long long)sf->addr, sf->func,
+				(unsigned long long)sf->func_off, sf->dso);
+		} else {
+			fprintf(f, "\t%16llx [unknown] (%s)\n",
+				(unsigned long long)sf->addr,
+				sf->kind == SPULSE_FRAME_TRUNCATED ?
+				"[truncated]" : sf->dso);
+		}
+	}
+	fputs(fmt == FMT_JSON ? "]}\n" : "\n", f);
+	return 0;
+}
+
+static int export_samples(struct profile *p, FILE *f, enum fmt fmt)
+{
+	struct spulse_sample s;
+	int rc;
+
+	if (fmt == FMT_JSON) {
+		fputs("{\"type\":\"header\",\"file\":", f);
+		cli_json_string(f, p->file, strlen(p->file));
+		fprintf(f, ",\"start_us\":%llu,\"interval_us\":%llu,"
+			"\"samples\":%llu,\"recovered\":%s}\n",
+			(unsigned long long)p->info->start_us,
+			(unsigned long long)p->info->interval_us,
+			(unsigned long long)p->info->samples,
+			p->info->recovered_from_truncated_tail ? "true" :
+			"false");
+	}
+	while ((rc = spulse_replay_next_sample(p->replay, &s)) > 0) {
+		if (!profile_wants(p, &s))
+			continue;
+		if (write_sample(p, f, fmt, &s) < 0) {
+			fprintf(stderr, "%s: broken stack %u\n", p->file,
+				s.stack);
+			return EXIT_INVALID;
+		}
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: reading samples: %s\n", p->file,
+			strerror(-rc));
+		return EXIT_INVALID;
+	}
+	return ferror(f) ? EXIT_INVALID : EXIT_OK;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *out = NULL, *kallsyms = NULL;
+	struct profile p = { 0 };
+	enum fmt fmt = FMT_NONE;
+	FILE *f = stdout;
+	uint64_t v;
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (!strcmp(optarg, "folded"))
+				fmt = FMT_FOLDED;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "perf-script"))
+				fmt = FMT_PERF;
+			else
+				return cli_usage_error("export",
+					"unknown format '%s'", optarg);
+			break;
+		case 'o': out = optarg; break;
+		case 'p':
+			if (!cli_parse_u64("--pid", optarg, &v) ||
+			    v > UINT32_MAX)
+				return EXIT_USAGE;
+			p.has_pid = true;
+			p.pid = (uint32_t)v;
+			break;
+		case 'k': kallsyms = optarg; break;
+		case 'h': fputs(export_help, stdout); return EXIT_OK;
+		default: return cli_usage_error("export", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("export", "expected exactly one FILE");
+	if (fmt == FMT_NONE)
+		return cli_usage_error("export", "--format is required");
+	rc = profile_open(&p, argv[optind], kallsyms);
+	if (rc == EXIT_OK && fmt == FMT_FOLDED) {
+		rc = cli_write_tree(&p, out, true, NULL);
+	} else if (rc == EXIT_OK) {
+		if (out && strcmp(out, "-")) {
+			f = fopen(out, "w");
+			if (!f) {
+				perror(out);
+				rc = EXIT_INVALID;
+			}
+		}
+		if (rc == EXIT_OK)
+			rc = export_samples(&p, f, fmt);
+		if (f && f != stdout && fclose(f))
+			rc = EXIT_INVALID;
+	}
+	profile_close(&p);
+	return rc;
+}

@@ -160,7 +160,7 @@ static void print_report(const struct report *r, const struct profile *p,
 		       100.0 * (double)w->total / tot,
 		       (unsigned long long)w->total, flen, key);
 		if (tab && tab[1])
-			printf(" [%s]", tab + 1);
+			printf(tab[1] == '[' ? " %s" : " [%s]", tab + 1);
 		putchar('\n');
 	}
 	free(order);

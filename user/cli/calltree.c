@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* Call tree construction, folded-stack output and SVG flame graphs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltree.h"
+
+#define SVG_WIDTH	1200.0
+#define SVG_ROW		16
+#define SVG_PAD_TOP	40
+#define SVG_PAD_SIDE	10.0
+#define SVG_MIN_WIDTH	0.3	/* px; narrower frames are not drawn */
+
+static int64_t new_node(struct calltree *t, uint32_t label, uint8_t kind)
+{
+	struct ct_node *nd;
+
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 1024;
+		struct ct_node *nn = realloc(t->nodes, cap * sizeof(*nn));
+
+		if (!nn)
+			return -1;
+		t->nodes = nn;
+		t->cap = cap;
+	}
+	nd = &t->nodes[t->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->label = label;
+	nd->kind = kind;
+	nd->child = nd->sibling = CALLTREE_NONE;
+	return t->n++;
+}
+
+static int64_t child_of(struct calltree *t, uint32_t parent, uint32_t label,
+			uint8_t kind)
+{
+	uint32_t c;
+	int64_t nc;
+
+	for (c = t->nodes[parent].child; c != CALLTREE_NONE;
+	     c = t->nodes[c].sibling)
+		if (t->nodes[c].label == label)
+			return c;
+	nc = new_node(t, label, kind);
+	if (nc < 0)
+		return -1;
+	t->nodes[nc].sibling = t->nodes[parent].child;
+	t->nodes[parent].child = (uint32_t)nc;
+	return nc;
+}
+
+int calltree_build(struct calltree *t, struct profile *p)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH], s;
+	int n, i;
+
+	memset(t, 0, sizeof(*t));
+	t->sym = p->sym;
+	if (new_node(t, CALLTREE_NONE, 0) < 0)
+		return -ENOMEM;
+	for (s = 0; s < p->nstacks; s++) {
+		uint64_t c = p->stack_count[s];
+		uint32_t cur = 0;
+
+		if (!c)
+			continue;
+		n = profile_stack_frames(p, s, frames);
+		if (n <= 0)
+			return -EBADMSG;
+		t->nodes[0].value += c;
+		for (i = 0; i < n; i++) {
+			const struct sym_frame *sf =
+				symbolizer_frame(p->sym, frames[i]);
+			int64_t lid = symbolizer_label_id(p->sym, frames[i]);
+			int64_t nc;
+
+			if (!sf || lid < 0)
+				return -ENOMEM;
+			nc = child_of(t, cur, (uint32_t)lid, sf->kind);
+			if (nc < 0)
+				return -ENOMEM;
+			cur = (uint32_t)nc;
+			t->nodes[cur].value += c;
+		}
+		t->nodes[cur].self += c;
+	}
+	return 0;
+}
+
+void calltree_free(struct calltree *t)
+{
+	free(t->nodes);
+	memset(t, 0, sizeof(*t));
+}
+
+static const struct calltree *sort_tree;
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct ct_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+	const struct ct_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+
+	return strcmp(symbolizer_label(sort_tree->sym, x->label),
+		      symbolizer_label(sort_tree->sym, y->label));
+}
+
+void calltree_sort(struct calltree *t)
+{
+	uint32_t *kids = NULL, cap = 0, i;
+
+	sort_tree = t;
+	for (i = 0; i < t->n; i++) {
+		uint32_t c, k = 0;
+
+		for (c = t->nodes[i].child; c != CALLTREE_NONE;
+		     c = t->nodes[c].sibling) {
+			if (k == cap) {
+				uint32_t *nk;
+
+				cap = cap ? cap * 2 : 64;
+				nk = realloc(kids, cap * sizeof(*nk));
+				if (!nk) {
+					free(kids);
+					return;	/* unsorted output still valid */
+				}
+				kids = nk;
+			}
+			kids[k++] = c;
+		}
+		if (k < 2)
+			continue;
+		qsort(kids, k, sizeof(*kids), cmp_label);
+		t->nodes[i].child = kids[0];
+		for (c = 0; c + 1 < k; c++)
+			t->nodes[kids[c]].sibling = kids[c + 1];
+		t->nodes[kids[k - 1]].sibling = CALLTREE_NONE;
+	}
+	free(kids);
+}
+
+/* Folded names may not hold ';' (separator) or newlines. */
+static void put_folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, f);
+}
+
+int calltree_write_folded(const struct calltree *t, FILE *f)
+{
+	uint32_t path[SPULSE_MAX_DEPTH + 1], depth = 0, cur, i;
+
+	/* iterative DFS: path[0..depth) are the nodes below the root */
+	cur = t->nodes[0].child;
+	while (cur != CALLTREE_NONE) {
+		const struct ct_node *nd = &t->nodes[cur];
+
+		path[depth++] = cur;
+		if (nd->self) {
+			for (i = 0; i < depth; i++) {
+				if (i)
+					fputc(';', f);
+				put_folded_name(f, symbolizer_label(t->sym,
+					t->nodes[path[i]].label));
+			}
+			fprintf(f, " %llu\n", (unsigned long long)nd->self);
+		}
+		if (nd->child != CALLTREE_NONE && depth <= SPULSE_MAX_DEPTH) {
+			cur = nd->child;
+			continue;
+		}
+		/* climb until a node has a next sibling */
+		while (depth) {
+			uint32_t up = path[--depth];
+
+			if (t->nodes[up].sibling != CALLTREE_NONE) {
+				cur = t->nodes[up].sibling;
+				break;
+			}
+			cur = CALLTREE_NONE;
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+static void put_xml(FILE *f, const char *s, size_t max)
+{
+	size_t n = 0;
+
+	for (; *s && n < max; s++, n++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
+		}
+	}
+	if (*s && max > 2)
+		fputs("..", f);
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void node_color(const struct ct_node *nd, const char *name,
+		       int *r, int *g, int *b)
+{
+	uint32_t h = name_hash(name);
+
+	switch (nd->kind) {
+	case SPULSE_FRAME_KERNEL:	/* orange */
+		*r = 230; *g = 140 + (int)(h % 50); *b = 40 + (int)(h % 30);
+		break;
+	case SPULSE_FRAME_TRUNCATED:	/* grey */
+		*r = *g = *b = 170;
+		break;
+	default:			/* warm red/yellow */
+		*r = 205 + (int)(h % 50);
+		*g = 70 + (int)((h >> 8) % 150);
+		*b = 40 + (int)((h >> 16) % 40);
+	}
+}
+
+static uint32_t max_depth(const struct calltree *t, uint32_t node)
+{
+	uint32_t c, best = 0;
+
+	for (c = t->nodes[node].child; c != CALLTREE_NONE;
+	     c = t->nodes[c].sibling) {
+		uint32_t d = max_depth(t, c);
+
+		if (d > best)
+			best = d;
+	}
+	return best + 1;
+}
+
+static void svg_node(const struct calltree *t, FILE *f, uint32_t node,
+		     double x, uint32_t depth, double scale, int height)
+{
+	const struct ct_node *nd = &t->nodes[node];
+	double w = (double)nd->value * scale, cx = x;
+	const char *name = node ? symbolizer_label(t->sym, nd->label) : "all";
+	double pct = 100.0 * (double)nd->value / (double)t->nodes[0].value;
+	int y = height - SVG_ROW * (int)(depth + 1), r, g, b;
+	uint32_t c;
+
+	if (w < SVG_MIN_WIDTH)
+		return;
+	node_color(nd, name, &r, &g, &b);
+	fprintf(f, "<g><title>");
+	put_xml(f, name, 4096);
+	fprintf(f, " (%llu samples, %.2f%%)</title>"
+		"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+		"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>", (unsigned long long)nd->value,
+		pct, x, y, w, SVG_ROW - 1, r, g, b);
+	if (w > 25) {
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x + 3,
+			y + SVG_ROW - 4);
+		put_xml(f, name, (size_t)((w - 6) / 7));
+		fprintf(f, "</text>");
+	}
+	fprintf(f, "</g>\n");
+	for (c = nd->child; c != CALLTREE_NONE; c = t->nodes[c].sibling) {
+		svg_node(t, f, c, cx, depth + 1, scale, height);
+		cx += (double)t->nodes[c].value * scale;
+	}
+}
+
+int calltree_write_svg(const struct calltree *t, FILE *f, const char *title)
+{
+	uint32_t depth = max_depth(t, 0);
+	int height = SVG_PAD_TOP + SVG_ROW * (int)depth + 10;
+	double total = t->nodes[0].value ? (double)t->nodes[0].value : 1.0;
+	double scale = (SVG_WIDTH - 2 * SVG_PAD_SIDE) / total;
+
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" "
+		"viewBox=\"0 0 %.0f %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:monospace;font-size:11px;"
+		"fill:#000}</style>\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" "
+		"style=\"font-size:16px\">", SVG_WIDTH, height, SVG_WIDTH,
+		height, SVG_WIDTH / 2);
+	put_xml(f, title, 200);
+	fprintf(f, " (%llu samples)</text>\n",
+		(unsigned long long)t->nodes[0].value);
+	/* the root "all" box at the bottom, callers below callees */
+	svg_node(t, f, 0, SVG_PAD_SIDE, 0, scale, height - 10);
+	fprintf(f, "</svg>\n");
+	return ferror(f) ? -EIO : 0;
+}

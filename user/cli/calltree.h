@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call tree of symbolized stacks (a trie keyed by frame label, root frame
+ * at the top level), the common source of folded stacks and SVG flame
+ * graphs.
+ */
+#ifndef SPULSE_CALLTREE_H
+#define SPULSE_CALLTREE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+#define CALLTREE_NONE UINT32_MAX
+
+struct ct_node {
+	uint32_t label;		/* symbolizer label id */
+	uint8_t kind;		/* frame kind of the first frame seen */
+	uint64_t value;		/* samples in this subtree */
+	uint64_t self;		/* samples ending here */
+	uint32_t child, sibling;	/* CALLTREE_NONE terminated */
+};
+
+struct calltree {
+	struct ct_node *nodes;	/* nodes[0] is the synthetic root "all" */
+	uint32_t n, cap;
+	struct symbolizer *sym;
+};
+
+/* Build from the per-stack counts of @p (profile_count() first). */
+int calltree_build(struct calltree *t, struct profile *p);
+void calltree_free(struct calltree *t);
+
+/* Sort every node's children by label text (stable output). */
+void calltree_sort(struct calltree *t);
+
+/* Write "root;...;leaf count" lines. */
+int calltree_write_folded(const struct calltree *t, FILE *f);
+
+/* Write a self-contained SVG flame graph (no scripts). */
+int calltree_write_svg(const struct calltree *t, FILE *f, const char *title);
+
+#endif /* SPULSE_CALLTREE_H */
