@@ -43,3 +43,34 @@ LIBSPULSE_SAN_A := $(BUILD)/asan/libspulse.a
 $(LIBSPULSE_SAN_A): $(LIB_SAN_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# ---- unit tests (cmocka) ------------------------------------------------
+UNIT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/test_*.c))
+UNIT_BINS := $(patsubst $(TOP)/tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+UNIT_SAN_BINS := $(patsubst $(TOP)/tests/unit/%.c,$(BUILD)/asan/tests/unit/%,$(UNIT_SRCS))
+UNIT_HDRS := $(wildcard $(TOP)/tests/unit/*.h) $(TOP)/tests/vectors/varint_vectors.h \
+	$(LIB_HDRS)
+UNIT_CFLAGS = $(USER_CFLAGS) -I$(TOP)/tests -I$(TOP)/user/lib
+
+$(BUILD)/tests/unit/%: $(TOP)/tests/unit/%.c $(TOP)/tests/unit/helpers.c \
+		$(UNIT_HDRS) $(LIBSPULSE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TOP)/tests/unit/helpers.c \
+		$(LIBSPULSE_A) -lcmocka
+
+$(BUILD)/asan/tests/unit/%: $(TOP)/tests/unit/%.c $(TOP)/tests/unit/helpers.c \
+		$(UNIT_HDRS) $(LIBSPULSE_SAN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $(SAN_CFLAGS) -o $@ $< \
+		$(TOP)/tests/unit/helpers.c $(LIBSPULSE_SAN_A) -lcmocka
+
+CHECK_SUITES += unit asan
+check-unit: $(UNIT_BINS)
+	@$(TOP)/tests/unit/run.sh $(BUILD)/check/unit.result $(UNIT_BINS)
+
+# Big-file tests (10M samples) are skipped under ASan: SPULSE_TEST_QUICK.
+check-asan: $(UNIT_SAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		SPULSE_TEST_QUICK=1 \
+		$(TOP)/tests/unit/run.sh $(BUILD)/check/asan.result $(UNIT_SAN_BINS)
