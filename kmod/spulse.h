@@ -19,7 +19,7 @@
 #include <spulse/format.h>
 #include <spulse/encode.h>
 
-#if __has_include(<kunit/visibility.h>)
+#if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/visibility.h>
 #endif
 #ifndef EXPORT_SYMBOL_IF_KUNIT

@@ -1,0 +1,68 @@
+# spulse.ko: the kernel module (kmod/, Kbuild), see docs/KERNEL.md.
+#
+#   make module           build $(TOP)/spulse.ko against KDIR
+#   make deps             apt-get install what building the module needs
+#   make install          module (+ depmod) and build/spulse{,-drain}
+#   make check-kmod-lint  W=1, sparse (C=2) and checkpatch, zero findings
+#
+# KDIR defaults to the running kernel's build tree when it exists, else the
+# newest Debian headers under /usr/src (the host may run a kernel without
+# headers; the VM runs Debian's stock kernel).
+
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	if [ -f $$d/Makefile ]; then echo $$d; else \
+	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1; fi)
+KMOD_KO := $(TOP)/spulse.ko
+KMOD_DEPS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h \
+	$(TOP)/include/spulse/*.h) $(TOP)/Kbuild
+KMOD_MAKE = $(MAKE) --no-print-directory -C $(KDIR) M=$(TOP)
+KMOD_APT := linux-headers-amd64 kmod sparse perl xz-utils make gcc
+KMOD_CACHE := $(HOME)/.cache/spulse/checkpatch
+KMOD_CHECKPATCH := $(KMOD_CACHE)/linux-source-6.1/scripts/checkpatch.pl
+PREFIX ?= /usr/local
+
+ifneq ($(KDIR),)
+ifneq ($(wildcard $(KDIR)/Makefile),)
+ALL_TARGETS += $(KMOD_KO)
+endif
+endif
+CHECK_SUITES += kmod-lint
+
+.PHONY: module deps install check-kmod-lint
+
+module: $(KMOD_KO)
+
+$(KMOD_KO): $(KMOD_DEPS)
+	@test -f "$(KDIR)/Makefile" || { \
+		echo "kmod: no kernel build tree (KDIR='$(KDIR)'); run make deps" >&2; \
+		exit 1; }
+	+$(KMOD_MAKE) modules
+
+deps::
+	@missing=; for p in $(KMOD_APT); do \
+		dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "kmod: apt-get install$$missing"; \
+		apt-get install -y --no-install-recommends $$missing; \
+	else echo "kmod: build dependencies present"; fi
+
+install:: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain
+	+$(KMOD_MAKE) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $$(basename $$(dirname $(KDIR)) 2>/dev/null | \
+		grep -x '[0-9].*' || make -s -C $(KDIR) kernelrelease)
+	install -D -m 0755 $(BUILD)/spulse $(DESTDIR)$(PREFIX)/bin/spulse
+	install -D -m 0755 $(BUILD)/spulse-drain \
+		$(DESTDIR)$(PREFIX)/bin/spulse-drain
+
+$(KMOD_CHECKPATCH):
+	@mkdir -p $(KMOD_CACHE)
+	tar -C $(KMOD_CACHE) -xJf /usr/src/linux-source-6.1.tar.xz \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	@touch $@
+
+check-kmod-lint: $(KMOD_CHECKPATCH)
+	@KDIR="$(KDIR)" TOP="$(TOP)" BUILD="$(BUILD)" \
+		CHECKPATCH="$(KMOD_CHECKPATCH)" MAKE="$(MAKE)" \
+		$(TOP)/kmod/lint.sh
