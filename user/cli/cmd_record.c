@@ -1,13 +1,436 @@
-/* SPDX-License-Identifier: MIT */
-/* Placeholder: `spulse record` is implemented by user/drain's owner. */
+// SPDX-License-Identifier: MIT
+/*
+ * spulse record: load spulse.ko (finit_module) unless it is loaded, drain
+ * its debugfs files into one spool in process (user/drain, DRAIN_A), run or
+ * attach to the target, stop on target exit, Ctrl-C or duration, unload what
+ * was loaded here, print a summary.
+ *
+ * For `-- CMD ARGS` the child is forked first and waits on a pipe, so its
+ * pid is known when the module is loaded with target_pid=; it is released to
+ * exec only once the drainer has written `start`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-int cmd_record(int argc, char **argv);
+#include "cli.h"
+#include "../drain/drain.h"
+
+#define DEBUGFS_ROOT	"/sys/kernel/debug"
+#define DEBUGFS_MAGIC_NR 0x64626720
+#define SYSFS_MODULE	"/sys/module/spulse"
+
+static volatile sig_atomic_t rec_stop;
+
+static void rec_on_signal(int sig)
+{
+	(void)sig;
+	rec_stop = 1;
+}
+
+static void rec_usage(FILE *f)
+{
+	fprintf(f,
+"usage: spulse record [-p PID | -- CMD ARGS] [-F HZ] [-o FILE] [-d SECONDS]\n"
+"                     [--module PATH] [--event cpu-clock|cycles]\n"
+"  -p PID           sample the running process PID (and its threads)\n"
+"  -- CMD ARGS      run CMD and sample it (default: the whole system)\n"
+"  -F HZ            sampling frequency (default 999)\n"
+"  -o FILE          output spool (default spulse.out.spulse)\n"
+"  -d SECONDS       stop after SECONDS\n"
+"  --module PATH    spulse.ko to load (default: TOP/spulse.ko next to the\n"
+"                   binary's directory, else /lib/modules/RELEASE/extra)\n"
+"  --event E        cpu-clock (default) or cycles\n"
+"  --debugfs DIR    spulse debugfs directory (default %s)\n"
+"  --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
+"  --no-load        do not load/unload the module (use what DIR provides)\n"
+"Stops when the target exits, on Ctrl-C, or after the duration.\n",
+		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
+}
+
+static int rec_usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "spulse record: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	fprintf(stderr, "try 'spulse record --help'\n");
+	return EXIT_USAGE;
+}
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out <= max;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Default module path: TOP/spulse.ko for TOP/build/spulse, else extra/. */
+static char *default_module(void)
+{
+	char exe[PATH_MAX], *p, *path = NULL;
+	struct utsname u;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+		p = strrchr(exe, '/');
+		if (p) {
+			*p = 0;
+			p = strrchr(exe, '/');
+			if (p) {
+				*p = 0;
+				if (asprintf(&path, "%s/spulse.ko",
+					     exe[0] ? exe : "") < 0)
+					path = NULL;
+				if (path && !access(path, R_OK))
+					return path;
+				free(path);
+				path = NULL;
+			}
+		}
+	}
+	if (!uname(&u) &&
+	    asprintf(&path, "/lib/modules/%s/extra/spulse.ko", u.release) < 0)
+		path = NULL;
+	return path;
+}
+
+static int load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int unload_module(void)
+{
+	int i;
+
+	/* open debugfs files hold a module reference for a moment */
+	for (i = 0; i < 50; i++) {
+		if (!syscall(SYS_delete_module, "spulse", O_NONBLOCK))
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EBUSY)
+			return -errno;
+		usleep(20000);
+	}
+	return -EBUSY;
+}
+
+static int ensure_debugfs(const char *dir)
+{
+	struct statfs sf;
+
+	if (!access(dir, F_OK))
+		return 0;
+	if (statfs(DEBUGFS_ROOT, &sf) == 0 && sf.f_type == DEBUGFS_MAGIC_NR)
+		return 0;	/* mounted; the module's directory is missing */
+	if (mount("debugfs", DEBUGFS_ROOT, "debugfs", 0, NULL) && errno != EBUSY)
+		return -errno;
+	return 0;
+}
+
+/* Fork @argv stopped on a pipe; returns the pid, *release gets the fd. */
+static pid_t fork_stopped(char **argv, int *release)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+
+		close(p[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		do
+			n = read(p[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			_exit(127);	/* recording never started */
+		execvp(argv[0], argv);
+		fprintf(stderr, "spulse record: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*release = p[1];
+	return pid;
+}
+
+static void print_summary(const struct drain_stats *st, const char *out,
+			  double secs)
+{
+	struct stat sb;
+	long long size = stat(out, &sb) ? -1 : (long long)sb.st_size;
+
+	printf("spulse record: samples %" PRIu64 ", dropped ", st->samples);
+	if (st->kernel_dropped >= 0)
+		printf("%" PRId64, st->kernel_dropped);
+	else
+		printf("unknown");
+	printf(", file %s, size %lld bytes, duration %.2f s", out, size, secs);
+	if (st->stream_errors)
+		printf(", %u stream errors", st->stream_errors);
+	printf("\n");
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "spulse record: not built yet\n");
-	return 2;
+	static const struct option lo[] = {
+		{ "module", required_argument, NULL, 'M' },
+		{ "event", required_argument, NULL, 'E' },
+		{ "debugfs", required_argument, NULL, 'D' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "no-load", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct drain_opts o = {
+		.debugfs = DRAIN_DEFAULT_DEBUGFS,
+		.kallsyms = DRAIN_DEFAULT_KALLSYMS,
+		.output = "spulse.out.spulse",
+		.sync_ms = 1000,
+		.window_ms = 100,
+		.control = true,
+	};
+	struct sigaction sa, old_int, old_term;
+	unsigned long pid_arg = 0, freq = 999;
+	const char *event = "cpu-clock";
+	char *module = NULL, *params = NULL;
+	bool no_load = false, loaded = false, target_gone = false;
+	double duration = -1, t0;
+	struct drain_stats st;
+	struct drain *d = NULL;
+	char **cmd = NULL;
+	pid_t child = -1, target = 0;
+	int release_fd = -1, c, ret, rc = EXIT_OK, status = 0;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+p:F:o:d:h", lo, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'p':
+			if (!parse_ulong(optarg, INT_MAX, &pid_arg) || !pid_arg)
+				return rec_usage_error("bad pid", optarg);
+			break;
+		case 'F':
+			if (!parse_ulong(optarg, 1000000, &freq) || !freq)
+				return rec_usage_error("bad frequency", optarg);
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(duration >= 0))
+				return rec_usage_error("bad duration", optarg);
+			break;
+		case 'M':
+			free(module);
+			module = strdup(optarg);
+			break;
+		case 'E':
+			if (strcmp(optarg, "cpu-clock") && strcmp(optarg, "cycles"))
+				return rec_usage_error("bad event", optarg);
+			event = optarg;
+			break;
+		case 'D':
+			o.debugfs = optarg;
+			break;
+		case 'K':
+			o.kallsyms = optarg;
+			break;
+		case 'N':
+			no_load = true;
+			break;
+		case 'h':
+			rec_usage(stdout);
+			free(module);
+			return EXIT_OK;
+		default:
+			free(module);
+			return rec_usage_error("bad option", NULL);
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--")) {
+			free(module);
+			return rec_usage_error("unexpected argument", argv[optind]);
+		}
+		cmd = argv + optind;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		free(module);
+		return rec_usage_error("no command after --", NULL);
+	}
+	if (cmd && pid_arg) {
+		free(module);
+		return rec_usage_error("-p and -- CMD exclude each other", NULL);
+	}
+	if (pid_arg && kill((pid_t)pid_arg, 0) && errno == ESRCH) {
+		fprintf(stderr, "spulse record: no process %lu\n", pid_arg);
+		free(module);
+		return EXIT_INVALID;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = rec_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rec_stop = 0;
+
+	target = (pid_t)pid_arg;
+	if (cmd) {
+		child = fork_stopped(cmd, &release_fd);
+		if (child < 0) {
+			fprintf(stderr, "spulse record: fork: %s\n", strerror(errno));
+			rc = EXIT_INVALID;
+			goto out;
+		}
+		target = child;
+	}
+
+	if (!no_load && access(SYSFS_MODULE, F_OK)) {
+		if (!module)
+			module = default_module();
+		if (!module || asprintf(&params,
+				"target_pid=%d freq=%lu autostart=0 event=%s",
+				(int)target, freq, event) < 0) {
+			rc = EXIT_INVALID;
+			goto out;
+		}
+		ret = load_module(module, params);
+		if (ret < 0) {
+			fprintf(stderr, "spulse record: loading %s (%s): %s\n",
+				module, params, strerror(-ret));
+			rc = EXIT_INVALID;
+			goto out;
+		}
+		loaded = true;
+	} else if (!no_load) {
+		fprintf(stderr, "spulse record: spulse.ko is already loaded; "
+			"its parameters (target, frequency) are used\n");
+	}
+	if (!no_load) {
+		ret = ensure_debugfs(o.debugfs);
+		if (ret < 0) {
+			fprintf(stderr, "spulse record: mounting debugfs: %s\n",
+				strerror(-ret));
+			rc = EXIT_INVALID;
+			goto out;
+		}
+	}
+
+	ret = drain_open(&o, &d);	/* writes "start" to control */
+	if (ret < 0) {
+		fprintf(stderr, "spulse record: cannot drain %s: %s\n",
+			o.debugfs, strerror(-ret));
+		rc = EXIT_INVALID;
+		goto out;
+	}
+	t0 = mono_s();
+	if (release_fd >= 0) {
+		if (write(release_fd, "g", 1) != 1)
+			fprintf(stderr, "spulse record: releasing child: %s\n",
+				strerror(errno));
+		close(release_fd);
+		release_fd = -1;
+	}
+	while (!rec_stop) {
+		if (duration >= 0 && mono_s() - t0 >= duration)
+			break;
+		if (child > 0) {
+			pid_t w = waitpid(child, &status, WNOHANG);
+
+			if (w == child) {
+				child = -1;
+				target_gone = true;
+				break;
+			}
+		} else if (target > 0 && kill(target, 0) && errno == ESRCH) {
+			target_gone = true;
+			break;
+		}
+		if (drain_step(d, 50) < 0)
+			break;
+	}
+	ret = drain_finish(d);	/* writes "stop", drains the rest */
+	if (ret < 0) {
+		fprintf(stderr, "spulse record: draining: %s\n", strerror(-ret));
+		rc = EXIT_INVALID;
+	}
+	drain_get_stats(d, &st);
+	ret = drain_close(d);	/* closes the debugfs files before rmmod */
+	d = NULL;
+	if (ret < 0 && rc == EXIT_OK) {
+		fprintf(stderr, "spulse record: %s: %s\n", o.output,
+			strerror(-ret));
+		rc = EXIT_INVALID;
+	}
+	print_summary(&st, o.output, mono_s() - t0);
+	if (target_gone && cmd && WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "spulse record: %s exited with status %d\n",
+			cmd[0], WEXITSTATUS(status));
+out:
+	if (release_fd >= 0)
+		close(release_fd);	/* child sees EOF and exits 127 */
+	if (child > 0) {
+		/* stopped by duration, a signal or an error: end the command */
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	if (d)
+		drain_close(d);
+	if (loaded) {
+		ret = unload_module();
+		if (ret < 0)
+			fprintf(stderr, "spulse record: unloading spulse: %s\n",
+				strerror(-ret));
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	free(module);
+	free(params);
+	return rc;
 }

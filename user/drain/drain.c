@@ -481,15 +481,18 @@ static long round_read(struct drain *d)
 	long total = 0, n;
 	unsigned int i;
 
-	/* meta first, so modules precede the samples released this round */
-	if (d->have_meta) {
-		n = pump(d, &d->meta, 0);
+	for (i = 0; i < d->ncpu; i++) {
+		n = pump(d, &d->cpu[i], i);
 		if (n < 0)
 			return n;
 		total += n;
 	}
-	for (i = 0; i < d->ncpu; i++) {
-		n = pump(d, &d->cpu[i], i);
+	/*
+	 * meta last: every module the kernel wrote before the samples read
+	 * above is then known before they are released and resolved.
+	 */
+	if (d->have_meta) {
+		n = pump(d, &d->meta, 0);
 		if (n < 0)
 			return n;
 		total += n;

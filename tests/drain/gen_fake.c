@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gen_fake: write a fake spulse debugfs directory the way spulse.ko does
+ * (docs/CONTRACTS.md), plus the ground truth the drained spool must match.
+ *
+ *   gen_fake --dir D --truth F [--cpus N] [--idle K] [--samples M] [--seed S]
+ *            [--steps K --step-ms T] [--cut-cpu C] [--corrupt-cpu C]
+ *            [--kallsyms PATH]
+ *
+ * D/cpuN: one SPULSE stream per CPU with per-CPU dense ids (threads, frames
+ * of kinds 1/2/3, prefix-linked stacks), every sample written together with
+ * the definitions it needs in one write (one "relay reservation"), the same
+ * start_us on every CPU; the last K CPUs stay empty (idle). D/meta: modules
+ * of the target (pid 4242), one module defined then retired, a module of
+ * pid 6000 retired by a process deactivation, Python records. D/stats and an
+ * empty D/control. With --steps the samples are appended in K steps, T ms
+ * apart (sample times grow with the steps), so a drainer can run meanwhile.
+ *
+ * --cut-cpu C: CPU C's last write stops inside its sample record.
+ * --corrupt-cpu C: an invalid byte (unknown tag) is written into CPU C's
+ * stream before its sample M/2; the truth holds the samples before it.
+ *
+ * Truth lines (the verifier sorts samples by time; times are unique):
+ *   H start_us interval_us
+ *   S time_ns pid tid comm n code... (root first; codes: T, Kaddr, Uaddr,
+ *     Raddr:path — R = must become module-relative to path)
+ *   C modules|module_deactivations|process_deactivations|python N
+ *   X corrupt CPU OFFSET     (with --corrupt-cpu)
+ *   X cut CPU                (with --cut-cpu)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <spulse/encode.h>
+
+#define PID_T	4242	/* target process */
+#define PID_Q	5151	/* other process: its user frames stay absolute */
+#define PID_R	6000	/* process whose modules get retired */
+#define MAXF	64
+
+struct region {
+	uint64_t start, end, off;
+	const char *path;
+	bool active;	/* active for PID_T at the end of meta */
+};
+
+static const struct region mods[] = {
+	{ 0x400000, 0x420000, 0, "/usr/bin/work", true },
+	{ 0x7f1000028000, 0x7f100019d000, 0x28000,
+	  "/usr/lib/x86_64-linux-gnu/libc.so.6", true },
+	{ 0x7ffd0000a000, 0x7ffd0000c000, 0, "[vdso]", true },
+	{ 0x7f2000000000, 0x7f2000010000, 0x1000, "/tmp/gone.so", false },
+};
+
+/* ---- tiny hash map: (a, b, c) -> id ---------------------------------- */
+struct hent { uint64_t a, b, c; uint32_t id; bool used; };
+struct hmap { struct hent *v; size_t cap, n; };
+
+static uint64_t hmix(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL);
+
+	h ^= c * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 31;
+	return h * 0x94d049bb133111ebULL;
+}
+
+static struct hent *hfind(struct hmap *m, uint64_t a, uint64_t b, uint64_t c)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct hmap nm = { calloc(m->cap ? m->cap * 2 : 1024,
+					  sizeof(struct hent)),
+				   m->cap ? m->cap * 2 : 1024, 0 };
+
+		if (!nm.v)
+			abort();
+		for (i = 0; i < m->cap; i++) {
+			struct hent *e;
+
+			if (!m->v[i].used)
+				continue;
+			e = hfind(&nm, m->v[i].a, m->v[i].b, m->v[i].c);
+			*e = m->v[i];
+			nm.n++;
+		}
+		free(m->v);
+		*m = nm;
+	}
+	for (i = hmix(a, b, c) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct hent *e = &m->v[i];
+
+		if (!e->used || (e->a == a && e->b == b && e->c == c))
+			return e;
+	}
+}
+
+/* ---- per-CPU writer state --------------------------------------------- */
+struct cpu {
+	int fd;
+	uint64_t bytes;
+	uint32_t nthreads, nframes, nstacks;
+	struct hmap threads, frames, stacks;
+	int64_t prev_ns;
+	bool header;
+	uint64_t period;
+};
+
+struct frame { uint8_t kind; uint64_t addr; };
+
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+static void xwrite(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("gen_fake: write");
+			exit(1);
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+static uint64_t start_us = 1700000000000000ULL;
+static const uint64_t interval_us = 1001;
+
+struct thread_def { uint32_t pid, tid; const char *comm; };
+
+static const struct thread_def threads[] = {
+	{ PID_T, PID_T, "work" },
+	{ PID_T, PID_T + 1, "worker-1" },
+	{ PID_T, PID_T + 2, "worker-2" },
+	{ PID_Q, PID_Q, "other" },
+	{ PID_T, PID_T + 2, "worker-2b" },	/* worker-2 renamed */
+};
+
+/* Build one sample's stack (root first) and the truth codes. */
+static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen)
+{
+	static const uint64_t bases[] = {
+		0x401000, 0x7f1000030000, 0x7ffd0000a400, 0x50000000,
+		0x7f2000000800,
+	};
+	size_t n = 0, depth = 2 + rnd() % 10, i, k, off = 0;
+
+	if (rnd() % 10 == 0)
+		f[n++] = (struct frame){ SPULSE_FRAME_TRUNCATED, 0 };
+	else
+		f[n++] = (struct frame){ SPULSE_FRAME_USER, 0x401000 };
+	for (i = 1; i < depth; i++) {
+		uint64_t b = bases[rnd() % 5];
+
+		f[n++] = (struct frame){ SPULSE_FRAME_USER,
+					 b + (i * 7 + rnd() % 3) * 0x40 + 5 };
+	}
+	if (rnd() % 20 == 0) {	/* module edges: last byte, one past */
+		f[n++] = (struct frame){ SPULSE_FRAME_USER, 0x41ffff };
+		f[n++] = (struct frame){ SPULSE_FRAME_USER, 0x420000 };
+	}
+	if (rnd() % 10 < 3) {
+		size_t nk = 1 + rnd() % 4;
+
+		for (k = 0; k < nk; k++)
+			f[n++] = (struct frame){ SPULSE_FRAME_KERNEL,
+				0xffffffff81000000ULL +
+				(k * 3 + rnd() % 2) * 0x100 + 0x1f };
+	}
+	for (i = 0; i < n; i++) {
+		const char *path = NULL;
+
+		if (f[i].kind == SPULSE_FRAME_TRUNCATED) {
+			off += snprintf(codes + off, clen - off, " T");
+			continue;
+		}
+		if (f[i].kind == SPULSE_FRAME_KERNEL) {
+			off += snprintf(codes + off, clen - off, " K%" PRIx64,
+					f[i].addr);
+			continue;
+		}
+		for (k = 0; pid == PID_T && k < sizeof(mods) / sizeof(mods[0]); k++)
+			if (mods[k].active && f[i].addr >= mods[k].start &&
+			    f[i].addr < mods[k].end)
+				path = mods[k].path;
+		if (path)
+			off += snprintf(codes + off, clen - off, " R%" PRIx64 ":%s",
+					f[i].addr, path);
+		else
+			off += snprintf(codes + off, clen - off, " U%" PRIx64,
+					f[i].addr);
+	}
+	return n;
+}
+
+/* Encode one sample plus its missing definitions as one buffer. */
+static size_t encode_sample(struct cpu *c, uint8_t *buf, int64_t t,
+			    uint32_t ti, const struct frame *f, size_t n)
+{
+	const struct thread_def *td = &threads[ti];
+	uint64_t parent = SPULSE_STACK_ROOT;
+	struct hent *e;
+	size_t len = 0, i;
+
+	if (!c->header) {
+		len += spulse_enc_header(buf, start_us, interval_us);
+		c->header = true;
+	}
+	e = hfind(&c->threads, td->pid, td->tid, ti);
+	if (!e->used) {
+		*e = (struct hent){ td->pid, td->tid, ti, c->nthreads++, true };
+		c->threads.n++;
+		len += spulse_enc_thread(buf + len, e->id, td->pid, td->tid,
+					 td->comm, strlen(td->comm));
+	}
+	uint32_t thread = e->id;
+
+	for (i = 0; i < n; i++) {
+		uint32_t fid;
+
+		e = hfind(&c->frames, f[i].kind, f[i].addr, 0);
+		if (!e->used) {
+			*e = (struct hent){ f[i].kind, f[i].addr, 0,
+					    c->nframes++, true };
+			c->frames.n++;
+			if (f[i].kind == SPULSE_FRAME_TRUNCATED)
+				len += spulse_enc_frame_truncated(buf + len, e->id);
+			else
+				len += spulse_enc_frame_abs(buf + len, e->id,
+							    f[i].kind, f[i].addr);
+		}
+		fid = e->id;
+		e = hfind(&c->stacks, parent, fid, 1);
+		if (!e->used) {
+			*e = (struct hent){ parent, fid, 1, c->nstacks++, true };
+			c->stacks.n++;
+			len += spulse_enc_stack(buf + len, e->id, parent, fid);
+		}
+		parent = (uint64_t)e->id + 1;
+	}
+	len += spulse_enc_sample(buf + len, t - c->prev_ns, thread,
+				 (uint32_t)(parent - 1));
+	c->prev_ns = t;
+	return len;
+}
+
+static void write_meta(const char *dir, FILE *truth)
+{
+	uint8_t buf[SPULSE_MAX_RECORD + SPULSE_HEADER_MAX];
+	char path[4096];
+	size_t len, k;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	len = spulse_enc_header(buf, start_us, interval_us);
+	xwrite(fd, buf, len);
+	for (k = 0; k < 4; k++) {
+		static const uint8_t bid[] = { 0xde, 0xad, 0xbe, 0xef };
+
+		len = spulse_enc_module(buf, (uint32_t)k, PID_T, mods[k].start,
+					mods[k].end, mods[k].off, mods[k].path,
+					strlen(mods[k].path), bid,
+					k == 0 ? sizeof(bid) : 0);
+		xwrite(fd, buf, len);
+	}
+	len = spulse_enc_module_deactivate(buf, 3);
+	xwrite(fd, buf, len);
+	len = spulse_enc_module(buf, 4, PID_R, 0x400000, 0x410000, 0,
+				"/usr/bin/dead", 13, NULL, 0);
+	xwrite(fd, buf, len);
+	len = spulse_enc_process_deactivate(buf, PID_R);
+	xwrite(fd, buf, len);
+	len = spulse_enc_python(buf, PID_T, SPULSE_PYTHON_ENTER);
+	len += spulse_enc_python(buf + len, PID_T, SPULSE_PYTHON_LEAVE);
+	len += spulse_enc_python(buf + len, PID_T, SPULSE_PYTHON_ENTER);
+	xwrite(fd, buf, len);
+	close(fd);
+	fprintf(truth, "C modules 5\nC module_deactivations 1\n"
+		"C process_deactivations 1\nC python 3\n");
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	xwrite(fd, text, strlen(text));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "dir", required_argument, NULL, 'D' },
+		{ "truth", required_argument, NULL, 'T' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "samples", required_argument, NULL, 'm' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "steps", required_argument, NULL, 'k' },
+		{ "step-ms", required_argument, NULL, 't' },
+		{ "cut-cpu", required_argument, NULL, 'x' },
+		{ "corrupt-cpu", required_argument, NULL, 'y' },
+		{ "kallsyms", required_argument, NULL, 'K' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
+	unsigned int ncpu = 2, idle = 0, steps = 1, step_ms = 0;
+	unsigned long samples = 1000, seed = 1;
+	int cut = -1, corrupt = -1, opt;
+	static uint8_t buf[1 << 16];
+	char path[4096], codes[MAXF * 64];
+	struct cpu *cpus;
+	FILE *truth;
+	unsigned int c, s;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'D': dir = optarg; break;
+		case 'T': truth_path = optarg; break;
+		case 'c': ncpu = (unsigned int)atoi(optarg); break;
+		case 'i': idle = (unsigned int)atoi(optarg); break;
+		case 'm': samples = strtoul(optarg, NULL, 10); break;
+		case 's': seed = strtoul(optarg, NULL, 10); break;
+		case 'k': steps = (unsigned int)atoi(optarg); break;
+		case 't': step_ms = (unsigned int)atoi(optarg); break;
+		case 'x': cut = atoi(optarg); break;
+		case 'y': corrupt = atoi(optarg); break;
+		case 'K': kallsyms = optarg; break;
+		default: return 2;
+		}
+	}
+	if (!dir || !truth_path || !ncpu || idle > ncpu || !steps || !samples)
+		return 2;
+	rng_state = 0x2545f4914f6cdd1dULL ^ (seed * 0x9e3779b97f4a7c15ULL);
+	start_us += seed;
+	truth = fopen(truth_path, "w");
+	if (!truth) {
+		perror(truth_path);
+		return 1;
+	}
+	fprintf(truth, "H %" PRIu64 " %" PRIu64 "\n", start_us, interval_us);
+	cpus = calloc(ncpu, sizeof(*cpus));
+	for (c = 0; c < ncpu; c++) {
+		snprintf(path, sizeof(path), "%s/cpu%u", dir, c);
+		cpus[c].fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
+				  0644);
+		if (cpus[c].fd < 0) {
+			perror(path);
+			return 1;
+		}
+		cpus[c].period = 1000000 + 37000 * c;
+	}
+	snprintf(path, sizeof(path), "%s/control", dir);
+	write_text(path, "");
+	write_meta(dir, truth);
+	if (kallsyms)
+		write_text(kallsyms,
+			   "ffffffff81000000 T _stext\n"
+			   "ffffffff81000100 t helper\n"
+			   "ffffffff82000000 D some_data\n"
+			   "ffffffff81000200 T vfs_read\n"
+			   "ffffffffc0001000 t modfn\t[spulse]\n"
+			   "ffffffff83000000 b bss_thing\n");
+
+	for (s = 0; s < steps; s++) {
+		for (c = 0; c < ncpu - idle; c++) {
+			struct cpu *cp = &cpus[c];
+			unsigned long k0 = samples * s / steps;
+			unsigned long k1 = samples * (s + 1) / steps, k;
+
+			for (k = k0; k < k1; k++) {
+				struct frame f[MAXF];
+				uint32_t ti = rnd() % 4;
+				int64_t t;
+				size_t n, len;
+
+				if (ti == 2 && k >= samples / 2)
+					ti = 4;	/* renamed thread */
+				t = (int64_t)(k * cp->period +
+					      rnd() % (cp->period / 2));
+				t = t - t % ncpu + c;
+				n = make_stack(threads[ti].pid, f, codes,
+					       sizeof(codes));
+				if ((int)c == corrupt && k == samples / 2) {
+					uint8_t bad = 0xee;
+
+					fprintf(truth, "X corrupt %u %" PRIu64 "\n",
+						c, cp->bytes);
+					xwrite(cp->fd, &bad, 1);
+					cp->bytes++;
+				}
+				len = encode_sample(cp, buf, t, ti, f, n);
+				if ((int)c == cut && k == samples - 1) {
+					fprintf(truth, "X cut %u\n", c);
+					len -= 2;	/* inside the sample record */
+				} else if (!((int)c == corrupt &&
+					     k >= samples / 2)) {
+					fprintf(truth, "S %" PRId64 " %u %u %s %zu%s\n",
+						t, threads[ti].pid,
+						threads[ti].tid,
+						threads[ti].comm, n, codes);
+				}
+				xwrite(cp->fd, buf, len);
+				cp->bytes += len;
+			}
+		}
+		if (step_ms && s + 1 < steps) {
+			struct timespec ts = { step_ms / 1000,
+					       (long)(step_ms % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	{
+		char st[8192];
+		size_t off = 0;
+
+		off += snprintf(st + off, sizeof(st) - off,
+				"state stopped\ntarget_pid %d\nfreq 999\n"
+				"event cpu-clock\nsamples_taken %lu\n"
+				"samples_written %lu\nsamples_dropped 7\n",
+				PID_T, samples * (ncpu - idle) + 7,
+				samples * (ncpu - idle));
+		(void)off;
+		snprintf(path, sizeof(path), "%s/stats", dir);
+		write_text(path, st);
+	}
+	for (c = 0; c < ncpu; c++) {
+		close(cpus[c].fd);
+		free(cpus[c].threads.v);
+		free(cpus[c].frames.v);
+		free(cpus[c].stacks.v);
+	}
+	free(cpus);
+	fclose(truth);
+	return 0;
+}

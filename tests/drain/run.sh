@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Suite "drain": spulse-drain and `spulse record` against a FAKE debugfs
+# directory written by gen_fake (the kernel cannot run here). Usage:
+#   run.sh BINDIR     (BINDIR holds spulse-drain (ASan+UBSan), gen_fake,
+#                      verify_spool, test_merge, record; BUILD/spulse-drain
+#                      is the optimized drainer)
+# Prints PASS/FAIL per test and writes $BUILD/check/drain.result.
+set -u
+bin=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+drain_san=$bin/spulse-drain
+drain_opt=$build/spulse-drain
+gen=$bin/gen_fake
+verify=$bin/verify_spool
+work=$(mktemp -d "${TMPDIR:-/tmp}/spulse-drain-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+passed=0
+failed=0
+
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+
+# fresh fake debugfs dir: fake NAME GEN-ARGS...
+fake() {
+	local name=$1
+	shift
+	rm -rf "$work/$name"
+	mkdir -p "$work/$name/spulse"
+	"$gen" --dir "$work/$name/spulse" --truth "$work/$name/truth" \
+		--kallsyms "$work/$name/kallsyms" "$@"
+}
+
+# ---- unit: merge -------------------------------------------------------
+out=$("$bin/test_merge" 2>&1)
+rc=$?
+while read -r verdict name rest; do
+	case $verdict in
+	PASS) pass "merge/$name" ;;
+	FAIL) fail "merge/$name" "$rest" ;;
+	esac
+done <<<"$out"
+[ $rc -eq 0 ] || [ "$failed" -gt 0 ] || fail merge/exit "test_merge exited $rc"
+
+# ---- basic: --once over 4 CPUs (one idle), both builds ------------------
+fake basic --cpus 4 --idle 1 --samples 3000 --seed 11
+for pair in "san:$drain_san" "opt:$drain_opt"; do
+	tag=${pair%%:*}
+	d=${pair#*:}
+	spool=$work/basic/out-$tag.spulse
+	"$d" --debugfs "$work/basic/spulse" -o "$spool" --once \
+		--kallsyms "$work/basic/kallsyms" 2>"$work/basic/err-$tag"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "once-basic-$tag" "exit $rc: $(cat "$work/basic/err-$tag")"
+	elif ! v=$("$verify" "$spool" "$work/basic/truth" 2>&1); then
+		fail "once-basic-$tag" "$v"
+	else
+		pass "once-basic-$tag ($v)"
+	fi
+done
+spool=$work/basic/out-san.spulse
+err=$work/basic/err-san
+# final stats line: samples, per-CPU bytes, errors, kernel-reported drops
+want_samples=$(grep -c '^S ' "$work/basic/truth")
+if grep -q "^spulse-drain: $want_samples samples written to .* cpu0 [1-9][0-9]* cpu1 [1-9][0-9]* cpu2 [1-9][0-9]* cpu3 0 bytes; stream errors 0; truncated tails 0; late 0; kernel dropped 7$" "$err"; then
+	pass stats-line
+else
+	fail stats-line "$(tail -1 "$err")"
+fi
+# FILE.kallsyms: the text symbols only, unchanged
+if [ -f "$spool.kallsyms" ] &&
+	diff -q <(awk '$2 == "t" || $2 == "T"' "$work/basic/kallsyms") "$spool.kallsyms" >/dev/null &&
+	[ "$(wc -l <"$spool.kallsyms")" -eq 4 ]; then
+	pass kallsyms-copy
+else
+	fail kallsyms-copy "$(cat "$spool.kallsyms" 2>&1)"
+fi
+# the drained spool is byte-identical between the two builds
+if cmp -s "$work/basic/out-san.spulse" "$work/basic/out-opt.spulse"; then
+	pass same-output-san-and-optimized
+else
+	fail same-output-san-and-optimized "spools differ"
+fi
+
+# ---- many CPUs, many samples ------------------------------------------
+fake many --cpus 16 --idle 3 --samples 2000 --seed 5
+if "$drain_san" --debugfs "$work/many/spulse" -o "$work/many/out.spulse" --once \
+	--no-kallsyms 2>"$work/many/err" &&
+	v=$("$verify" "$work/many/out.spulse" "$work/many/truth" 2>&1); then
+	pass "once-16cpus ($v)"
+else
+	fail once-16cpus "${v:-$(cat "$work/many/err")}"
+fi
+
+# ---- files that grow while the drainer runs (SIGTERM to stop) --------
+rm -rf "$work/grow"
+mkdir -p "$work/grow/spulse"
+"$gen" --dir "$work/grow/spulse" --truth "$work/grow/truth" --cpus 3 --idle 1 \
+	--samples 3000 --steps 30 --step-ms 30 --seed 3 &
+genpid=$!
+for _ in $(seq 200); do [ -e "$work/grow/spulse/meta" ] && break; sleep 0.01; done
+"$drain_san" --debugfs "$work/grow/spulse" -o "$work/grow/out.spulse" \
+	--no-kallsyms --sync-ms 100 2>"$work/grow/err" &
+dpid=$!
+wait $genpid
+sleep 0.3
+kill -TERM $dpid
+wait $dpid
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail grow-sigterm "exit $rc: $(cat "$work/grow/err")"
+elif ! v=$("$verify" "$work/grow/out.spulse" "$work/grow/truth" 2>&1); then
+	fail grow-sigterm "$v"
+else
+	pass "grow-sigterm ($v)"
+fi
+
+# ---- a CPU stream cut inside its last record: complete prefix drains ---
+fake cut --cpus 3 --samples 500 --seed 4 --cut-cpu 1
+if "$drain_san" --debugfs "$work/cut/spulse" -o "$work/cut/out.spulse" --once \
+	--no-kallsyms 2>"$work/cut/err" &&
+	grep -q '^spulse-drain: cpu1: stream ends inside a record at offset' "$work/cut/err" &&
+	v=$("$verify" "$work/cut/out.spulse" "$work/cut/truth" 2>&1); then
+	pass "cut-cpu-stream ($v)"
+else
+	fail cut-cpu-stream "${v:-$(cat "$work/cut/err")}"
+fi
+
+# ---- a corrupt CPU stream: reported with cpu and offset, abandoned -----
+fake bad --cpus 3 --samples 500 --seed 9 --corrupt-cpu 2
+off=$(awk '$1 == "X" && $2 == "corrupt" { print $4 }' "$work/bad/truth")
+"$drain_san" --debugfs "$work/bad/spulse" -o "$work/bad/out.spulse" --once \
+	--no-kallsyms 2>"$work/bad/err"
+rc=$?
+if [ $rc -eq 3 ] &&
+	grep -q "^spulse-drain: cpu2: offset $off: .*stream abandoned" "$work/bad/err" &&
+	grep -q 'stream errors 1;' "$work/bad/err" &&
+	v=$("$verify" "$work/bad/out.spulse" "$work/bad/truth" 2>&1); then
+	pass "corrupt-cpu-abandoned ($v)"
+else
+	fail corrupt-cpu-abandoned "exit $rc (want 3), offset $off: ${v:-} $(cat "$work/bad/err")"
+fi
+
+# ---- --control writes start, then stop (+flush) -------------------------
+fake ctl --cpus 2 --samples 50 --seed 2
+if "$drain_san" --debugfs "$work/ctl/spulse" -o "$work/ctl/out.spulse" --once \
+	--control --no-kallsyms 2>"$work/ctl/err" &&
+	[ "$(cat "$work/ctl/spulse/control")" = "$(printf 'start\nstop\nflush')" ] &&
+	"$verify" "$work/ctl/out.spulse" "$work/ctl/truth" >/dev/null 2>&1; then
+	pass control-start-stop
+else
+	fail control-start-stop "control: $(od -c "$work/ctl/spulse/control" | head -3)"
+fi
+
+# ---- --duration stops by itself; SIGINT stops -----------------------------
+fake dur --cpus 2 --samples 300 --seed 6
+start=$(date +%s%N)
+if "$drain_san" --debugfs "$work/dur/spulse" -o "$work/dur/out.spulse" \
+	--duration 0.5 --no-kallsyms 2>"$work/dur/err" &&
+	v=$("$verify" "$work/dur/out.spulse" "$work/dur/truth" 2>&1); then
+	pass "duration ($v, $((($(date +%s%N) - start) / 1000000)) ms)"
+else
+	fail duration "${v:-$(cat "$work/dur/err")}"
+fi
+"$drain_san" --debugfs "$work/dur/spulse" -o "$work/dur/int.spulse" \
+	--no-kallsyms 2>"$work/dur/err2" &
+dpid=$!
+sleep 0.5
+kill -INT $dpid
+wait $dpid
+rc=$?
+if [ $rc -eq 0 ] && v=$("$verify" "$work/dur/int.spulse" "$work/dur/truth" 2>&1); then
+	pass "sigint ($v)"
+else
+	fail sigint "exit $rc ${v:-} $(cat "$work/dur/err2")"
+fi
+
+# ---- kill -9 at random points: the spool's complete prefix reads back ---
+fake k9 --cpus 4 --samples 40000 --seed 8
+for i in 1 2 3 4 5 6; do
+	spool=$work/k9/out$i.spulse
+	"$drain_opt" --debugfs "$work/k9/spulse" -o "$spool" --once \
+		--no-kallsyms --sync-ms 10 2>/dev/null &
+	dpid=$!
+	sleep "0.$(printf '%03d' $((RANDOM % 400)))"
+	kill -9 $dpid 2>/dev/null
+	wait $dpid 2>/dev/null
+	if v=$("$verify" "$spool" "$work/k9/truth" --prefix 2>&1); then
+		pass "kill9-prefix-$i ($v, $(stat -c %s "$spool") bytes)"
+	else
+		fail "kill9-prefix-$i" "$v"
+	fi
+done
+
+# ---- usage and environment errors ----------------------------------------
+"$drain_san" --debugfs "$work/basic/spulse" >/dev/null 2>&1
+[ $? -eq 2 ] && pass usage-no-output || fail usage-no-output "exit not 2"
+"$drain_san" -o "$work/x.spulse" --window-ms abc >/dev/null 2>&1
+[ $? -eq 2 ] && pass usage-bad-number || fail usage-bad-number "exit not 2"
+"$drain_san" -o "$work/x.spulse" --debugfs "$work/nonexistent" --once >/dev/null 2>&1
+[ $? -eq 1 ] && pass missing-debugfs || fail missing-debugfs "exit not 1"
+
+# ---- spulse record (cmd_record through a test main) ---------------------
+rec=$bin/record
+for args in "-F 0" "-F abc" "-p 1 -- true" "-d -1" "--event bogus" "-p 0" "extra"; do
+	# shellcheck disable=SC2086
+	"$rec" $args >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && pass "record-usage '$args'" || fail "record-usage '$args'" "exit $rc"
+done
+fake rec --cpus 2 --samples 200 --seed 12
+out=$("$rec" --debugfs "$work/rec/spulse" --no-load -o "$work/rec/out.spulse" \
+	--kallsyms "$work/rec/kallsyms" -- sh -c 'sleep 0.2; exit 0' 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "samples $(grep -c '^S ' "$work/rec/truth")," <<<"$out" &&
+	grep -q "file $work/rec/out.spulse" <<<"$out" &&
+	[ "$(cat "$work/rec/spulse/control")" = "$(printf 'start\nstop\nflush')" ] &&
+	v=$("$verify" "$work/rec/out.spulse" "$work/rec/truth" 2>&1) &&
+	[ -s "$work/rec/out.spulse.kallsyms" ]; then
+	pass "record-command-fake-debugfs ($v)"
+else
+	fail record-command-fake-debugfs "exit $rc: $out ${v:-}"
+fi
+
+echo "drain: $passed passed, $failed failed"
+mkdir -p "$build/check"
+echo "$passed $failed" >"$build/check/drain.result"
+[ "$failed" -eq 0 ]
