@@ -109,6 +109,16 @@ uint8_t *read_file(const char *path, size_t *len)
 
 void rr_free(struct read_result *r)
 {
+	size_t i;
+
+	for (i = 0; i < r->nrecords; i++) {
+		if (r->records[i].tag == SPULSE_TAG_MODULE) {
+			free((void *)r->records[i].u.module.path);
+			free((void *)r->records[i].u.module.build_id);
+		} else if (r->records[i].tag == SPULSE_TAG_THREAD) {
+			free((void *)r->records[i].u.thread.comm);
+		}
+	}
 	free(r->samples);
 	free(r->records);
 	memset(r, 0, sizeof(*r));
@@ -133,7 +143,23 @@ static void push_record(struct read_result *r, const struct spulse_record *rec)
 				     sizeof(*rec));
 		assert_non_null(r->records);
 	}
-	r->records[r->nrecords++] = *rec;
+	r->records[r->nrecords] = *rec;
+	/* the reader's strings die with it: keep copies */
+	if (rec->tag == SPULSE_TAG_MODULE) {
+		struct spulse_module *m = &r->records[r->nrecords].u.module;
+
+		m->path = strdup(m->path);
+		if (m->build_id_len) {
+			uint8_t *b = malloc(m->build_id_len);
+
+			assert_non_null(b);
+			memcpy(b, rec->u.module.build_id, m->build_id_len);
+			m->build_id = b;
+		}
+	} else if (rec->tag == SPULSE_TAG_THREAD) {
+		r->records[r->nrecords].u.thread.comm = strdup(rec->u.thread.comm);
+	}
+	r->nrecords++;
 }
 
 void read_snapshot_mem(const void *p, size_t len, struct read_result *out)
