@@ -1,0 +1,68 @@
+#!/bin/sh
+# Guest script (busybox sh, tests/vm/run-vm.sh): exercise spulse.ko on the
+# stock kernel and leave raw results in /out for the host to check.
+#   make kmod-vm-smoke   (runs it and validates the streams on the host)
+# usage: vm-smoke.sh BUILD_DIR
+. "$VM_LIB"
+B=$1
+KO=$VM_TOP/spulse.ko
+D=/sys/kernel/debug/spulse
+ins() { chroot /host /sbin/insmod "$KO" "$@"; }
+unload() { chroot /host /sbin/rmmod spulse; }
+
+# 1. bad parameters and control garbage
+for p in target_pid=999999 freq=0 event=bogus max_user_depth=2000 \
+	subbuf_size=100 n_subbufs=1; do
+	ins "$p" > /dev/null 2>&1
+	echo "badparam $p rc=$? loaded=$([ -d /sys/module/spulse ] && echo yes || echo no)"
+	[ -d /sys/module/spulse ] && unload
+done
+
+# 2. record the ground-truth workload
+/host$B/workload/gt 30 > /out/gt.log 2>&1 &
+gt=$!
+sleep 1
+ins target_pid=$gt freq=999
+echo "insmod rc=$?"
+ls -l $D
+echo "control: $(cat $D/control)"
+echo bogus > $D/control 2>/dev/null; echo "control bogus rc=$?"
+echo "control after bogus: $(cat $D/control)"
+echo start > $D/control; echo "start rc=$?"
+echo "control: $(cat $D/control)"
+sleep 5
+echo flush > $D/control; echo "flush rc=$?"
+sleep 1
+echo stop > $D/control; echo "stop rc=$?"
+cat $D/stats > /out/stats
+cat /out/stats
+for f in $D/cpu* $D/meta; do cat "$f" > /out/$(basename "$f"); done
+ls -l /out
+cat /proc/kallsyms > /out/kallsyms
+unload; echo "rmmod rc=$?"
+
+# 3. whole system, rmmod while recording with readers attached
+ins freq=499 autostart=1; echo "insmod whole-system rc=$?"
+(while :; do cat $D/cpu0 > /dev/null 2>&1 || break; sleep 0.2; done) &
+r=$!
+exec 3< $D/meta
+sleep 3
+head -n 14 $D/stats
+unload; echo "rmmod while recording rc=$?"
+cat <&3 > /dev/null 2>&1; echo "read meta after rmmod rc=$?"
+exec 3<&-
+kill $r 2>/dev/null
+# 4. tiny buffer, nobody draining: drops are counted
+ins target_pid=$gt max_user_depth=32 max_kernel_depth=32 subbuf_size=8192 \
+	n_subbufs=2 autostart=1; echo "insmod tiny rc=$?"
+sleep 3
+echo stop > $D/control
+cat $D/stats > /out/stats.tiny
+head -n 14 /out/stats.tiny
+cat $D/cpu0 > /out/tiny.cpu0
+cat $D/cpu1 > /out/tiny.cpu1
+unload; echo "rmmod tiny rc=$?"
+kill $gt
+dmesg > /out/guest-dmesg.txt
+grep -E 'WARN|BUG|sleeping function|spulse' /out/guest-dmesg.txt
+exit 0
