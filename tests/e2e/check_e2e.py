@@ -238,7 +238,8 @@ def scenario_control():
 
 
 def scenario_tiny():
-    check('tiny: loads with subbuf_size=4096 n_subbufs=2', rc_of('tiny', 'insmod.rc') == 0,
+    check('tiny: loads with a tiny buffer (%s)' % rd('tiny', 'params'),
+          rc_of('tiny', 'insmod.rc') == 0,
           'rc %s' % rd('tiny', 'insmod.rc'))
     st = stats_of('tiny', 'stats')
     check('tiny: samples dropped and counted without a drainer',

@@ -7,7 +7,6 @@
 B=$1
 KO=$VM_TOP/spulse.ko
 D=/sys/kernel/debug/spulse
-WL=/host$B/workload
 DRAIN=$B/spulse-drain
 
 ins() { chroot /host /sbin/insmod "$KO" "$@"; }
@@ -21,7 +20,7 @@ dclear() { dmesg -c >> /out/dmesg.acc; }
 # with a CPU-burning distractor process that must not be sampled.
 scenario_gt() {
 	o=/out/gt; mkdir -p $o
-	$WL/gt 16 > $o/gt.log 2>&1 &
+	$B/workload/gt 16 > $o/gt.log 2>&1 &
 	gt=$!
 	( while :; do :; done ) &
 	busy=$!
@@ -89,12 +88,20 @@ scenario_control() {
 # spool drained afterwards is still valid.
 scenario_tiny() {
 	o=/out/tiny; mkdir -p $o
-	$WL/gt 12 > $o/gt.log 2>&1 &
+	$B/workload/gt 12 > $o/gt.log 2>&1 &
 	gt=$!
 	sleep 1
-	ins target_pid=$gt subbuf_size=4096 n_subbufs=2; echo $? > $o/insmod.rc
+	# The smallest sub-buffer the module accepts at reduced depth limits.
+	for sz in 4096 8192 16384 32768; do
+		ins target_pid=$gt max_user_depth=32 max_kernel_depth=32 \
+			subbuf_size=$sz n_subbufs=2 2>> $o/insmod.err
+		rc=$?
+		[ $rc -eq 0 ] && break
+	done
+	echo $rc > $o/insmod.rc
+	echo "subbuf_size=$sz n_subbufs=2 max_user_depth=32 max_kernel_depth=32" > $o/params
 	ctl start
-	sleep 4
+	sleep 6
 	ctl stop
 	cat $D/stats > $o/stats
 	chroot /host "$DRAIN" --once -o "$VM_OUT_HOST/tiny/tiny.spulse" 2> $o/drain.log
@@ -106,7 +113,7 @@ scenario_tiny() {
 # scenario rmmod: rmmod while recording with the drainer attached is clean.
 scenario_rmmod() {
 	o=/out/rmmod; mkdir -p $o
-	$WL/gt 12 > $o/gt.log 2>&1 &
+	$B/workload/gt 12 > $o/gt.log 2>&1 &
 	gt=$!
 	sleep 1
 	dclear

@@ -51,6 +51,13 @@ if [ -n "$VM_OUT_HOST" ] && [ -d "/host$VM_OUT_HOST" ]; then
 	mount --bind /out "/host$VM_OUT_HOST"
 fi
 
+# The repository at its host path in the guest root too, so binaries run
+# directly (static) have the same path as on the host: the kernel's d_path
+# from a kworker names them relative to this root.
+if [ -n "$VM_TOP" ] && [ -d "/host$VM_TOP" ]; then
+	mkdir -p "$VM_TOP" && mount -o rbind "/host$VM_TOP" "$VM_TOP"
+fi
+
 export OUT=/out HOST=/host VM_OUT_HOST VM_TOP VM_SCRIPT
 export VM_SCRIPT_DIR="/host${VM_SCRIPT%/*}"
 export VM_LIB="/host$VM_TOP/tests/vm/guest-lib.sh"

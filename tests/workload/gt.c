@@ -14,10 +14,12 @@
  * glibc's read() has no frame pointer; what its samples look like is
  * reported by the tests, not asserted.
  *
- * usage: gt [-n ROUNDS] [SECONDS]
+ * usage: gt [-n ROUNDS] [-s DELAY] [SECONDS]
  *   Runs for SECONDS (default 5) or, with -n, exactly ROUNDS rounds of work
  *   on each thread (fixed work, for benchmarks). Prints "gt pid N" first
- *   and "gt done N rounds in S s" (its own elapsed time) at the end.
+ *   and "gt done N rounds in S s" (its own elapsed time) at the end. -s
+ *   sleeps DELAY seconds after printing the pid, before the work and its
+ *   clock start (time to attach a profiler to the pid).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -171,14 +173,16 @@ int main(int argc, char **argv)
 	double secs = 5;
 	pthread_t th;
 	long done = 0;
-	double t0;
+	double t0, delay = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
 		if (opt == 'n') {
 			rounds = atol(optarg);
+		} else if (opt == 's') {
+			delay = atof(optarg);
 		} else {
-			fprintf(stderr, "usage: gt [-n ROUNDS] [SECONDS]\n");
+			fprintf(stderr, "usage: gt [-n ROUNDS] [-s DELAY] [SECONDS]\n");
 			return 2;
 		}
 	}
@@ -191,6 +195,8 @@ int main(int argc, char **argv)
 	}
 	printf("gt pid %d\n", (int)getpid());
 	fflush(stdout);
+	if (delay > 0)
+		usleep((useconds_t)(delay * 1e6));
 	t0 = now();
 	deadline = t0 + secs;
 	if (pthread_create(&th, NULL, gt_thread_start, NULL) != 0) {
