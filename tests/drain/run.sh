@@ -225,6 +225,71 @@ else
 	fail record-command-fake-debugfs "exit $rc: $out ${v:-}"
 fi
 
+# -p PID: stops when the process exits
+fake recp --cpus 2 --samples 100 --seed 13
+sleep 0.4 &
+spid=$!
+start=$(date +%s%N)
+out=$("$rec" --debugfs "$work/recp/spulse" --no-load -o "$work/recp/out.spulse" \
+	--kallsyms "$work/recp/kallsyms" -p $spid 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+wait $spid
+if [ $rc -eq 0 ] && [ $ms -lt 5000 ] &&
+	v=$("$verify" "$work/recp/out.spulse" "$work/recp/truth" 2>&1); then
+	pass "record-pid-exit ($v, stopped after $ms ms)"
+else
+	fail record-pid-exit "exit $rc after $ms ms: $out ${v:-}"
+fi
+# -d: whole-system recording stops after the duration
+start=$(date +%s%N)
+out=$("$rec" --debugfs "$work/recp/spulse" --no-load -o "$work/recp/d.spulse" \
+	--kallsyms "$work/recp/kallsyms" -d 0.3 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ $rc -eq 0 ] && [ $ms -ge 300 ] && [ $ms -lt 5000 ] &&
+	"$verify" "$work/recp/d.spulse" "$work/recp/truth" >/dev/null 2>&1; then
+	pass "record-duration ($ms ms)"
+else
+	fail record-duration "exit $rc after $ms ms: $out"
+fi
+# -- CMD that does not exist: the child reports it, the spool is still valid
+out=$("$rec" --debugfs "$work/recp/spulse" --no-load -o "$work/recp/n.spulse" \
+	--kallsyms "$work/recp/kallsyms" -- /nonexistent/cmd 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'nonexistent/cmd' <<<"$out" &&
+	"$verify" "$work/recp/n.spulse" "$work/recp/truth" >/dev/null 2>&1; then
+	pass record-missing-command
+else
+	fail record-missing-command "exit $rc: $out"
+fi
+
+# ---- live progress only on a terminal -----------------------------------
+fake tty --cpus 2 --samples 100 --seed 14
+if command -v script >/dev/null; then
+	script -qec "$drain_opt --debugfs $work/tty/spulse -o $work/tty/out.spulse --no-kallsyms --duration 1.6" \
+		/dev/null >"$work/tty/log" 2>&1
+	"$drain_opt" --debugfs "$work/tty/spulse" -o "$work/tty/out2.spulse" \
+		--no-kallsyms --duration 1.6 2>"$work/tty/log2"
+	if grep -q 'samples/s, dropped 7' "$work/tty/log" &&
+		! grep -q 'samples/s' "$work/tty/log2"; then
+		pass progress-only-on-tty
+	else
+		fail progress-only-on-tty "tty: $(tr '\r' '\n' <"$work/tty/log" | head -3) / pipe: $(head -2 "$work/tty/log2")"
+	fi
+fi
+
+# ---- the CLI agrees the drained spool is valid ----------------------------
+if [ -x "$build/spulse" ]; then
+	if out=$("$build/spulse" check --json "$work/basic/out-opt.spulse" 2>&1) &&
+		grep -q "\"samples\":$(grep -c '^S ' "$work/basic/truth")," <<<"$out" &&
+		grep -q '"recovered":false' <<<"$out"; then
+		pass spulse-check-accepts-drained-spool
+	else
+		fail spulse-check-accepts-drained-spool "$out"
+	fi
+fi
+
 echo "drain: $passed passed, $failed failed"
 mkdir -p "$build/check"
 echo "$passed $failed" >"$build/check/drain.result"
