@@ -273,13 +273,14 @@ static void spulse_meta_scan_pid(u32 pid)
 	struct spulse_mproc *pr = spulse_meta_proc(pid, true);
 	struct task_struct *task = NULL;
 	struct mm_struct *mm = NULL;
-	bool python = false;
+	bool python = false, fresh;
 	struct pid *p;
 	size_t n;
 	u32 i;
 
 	if (!pr)
 		return;
+	fresh = !pr->exec_id;
 	pr->scanned = true;
 	p = find_get_pid(pid);
 	if (p) {
@@ -291,7 +292,8 @@ static void spulse_meta_scan_pid(u32 pid)
 	if (!mm) {
 		if (task)
 			put_task_struct(task);
-		if (spulse_meta_retire_proc(pr))
+		/* never scanned alive: nothing of it was announced */
+		if (fresh || spulse_meta_retire_proc(pr))
 			*pr = meta.procs[--meta.nprocs];
 		return;
 	}

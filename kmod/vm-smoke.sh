@@ -19,7 +19,7 @@ for p in target_pid=999999 freq=0 event=bogus max_user_depth=2000 \
 done
 
 # 2. record the ground-truth workload
-/host$B/workload/gt 30 > /out/gt.log 2>&1 &
+/host$B/workload/gt 40 > /out/gt.log 2>&1 &
 gt=$!
 sleep 1
 ins target_pid=$gt freq=999
@@ -53,7 +53,7 @@ cat <&3 > /dev/null 2>&1; echo "read meta after rmmod rc=$?"
 exec 3<&-
 kill $r 2>/dev/null
 # 4. tiny buffer, nobody draining: drops are counted
-ins target_pid=$gt max_user_depth=32 max_kernel_depth=32 subbuf_size=8192 \
+ins target_pid=$gt max_user_depth=8 max_kernel_depth=8 subbuf_size=2048 \
 	n_subbufs=2 autostart=1; echo "insmod tiny rc=$?"
 sleep 3
 echo stop > $D/control
@@ -63,6 +63,33 @@ cat $D/cpu0 > /out/tiny.cpu0
 cat $D/cpu1 > /out/tiny.cpu1
 unload; echo "rmmod tiny rc=$?"
 kill $gt
+
+# 5. exec: module records before, process deactivation, records after
+/host$B/workload/execself 4 > /out/execself.log 2>&1 &
+ex=$!
+ins target_pid=$ex autostart=1; echo "insmod execself rc=$?"
+wait $ex
+sleep 1
+echo stop > $D/control
+cat $D/meta > /out/exec.meta
+for f in $D/cpu*; do cat "$f" > /out/exec.$(basename "$f"); done
+head -n 14 $D/stats
+unload; echo "rmmod execself rc=$?"
+
+# 6. python: a CPython interpreter (host's, dynamic) gets python enter/leave
+chroot /host /usr/bin/python3 -c 'import time
+t = time.time()
+while time.time() - t < 3:
+    pass' &
+py=$!
+sleep 0.5
+ins target_pid=$py autostart=1; echo "insmod python rc=$?"
+wait $py
+sleep 1
+echo stop > $D/control
+cat $D/meta > /out/py.meta
+for f in $D/cpu*; do cat "$f" > /out/py.$(basename "$f"); done
+unload; echo "rmmod python rc=$?"
 dmesg > /out/guest-dmesg.txt
 grep -E 'WARN|BUG|sleeping function|spulse' /out/guest-dmesg.txt
 exit 0
