@@ -1,0 +1,46 @@
+# Help text and usage errors (exit 2), unreadable input (exit 1).
+
+test_help_everywhere() {
+	local c
+	expect_rc 0 "$SP" --help || return 1
+	for c in record check dump report flame export synth; do
+		grep -q "^  $c " out || die "top-level help lacks $c" || return 1
+	done
+	for c in check dump report flame export synth; do
+		expect_rc 0 "$SP" "$c" --help || return 1
+		grep -q "^usage: spulse $c" out ||
+			die "$c --help prints no usage line" || return 1
+	done
+}
+
+test_usage_errors_exit_2() {
+	"$SP" synth -q -o ok.spulse --samples 10 || return 1
+	expect_rc 2 "$SP" || return 1
+	expect_rc 2 "$SP" frobnicate || return 1
+	expect_rc 2 "$SP" check || return 1
+	expect_rc 2 "$SP" check ok.spulse ok.spulse || return 1
+	expect_rc 2 "$SP" check --bogus ok.spulse || return 1
+	expect_rc 2 "$SP" dump || return 1
+	expect_rc 2 "$SP" synth --samples 10 || return 1
+	expect_rc 2 "$SP" synth -o x --samples ten || return 1
+	expect_rc 2 "$SP" synth -o x --samples -5 || return 1
+	expect_rc 2 "$SP" synth -o x --threads 0 || return 1
+	expect_rc 2 "$SP" synth -o x --depth 2 || return 1
+	[ ! -e x ] || die "synth wrote a file despite a usage error" || return 1
+	expect_rc 2 "$SP" report ok.spulse --by nothing || return 1
+	expect_rc 2 "$SP" report ok.spulse --top many || return 1
+	expect_rc 2 "$SP" flame ok.spulse extra || return 1
+	expect_rc 2 "$SP" export ok.spulse || return 1
+	expect_rc 2 "$SP" export ok.spulse --format xml || return 1
+	grep -q "spulse export" err || die "no message naming the command"
+}
+
+test_missing_file_exit_1() {
+	local c
+	for c in check dump report; do
+		expect_rc 1 "$SP" "$c" does-not-exist.spulse || return 1
+		grep -q "does-not-exist.spulse" err ||
+			die "$c: error does not name the file" || return 1
+	done
+	expect_rc 1 "$SP" flame --folded does-not-exist.spulse
+}
