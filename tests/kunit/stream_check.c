@@ -71,6 +71,7 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 		case SPULSE_TAG_FRAME: {
 			u8 kind;
 
+			b = 0;
 			if (!sk_uvar(s, p, len, &off, &a, &err))
 				return err;
 			if (a != s->n_frames)
@@ -84,8 +85,13 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 			} else if (kind != SPULSE_FRAME_TRUNCATED) {
 				return sk_fail(s, rec, "frame kind not allowed in a kernel stream");
 			}
-			if (s->n_frames < SK_MAX_FRAMES)
+			if (s->n_frames < SK_MAX_FRAMES) {
 				s->frame_kind[s->n_frames] = kind;
+				s->frame_addr[s->n_frames] = b;
+			}
+			s->n_kernel_frames += kind == SPULSE_FRAME_KERNEL;
+			s->n_user_frames += kind == SPULSE_FRAME_USER;
+			s->n_trunc_frames += kind == SPULSE_FRAME_TRUNCATED;
 			s->n_frames++;
 			break;
 		}
@@ -110,8 +116,10 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 				depth = s->stack_depth[b - 1] + 1;
 			if (depth > SPULSE_MAX_DEPTH)
 				return sk_fail(s, rec, "stack deeper than SPULSE_MAX_DEPTH");
-			if (s->n_stacks < SK_MAX_FRAMES)
+			if (s->n_stacks < SK_MAX_FRAMES) {
 				s->stack_depth[s->n_stacks] = depth;
+				s->stack_frame[s->n_stacks] = c;
+			}
 			if (depth > s->max_depth)
 				s->max_depth = depth;
 			s->n_stacks++;
@@ -141,6 +149,11 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 				return sk_fail(s, rec, "sample stack not defined");
 			s->last_sample_thread = b;
 			s->last_sample_stack = c;
+			if (s->leaf_pred && c < SK_MAX_FRAMES &&
+			    s->stack_frame[c] < SK_MAX_FRAMES &&
+			    s->leaf_pred(s->frame_kind[s->stack_frame[c]],
+					 s->frame_addr[s->stack_frame[c]]))
+				s->n_leaf_pred++;
 			s->n_samples++;
 			break;
 		default:
