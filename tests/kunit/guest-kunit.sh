@@ -1,22 +1,24 @@
 #!/bin/sh
 # Guest side of `make kunit` (busybox sh, run by tests/vm/init.sh).
 #
-# usage: guest-kunit.sh SPULSE_KO KUNIT_KO [SPULSE_PARAMS...]
+# usage: guest-kunit.sh SPULSE_KO KUNIT_KO [BUSY]
 #
 # Paths are host paths (the guest sees the host root at /host). Loads
 # spulse.ko (whose EXPORT_SYMBOL_IF_KUNIT symbols the tests use), then
 # spulse_kunit.ko, whose suites run during its init. insmod succeeds even
 # when tests fail: the verdict is the KTAP in
 # /sys/kernel/debug/kunit/<suite>/results, copied to /out/ktap/<suite>.ktap
-# before the modules (and with them the debugfs files) go away.
+# before the modules (and with them the debugfs files) go away. With BUSY
+# (the static workload), guest-e2e.sh then runs the end-to-end scenarios
+# and writes /out/ktap/spulse_e2e.ktap.
 spulse_ko=/host$1
 kunit_ko=/host$2
-shift 2
+busy=${3:+/host$3}
 mkdir -p /out/ktap
 rm -f /out/ktap/*.ktap
 
-echo "guest-kunit: insmod spulse.ko $*"
-insmod "$spulse_ko" "$@" || { echo "guest-kunit: insmod spulse.ko failed"; exit 3; }
+echo "guest-kunit: insmod spulse.ko"
+insmod "$spulse_ko" || { echo "guest-kunit: insmod spulse.ko failed"; exit 3; }
 echo "guest-kunit: insmod spulse_kunit.ko"
 insmod "$kunit_ko" || { echo "guest-kunit: insmod spulse_kunit.ko failed"; exit 4; }
 
@@ -32,4 +34,7 @@ echo "guest-kunit: collected KTAP of $n suites"
 rmmod spulse_kunit || { echo "guest-kunit: rmmod spulse_kunit failed"; exit 5; }
 rmmod spulse || { echo "guest-kunit: rmmod spulse failed"; exit 6; }
 echo "guest-kunit: modules unloaded"
+if [ -n "$busy" ]; then
+	sh "$VM_SCRIPT_DIR/guest-e2e.sh" "$spulse_ko" "$busy" /out/ktap/spulse_e2e.ktap
+fi
 exit 0

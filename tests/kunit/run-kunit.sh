@@ -10,8 +10,11 @@
 #    script guest-kunit.sh loads both modules and copies the KTAP;
 # 4. ktap-verdict.sh prints one line per case and kernel splat, and
 #    "N passed, N failed"; the pair goes to $BUILD/check/kunit.result.
+# 5. unless KUNIT_E2E=0, the same boot then runs guest-e2e.sh: spulse.ko
+#    recording busy.c (static) with hotplug, rmmod mid-recording, exec/exit
+#    and thread churn; its results count as suite "spulse_e2e".
 # Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 600),
-# KUNIT_APPEND (extra kernel command line).
+# KUNIT_APPEND (extra kernel command line), KUNIT_E2E (1).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,19 +58,26 @@ kmake M="$scratch" modules >"$out/build-spulse.log" 2>&1 ||
 kmake M="$scratch/tests/kunit" KBUILD_EXTRA_SYMBOLS="$scratch/Module.symvers" \
 	modules >"$out/build-kunit.log" 2>&1 ||
 	{ tail -n 30 "$out/build-kunit.log" >&2; die "spulse_kunit.ko build failed"; }
+busy=
+if [ "${KUNIT_E2E:-1}" = 1 ]; then
+	${CC:-cc} -O1 -g -fno-omit-frame-pointer -static -pthread -Wall -Wextra \
+		-Werror -o "$scratch/busy" "$here/busy.c" || die "busy.c build failed"
+	busy=$scratch/busy
+fi
 t2=$(date +%s)
 echo "kunit: modules built ($((t2 - t1)) s)"
 
 # Suites the module should report (a missing one is a failure).
 grep -ho '^\s*\.name = "[a-z0-9_]*"' "$here"/*_test.c |
 	sed 's/.*"\(.*\)"/\1/' | sort > "$out/expected-suites"
+[ -z "$busy" ] || echo spulse_e2e >> "$out/expected-suites"
 
 rm -rf "$out/vm"
 append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
 	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-600}" \
 	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
-	"$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko"
+	"$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" $busy
 vmrc=$?
 t3=$(date +%s)
 echo "kunit: VM exit $vmrc ($((t3 - t2)) s)"

@@ -1,0 +1,153 @@
+#!/bin/sh
+# End-to-end scenarios of spulse.ko on the debug kernel (busybox sh in the
+# guest; sourced-free, run by guest-kunit.sh after the KUnit suites).
+#
+# usage: guest-e2e.sh SPULSE_KO BUSY OUT_KTAP
+#
+# Each scenario prints "ok N name" or "not ok N name" into OUT_KTAP (KTAP,
+# same shape as a KUnit suite's results, suite "spulse_e2e"). Kernel splats
+# during any of them are caught by the host's console/dmesg scan.
+ko=$1
+busy=$2
+ktap=$3
+D=/sys/kernel/debug/spulse
+W=/tmp/e2e
+mkdir -p $W
+n=0
+results=
+
+log() { echo "e2e: $*"; }
+
+report() {	# status name
+	n=$((n + 1))
+	results="$results    $1 $n $2
+"
+	log "$1 $2"
+}
+
+stat() {	# key -> value from the stats file
+	awk -v k="$1" '$1 == k { print $2 }' $D/stats 2>/dev/null
+}
+
+# Background reader: appends every cpuN relay file to $W/cpuN until stopped.
+reader_start() {
+	rm -f $W/cpu* $W/reader.stop
+	(
+		while [ ! -e $W/reader.stop ]; do
+			for f in $D/cpu*; do
+				[ -e "$f" ] || continue
+				cat "$f" >> "$W/${f##*/}" 2>/dev/null
+			done
+			sleep 0.2
+		done
+	) &
+	reader=$!
+}
+
+reader_stop() {
+	touch $W/reader.stop
+	wait $reader 2>/dev/null
+}
+
+# invariant_ok: the stats add up and something was sampled
+invariant_ok() {
+	t=$(stat samples_taken); w=$(stat samples_written)
+	d=$(stat samples_dropped)
+	log "taken=$t written=$w dropped=$d"
+	[ -n "$t" ] && [ "$t" -gt 0 ] && [ "$t" -eq $((w + d)) ]
+}
+
+# streams_ok: every non-empty per-CPU stream starts with the magic
+streams_ok() {
+	any=0
+	for f in $W/cpu*; do
+		[ -s "$f" ] || continue
+		any=1
+		[ "$(head -c 7 "$f")" = "SPULSE3" ] || { log "$f: bad magic"; return 1; }
+	done
+	[ $any -eq 1 ]
+}
+
+scenario_record_target() {
+	$busy 3 & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || return 1
+	reader_start
+	wait $pid
+	echo stop > $D/control
+	sleep 0.3
+	reader_stop
+	for f in $D/cpu*; do cat "$f" >> "$W/${f##*/}"; done
+	invariant_ok && streams_ok || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+scenario_cpu_hotplug() {
+	c=/sys/devices/system/cpu/cpu1/online
+	[ -w $c ] || { log "no $c"; return 1; }
+	$busy 4 & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || return 1
+	reader_start
+	sleep 1
+	echo 0 > $c || { reader_stop; rmmod spulse; return 1; }
+	sleep 1
+	echo 1 > $c || { reader_stop; rmmod spulse; return 1; }
+	sleep 1
+	wait $pid
+	echo stop > $D/control
+	reader_stop
+	invariant_ok || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+scenario_rmmod_while_recording_and_reading() {
+	$busy 3 & pid=$!
+	insmod $ko target_pid=$pid freq=999 autostart=1 || return 1
+	reader_start
+	sleep 1
+	[ "$(cat $D/control)" = running ] || { reader_stop; rmmod spulse; return 1; }
+	rmmod spulse; rc=$?
+	reader_stop
+	wait $pid
+	[ $rc -eq 0 ] && [ ! -e $D ]
+}
+
+scenario_target_exec_and_exit() {
+	$busy 2 exec & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || return 1
+	reader_start
+	wait $pid
+	sleep 0.5	# recording on, target gone
+	echo stop > $D/control
+	reader_stop
+	invariant_ok || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+scenario_whole_system_thread_churn() {
+	$busy 3 churn & pid=$!
+	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
+	reader_start
+	wait $pid
+	echo stop > $D/control
+	reader_stop
+	invariant_ok || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+for s in record_target cpu_hotplug rmmod_while_recording_and_reading \
+	 target_exec_and_exit whole_system_thread_churn; do
+	log "--- $s"
+	if scenario_$s; then report ok "$s"; else report "not ok" "$s"; fi
+	# a failed scenario must not leave the module behind
+	grep -q '^spulse ' /proc/modules && rmmod spulse
+done
+
+{
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "    KTAP version 1"
+	echo "    # Subtest: spulse_e2e"
+	echo "    1..$n"
+	printf '%s' "$results"
+	echo "ok 1 spulse_e2e"
+} > "$ktap"
