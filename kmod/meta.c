@@ -404,7 +404,7 @@ void spulse_meta_stop(void)
 void spulse_meta_flush(void)
 {
 	mutex_lock(&meta.lock);
-	relay_flush(meta.chan);
+	spulse_relay_flush_chan(meta.chan);
 	mutex_unlock(&meta.lock);
 }
 

@@ -125,12 +125,34 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
 }
 
 /**
- * spulse_relay_flush() - publish partially filled sub-buffers
+ * spulse_relay_flush_chan() - publish partially filled sub-buffers
+ * @chan: channel
  *
- * Must not race with writers: callers disable the events first.
+ * Like relay_flush(), but leaves empty sub-buffers alone (relay_flush()
+ * would turn each into a whole sub-buffer of padding, and repeated flushes
+ * with nobody reading would fill the buffer with nothing). Must not race
+ * with writers: callers disable the events (or hold the meta mutex) first.
+ */
+void spulse_relay_flush_chan(struct rchan *chan)
+{
+	int cpu;
+
+	if (!chan)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
+
+		if (buf && buf->offset && buf->offset <= chan->subbuf_size)
+			relay_switch_subbuf(buf, 0);
+		if (chan->is_global)
+			break;
+	}
+}
+
+/**
+ * spulse_relay_flush() - publish the cpuN channels' partial sub-buffers
  */
 void spulse_relay_flush(void)
 {
-	if (spulse.chan)
-		relay_flush(spulse.chan);
+	spulse_relay_flush_chan(spulse.chan);
 }

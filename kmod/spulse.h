@@ -295,6 +295,7 @@ void spulse_relay_close(void);
 bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
 struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs);
 void spulse_relay_flush(void);
+void spulse_relay_flush_chan(struct rchan *chan);
 
 /* sample.c */
 int spulse_sample_init(void);
