@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Replay: bounded index and memory independent of the sample count (a
+ * 10M-sample spool against a 1M-sample one with the same definitions), and
+ * seeking / iteration that agree with a Snapshot.
+ */
+#include "helpers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Same definitions, then @n samples cycling over a few stacks and threads. */
+static void write_samples(const char *path, uint64_t n)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .truncate = true,
+					  .flush_bytes = 1 << 16 };
+	struct spulse_recorder *w;
+	uint32_t th[4], fr[8], st[8];
+	uint64_t i;
+	int k;
+
+	assert_int_equal(spulse_recorder_open(path, &o, &w), 0);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(spulse_rec_thread(w, 10, 10 + k, "t", &th[k]), 0);
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(spulse_rec_frame_abs(w, SPULSE_FRAME_USER,
+						      0x1000 + k * 16, &fr[k]), 0);
+		assert_int_equal(spulse_rec_stack_frames(w, fr, (size_t)k + 1,
+							 &st[k]), 0);
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(spulse_rec_sample(w, (int64_t)(i * 1000 + (i & 7)),
+						   th[i & 3], st[(i >> 2) & 7]), 0);
+	assert_int_equal(spulse_recorder_close(w), 0);
+}
+
+static bool quick(void)
+{
+	return getenv("SPULSE_TEST_QUICK") != NULL;
+}
+
+static void replay_memory_stops_growing_with_sample_count(void **state)
+{
+	struct spulse_read_opts o = { .sz = sizeof(o), .replay_index_limit = 64,
+				      .replay_index_stride = 4096 };
+	uint64_t small = quick() ? 400000 : 1000000;
+	uint64_t big = quick() ? 2000000 : 10000000;
+	char *p1 = tmp_path(), *p2 = tmp_path();
+	struct spulse_replay *a, *b;
+	struct spulse_error err;
+	struct spulse_sample s;
+	uint64_t n = 0;
+	int ret;
+
+	(void)state;
+	write_samples(p1, small);
+	write_samples(p2, big);
+	assert_int_equal(spulse_replay_open(p1, &o, &a, &err), 0);
+	assert_int_equal(spulse_replay_open(p2, &o, &b, &err), 0);
+	assert_int_equal(spulse_replay_info(a)->samples, small);
+	assert_int_equal(spulse_replay_info(b)->samples, big);
+	assert_int_equal(spulse_replay_index_entries(a), 64);
+	assert_int_equal(spulse_replay_index_entries(b), 64);
+	assert_int_equal(spulse_replay_memory_bytes(a),
+			 spulse_replay_memory_bytes(b));
+	/* iterating everything does not grow it either */
+	while ((ret = spulse_replay_next_sample(b, &s)) == 1)
+		n++;
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, big);
+	assert_true(s.time_ns == (int64_t)((big - 1) * 1000 + ((big - 1) & 7)));
+	assert_int_equal(spulse_replay_memory_bytes(a),
+			 spulse_replay_memory_bytes(b));
+	print_message("replay heap bytes: %zu for %llu and %llu samples\n",
+		      spulse_replay_memory_bytes(b), (unsigned long long)small,
+		      (unsigned long long)big);
+	spulse_replay_close(a);
+	spulse_replay_close(b);
+	tmp_remove(p1);
+	tmp_remove(p2);
+}
+
+static void index_has_one_entry_per_stride_up_to_the_limit(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_read_opts o = { .sz = sizeof(o), .replay_index_limit = 1000,
+				      .replay_index_stride = 100 };
+
+	(void)state;
+	write_samples(path, 12345);
+	assert_int_equal(spulse_replay_open(path, &o, &r, &err), 0);
+	assert_int_equal(spulse_replay_index_entries(r), 124);	/* 0,100,..,12300 */
+	spulse_replay_close(r);
+	o.replay_index_limit = 10;
+	assert_int_equal(spulse_replay_open(path, &o, &r, &err), 0);
+	assert_int_equal(spulse_replay_index_entries(r), 10);
+	spulse_replay_close(r);
+	/* defaults: stride 65536 */
+	assert_int_equal(spulse_replay_open(path, NULL, &r, &err), 0);
+	assert_int_equal(spulse_replay_index_entries(r), 1);
+	spulse_replay_close(r);
+	tmp_remove(path);
+}
+
+static void seek_lands_on_the_same_sample_as_snapshot(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_read_opts o = { .sz = sizeof(o), .replay_index_limit = 5,
+				      .replay_index_stride = 97 };
+	struct spulse_snapshot *s;
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_sample a, b;
+	static const uint64_t at[] = { 0, 1, 96, 97, 98, 300, 388, 400, 485,
+				       2000, 19999, 5, 12345 };
+	size_t i;
+
+	(void)state;
+	make_realistic(path, 20000, 6);
+	assert_int_equal(spulse_snapshot_open(path, NULL, &s, &err), 0);
+	assert_int_equal(spulse_replay_open(path, &o, &r, &err), 0);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		assert_int_equal(spulse_replay_seek_sample(r, at[i]), 0);
+		assert_int_equal(spulse_replay_next_sample(r, &a), 1);
+		assert_int_equal(spulse_snapshot_sample(s, at[i], &b), 0);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+	assert_int_equal(spulse_replay_seek_sample(r, 20000), 0);
+	assert_int_equal(spulse_replay_next_sample(r, &a), 0);
+	assert_int_equal(spulse_replay_seek_sample(r, 20001), -ERANGE);
+	spulse_replay_close(r);
+	spulse_snapshot_close(s);
+	tmp_remove(path);
+}
+
+static void rewind_restarts_records_from_the_first(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_record rec;
+	struct spulse_sample s;
+	uint64_t first_off;
+
+	(void)state;
+	make_realistic(path, 50, 7);
+	assert_int_equal(spulse_replay_open(path, NULL, &r, &err), 0);
+	assert_int_equal(spulse_replay_next_record(r, &rec), 1);
+	first_off = rec.offset;
+	assert_int_equal(rec.tag, SPULSE_TAG_MODULE);
+	assert_int_equal(spulse_replay_next_sample(r, &s), 1);
+	assert_int_equal(spulse_replay_rewind(r), 0);
+	assert_int_equal(spulse_replay_next_record(r, &rec), 1);
+	assert_int_equal(rec.offset, first_off);
+	assert_string_equal(rec.u.module.path, "/usr/bin/app");
+	spulse_replay_close(r);
+	tmp_remove(path);
+}
+
+static void missing_file_is_an_errno_not_bad_data(void **state)
+{
+	struct spulse_replay *r = (void *)1;
+	struct spulse_error err;
+
+	(void)state;
+	assert_int_equal(spulse_replay_open("/nonexistent/x.spulse", NULL, &r, &err),
+			 -ENOENT);
+	assert_null(r);
+	assert_int_equal(err.code, -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(replay_memory_stops_growing_with_sample_count),
+		cmocka_unit_test(index_has_one_entry_per_stride_up_to_the_limit),
+		cmocka_unit_test(seek_lands_on_the_same_sample_as_snapshot),
+		cmocka_unit_test(rewind_restarts_records_from_the_first),
+		cmocka_unit_test(missing_file_is_an_errno_not_bad_data),
+	};
+
+	return cmocka_run_group_tests_name("replay", tests, NULL, NULL);
+}
