@@ -2,8 +2,8 @@
 /*
  * KUnit: the shared codec (include/spulse/varint.h, encode.h) compiled in
  * the kernel produces exactly the bytes the userspace codec is tested
- * against. Varint vectors come from tests/vectors/varint_vectors.h when the
- * library provides it, else from the stand-in tests/kunit/vectors/.
+ * against: the varint vectors are tests/vectors/varint_vectors.h, shared
+ * with tests/unit.
  */
 #include <kunit/test.h>
 #include <linux/string.h>

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Adapter between codec_test.c and the varint vector table: accessors over
- * the stand-in tests/kunit/vectors/varint_vectors.h.
+ * Adapter between codec_test.c and the shared varint vector table
+ * tests/vectors/varint_vectors.h (also used by the userspace unit tests, so
+ * kernel and userspace codecs are held to the same bytes).
  */
 #ifndef SPULSE_KUNIT_CODEC_VECTORS_H
 #define SPULSE_KUNIT_CODEC_VECTORS_H
 
-#include "vectors/varint_vectors.h"
+#include "../vectors/varint_vectors.h"
 
 #define KV_N_UVAR		ARRAY_SIZE(kv_uvar)
 #define KV_UVAR_VALUE(i)	(kv_uvar[i].v)

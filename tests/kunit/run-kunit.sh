@@ -46,7 +46,8 @@ echo "kunit: kernel $kdir ($((t1 - t0)) s)"
 mkdir -p "$scratch/tests"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 	"$top/kmod" "$top/include" "$scratch/" || die "rsync failed"
-rsync -a --delete "$top/tests/kunit" "$scratch/tests/" || die "rsync failed"
+rsync -a --delete "$top/tests/kunit" "$top/tests/vectors" "$scratch/tests/" ||
+	die "rsync failed"
 [ -f "$top/Kbuild" ] || die "no Kbuild at the repository root (spulse.ko)"
 cp "$top/Kbuild" "$scratch/Kbuild"
 
