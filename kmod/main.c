@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
+#include <linux/sched/task.h>
 
 #include "spulse.h"
 
@@ -51,6 +52,7 @@ static int spulse_load_params(void)
 {
 	struct spulse_params *p = &spulse.p;
 	const char *why = NULL;
+	struct task_struct *task;
 	struct pid *pid;
 
 	p->target_pid = target_pid;
@@ -70,12 +72,14 @@ static int spulse_load_params(void)
 	}
 	if (p->target_pid) {
 		pid = find_get_pid(p->target_pid);
-		if (!pid) {
+		task = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+		put_pid(pid);
+		if (!task) {
 			pr_err("invalid target_pid=%u: no such process\n",
 			       p->target_pid);
 			return -EINVAL;
 		}
-		put_pid(pid);
+		put_task_struct(task);
 	}
 	spulse.interval_us = USEC_PER_SEC / p->freq;
 	return 0;

@@ -90,6 +90,24 @@ echo stop > $D/control
 cat $D/meta > /out/py.meta
 for f in $D/cpu*; do cat "$f" > /out/py.$(basename "$f"); done
 unload; echo "rmmod python rc=$?"
+
+# 7. cycles without a PMU falls back to cpu-clock
+ins event=cycles; echo "insmod cycles rc=$?"
+grep '^event' $D/stats
+unload; echo "rmmod cycles rc=$?"
+
+# 8. CPU hotplug while recording (whole system)
+C1=/sys/devices/system/cpu/cpu1/online
+ins autostart=1; echo "insmod hotplug rc=$?"
+sleep 1
+echo 0 > $C1; echo "cpu1 offline rc=$?"
+sleep 1
+echo 1 > $C1; echo "cpu1 online rc=$?"
+sleep 1
+echo stop > $D/control
+grep -E '^(samples_|cpu)' $D/stats
+for f in $D/cpu*; do cat "$f" > /out/hp.$(basename "$f"); done
+unload; echo "rmmod hotplug rc=$?"
 dmesg > /out/guest-dmesg.txt
 grep -E 'WARN|BUG|sleeping function|spulse' /out/guest-dmesg.txt
 exit 0
