@@ -93,13 +93,13 @@ scenario_tiny() {
 	sleep 1
 	# The smallest sub-buffer the module accepts at reduced depth limits.
 	for sz in 4096 8192 16384 32768; do
-		ins target_pid=$gt max_user_depth=32 max_kernel_depth=32 \
+		ins target_pid=$gt freq=4999 max_user_depth=32 max_kernel_depth=32 \
 			subbuf_size=$sz n_subbufs=2 2>> $o/insmod.err
 		rc=$?
 		[ $rc -eq 0 ] && break
 	done
 	echo $rc > $o/insmod.rc
-	echo "subbuf_size=$sz n_subbufs=2 max_user_depth=32 max_kernel_depth=32" > $o/params
+	echo "freq=4999 subbuf_size=$sz n_subbufs=2 max_user_depth=32 max_kernel_depth=32" > $o/params
 	ctl start
 	sleep 6
 	ctl stop
