@@ -74,3 +74,52 @@ check-asan: $(UNIT_SAN_BINS)
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		SPULSE_TEST_QUICK=1 \
 		$(TOP)/tests/unit/run.sh $(BUILD)/check/asan.result $(UNIT_SAN_BINS)
+
+# ---- fuzzing (libFuzzer, Debian clang) ----------------------------------
+FUZZ_CC ?= clang
+FUZZ_TARGETS := snapshot replay tail stream
+FUZZ_SECONDS ?= 600
+FUZZ_CHECK_SECONDS ?= 12
+FUZZ_FLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-I$(TOP)/include -I$(TOP)/user/include -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_OBJS := $(patsubst $(TOP)/user/lib/%.c,$(BUILD)/fuzz/lib/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+.SECONDARY: $(FUZZ_LIB_OBJS)
+
+$(BUILD)/fuzz/lib/%.o: $(TOP)/user/lib/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(TOP)/tests/fuzz/fuzz_common.h \
+		$(FUZZ_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS)
+
+# Regenerate the committed seed corpus (same seeds for every target).
+$(BUILD)/fuzz/gen_corpus: $(TOP)/tests/fuzz/gen_corpus.c $(LIBSPULSE_A) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBSPULSE_A)
+
+.PHONY: fuzz-corpus
+fuzz-corpus: $(BUILD)/fuzz/gen_corpus
+	@for t in $(FUZZ_TARGETS); do \
+		rm -rf $(TOP)/tests/fuzz/corpus/$$t; \
+		mkdir -p $(TOP)/tests/fuzz/corpus/$$t; \
+		$(BUILD)/fuzz/gen_corpus $(TOP)/tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+# Short run of every target in `make check`; new inputs go to build/, the
+# committed seeds are only read. Pass = the target exits 0 (no crash, no
+# broken invariant).
+CHECK_SUITES += fuzz
+check-fuzz: $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS) $(TOP)/tests/fuzz/run.sh \
+		$(BUILD)/check/fuzz.result $(BUILD)/fuzz $(TOP)/tests/fuzz/corpus \
+		$(FUZZ_TARGETS)
+
+# Long fuzzing: FUZZ_SECONDS per target (default 600).
+fuzz: $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tests/fuzz/run.sh \
+		$(BUILD)/fuzz/long.result $(BUILD)/fuzz $(TOP)/tests/fuzz/corpus \
+		$(FUZZ_TARGETS)

@@ -146,6 +146,33 @@ static void corrupt_growth_is_a_sticky_error_with_offset(void **state)
 	tb_free(&bb);
 }
 
+static void samples_before_corruption_are_delivered_then_the_error(void **state)
+{
+	struct tbuf bb = { 0 };
+	char *path;
+	struct spulse_tail *t;
+	struct spulse_error err;
+	const struct spulse_sample *ss;
+	size_t off;
+
+	(void)state;
+	tb_basic(&bb);
+	TB(&bb, spulse_enc_sample, 1, 0, 0);
+	TB(&bb, spulse_enc_sample, 1, 0, 0);
+	off = TB(&bb, spulse_enc_sample, 1, 0, 5);
+	TB(&bb, spulse_enc_sample, 1, 0, 0);
+	path = tmp_write(bb.p, bb.len);
+	assert_int_equal(spulse_tail_open(path, NULL, &t, &err), 0);
+	assert_int_equal(spulse_tail_poll(t, &ss, &err), 2);
+	assert_true(ss[1].time_ns == 2);
+	assert_int_equal(spulse_tail_poll(t, &ss, &err), -EBADMSG);
+	assert_int_equal(err.offset, off + 3);
+	assert_non_null(strstr(err.msg, "forward reference to stack 5"));
+	spulse_tail_close(t);
+	tmp_remove(path);
+	tb_free(&bb);
+}
+
 static void tail_waits_for_a_file_that_has_no_header_yet(void **state)
 {
 	struct tbuf bb = { 0 };
@@ -179,6 +206,7 @@ int main(void)
 		cmocka_unit_test(tail_follows_a_concurrent_writer_process),
 		cmocka_unit_test(poll_returns_at_most_16384_samples_in_reused_storage),
 		cmocka_unit_test(corrupt_growth_is_a_sticky_error_with_offset),
+		cmocka_unit_test(samples_before_corruption_are_delivered_then_the_error),
 		cmocka_unit_test(tail_waits_for_a_file_that_has_no_header_yet),
 	};
 

@@ -76,6 +76,7 @@ SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
 				     struct spulse_error *err)
 {
 	struct spulse_info *info = &s->dec.info;
+	const uint8_t *buf = s->buf ? s->buf : (const uint8_t *)"";
 	size_t n;
 	int r;
 
@@ -85,7 +86,7 @@ SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
 		return s->failed.code;
 	}
 	if (!s->dec.header_done) {
-		r = spulse_dec_header(&s->dec, s->buf + s->pos, s->fill - s->pos,
+		r = spulse_dec_header(&s->dec, buf + s->pos, s->fill - s->pos,
 				      &n, &s->failed);
 		if (r < 0)
 			goto fail;
@@ -94,7 +95,7 @@ SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
 		s->pos += n;
 		info->complete_bytes = s->base + s->pos;
 	}
-	r = spulse_dec_record(&s->dec, s->buf + s->pos, s->fill - s->pos,
+	r = spulse_dec_record(&s->dec, buf + s->pos, s->fill - s->pos,
 			      s->base + s->pos, out, &n, &s->failed);
 	if (r < 0)
 		goto fail;

@@ -119,8 +119,14 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 			ret = spulse_dec_record(&t->dec, p, avail,
 						spulse_filebuf_offset(fb), &rec,
 						&n, &t->failed);
-			if (ret < 0)
+			if (ret < 0) {
+				/* deliver what came before; the error is sticky */
+				if (!t->failed.code)
+					t->failed.code = ret;
+				if (count)
+					break;
 				return fail(t, ret, err);
+			}
 			if (ret == 1) {
 				fb->pos += n;
 				if (rec.tag == SPULSE_TAG_SAMPLE)

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer: the Stream push decoder fed the input in pseudo-random chunks
+ * (sizes derived from the input). It must produce the same samples and the
+ * same outcome (error offset and rule, or complete_bytes and recovery) as
+ * the Snapshot of the whole input, whatever the chunking.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spulse_stream *st;
+	struct spulse_record rec;
+	struct spulse_error err;
+	struct fz_ref r;
+	uint64_t seed = fz_seed(data, size), ns = 0, last_off = 0;
+	size_t pos = 0;
+	int ret = 0;
+
+	fz_reference(data, size, &r);
+	CHECK(spulse_stream_new(NULL, &st) == 0);
+	do {
+		size_t n = (size_t)(fz_rnd(&seed) % 64);
+
+		if (n > size - pos)
+			n = size - pos;
+		CHECK(spulse_stream_feed(st, data + pos, n) == 0);
+		pos += n;
+		while ((ret = spulse_stream_next(st, &rec, &err)) == 1) {
+			CHECK(rec.offset >= last_off);
+			last_off = rec.offset;
+			if (rec.tag == SPULSE_TAG_SAMPLE)
+				fz_same_samples(&r, ns++, &rec.u.sample);
+		}
+		if (ret < 0)
+			break;
+		CHECK(spulse_stream_info(st)->complete_bytes +
+		      spulse_stream_pending(st) == pos);
+	} while (pos < size);
+	CHECK(ret == r.ret);
+	if (ret) {
+		CHECK(err.offset == r.err.offset);
+		CHECK(!strcmp(err.msg, r.err.msg));
+		CHECK(ns == r.n);	/* every sample before the error */
+		/* sticky */
+		CHECK(spulse_stream_next(st, &rec, &err) == ret);
+	} else {
+		CHECK(ns == r.n);
+		CHECK(spulse_stream_info(st)->complete_bytes == r.info.complete_bytes);
+		CHECK(spulse_stream_info(st)->recovered_from_truncated_tail ==
+		      r.info.recovered_from_truncated_tail);
+	}
+	spulse_stream_free(st);
+	fz_ref_free(&r);
+	return 0;
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer: Tail over a memfd that grows in pseudo-random steps (derived
+ * from the input). After each poll it must never have consumed past a
+ * record boundary of the bytes visible; at the end it must hold exactly the
+ * Snapshot's samples, or the Snapshot's error at the same offset.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spulse_tail *t;
+	const struct spulse_sample *ss;
+	struct spulse_error err;
+	struct fz_ref r;
+	char path[64];
+	uint64_t seed = fz_seed(data, size), ns = 0;
+	size_t pos = 0;
+	int fd, n = 0, i;
+
+	fz_reference(data, size, &r);
+	fd = fz_memfd(data, 0, path, sizeof(path));
+	CHECK(spulse_tail_open(path, NULL, &t, &err) == 0);
+	for (;;) {
+		while ((n = spulse_tail_poll(t, &ss, &err)) > 0) {
+			CHECK(n <= SPULSE_TAIL_BATCH);
+			for (i = 0; i < n; i++)
+				fz_same_samples(&r, ns++, &ss[i]);
+		}
+		if (n < 0)
+			break;
+		CHECK(spulse_tail_offset(t) <= pos);
+		if (!r.ret)
+			CHECK(spulse_tail_offset(t) <= r.info.complete_bytes);
+		if (pos == size)
+			break;
+		{
+			size_t step = (size_t)(fz_rnd(&seed) % 48);
+
+			if (step > size - pos)
+				step = size - pos;
+			CHECK(write(fd, data + pos, step) == (ssize_t)step);
+			pos += step;
+		}
+	}
+	if (r.ret) {
+		CHECK(n == r.ret);
+		CHECK(err.offset == r.err.offset);
+		CHECK(!strcmp(err.msg, r.err.msg));
+		CHECK(ns == r.n);	/* every sample before the error */
+	} else {
+		CHECK(n == 0);
+		CHECK(ns == r.n);
+		CHECK(spulse_tail_offset(t) == r.info.complete_bytes);
+		CHECK(spulse_tail_info(t)->samples == r.n);
+	}
+	spulse_tail_close(t);
+	close(fd);
+	fz_ref_free(&r);
+	return 0;
+}

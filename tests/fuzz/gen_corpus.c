@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes the fuzz seed corpus into DIR: small valid spools written through
+ * the Recorder (several processes, modules that come and go, kernel + user
+ * frames, truncated stacks, python records), truncated copies, copies with
+ * one corrupted byte, and hand-built spools breaking single rules.
+ * usage: gen_corpus DIR
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libspulse.h>
+#include <spulse/encode.h>
+
+static const char *dir;
+
+static void put(const char *name, const uint8_t *p, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || (len && fwrite(p, 1, len, f) != len) || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static uint8_t *record_small(int variant, size_t *len)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 1000,
+					  .interval_us = 1000, .truncate = true };
+	char tmp[] = "/tmp/spulse-corpus-XXXXXX";
+	struct spulse_recorder *r;
+	uint32_t th[2], m, fr[6], st, tr;
+	uint8_t *buf;
+	FILE *f;
+	int fd = mkstemp(tmp), i;
+
+	if (fd < 0 || spulse_recorder_fdopen(fd, &o, &r))
+		exit(1);
+	spulse_rec_module(r, 10, 0x400000, 0x410000, 0, "/bin/a",
+			  (const uint8_t *)"\xab\xcd", 2, &m);
+	spulse_rec_thread(r, 10, 10, "a", &th[0]);
+	spulse_rec_thread(r, 10, 11, "a-worker", &th[1]);
+	spulse_rec_frame_truncated(r, &tr);
+	for (i = 0; i < 6 + variant * 4; i++) {
+		int d = 0;
+
+		if (i % 5 == 4)
+			fr[d++] = tr;
+		spulse_rec_frame_addr(r, 10, 0x401000, false, true, &fr[d++]);
+		spulse_rec_frame_addr(r, 10, 0x402000 + (i % 3) * 8, false, true,
+				      &fr[d++]);
+		spulse_rec_frame_addr(r, 10, 0x7f0000001000ULL + i, false, false,
+				      &fr[d++]);
+		if (i & 1)
+			spulse_rec_frame_addr(r, 10, 0xffffffff81000100ULL, true,
+					      false, &fr[d++]);
+		spulse_rec_stack_frames(r, fr, (size_t)d, &st);
+		spulse_rec_sample(r, (int64_t)i * 1000000 - (i % 3) * 1000,
+				  th[i & 1], st);
+		if (i == 3) {
+			spulse_rec_python(r, 10, true);
+			spulse_rec_module_deactivate(r, m);
+			spulse_rec_module(r, 10, 0x400000, 0x410000, 0, "/bin/a",
+					  NULL, 0, &m);
+		}
+		if (i == 7 && variant) {
+			spulse_rec_process_deactivate(r, 10);
+			spulse_rec_python(r, 10, false);
+		}
+	}
+	spulse_recorder_close(r);
+	f = fopen(tmp, "rb");
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(*len);
+	if (fread(buf, 1, *len, f) != *len)
+		exit(1);
+	fclose(f);
+	unlink(tmp);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t b[256], *v;
+	size_t len, n, i;
+	char name[64];
+	int variant;
+
+	if (argc != 2)
+		return 2;
+	dir = argv[1];
+	for (variant = 0; variant < 3; variant++) {
+		v = record_small(variant, &len);
+		snprintf(name, sizeof(name), "valid-%d", variant);
+		put(name, v, len);
+		for (i = 1; i < 5; i++) {
+			snprintf(name, sizeof(name), "cut-%d-%zu", variant, i);
+			put(name, v, len * i / 5 + (size_t)variant);
+		}
+		for (i = 0; i < 4; i++) {
+			size_t at = 9 + (len - 9) * (i + 1) / 5;
+
+			v[at] ^= (uint8_t)(0x41 << i);
+			snprintf(name, sizeof(name), "flip-%d-%zu", variant, i);
+			put(name, v, len);
+			v[at] ^= (uint8_t)(0x41 << i);
+		}
+		free(v);
+	}
+	put("empty", b, 0);
+	n = spulse_enc_header(b, 1, 1);
+	put("header-only", b, n);
+	put("header-cut", b, 5);
+	memcpy(b, "SPULSE2", 8);
+	put("bad-magic", b, n);
+	/* single-rule violations after a header */
+	n = spulse_enc_header(b, 1, 0);
+	i = n + spulse_enc_sample(b + n, 1, 0, 0);
+	put("forward-ref", b, i);
+	i = n + spulse_enc_frame_abs(b + n, 3, SPULSE_FRAME_USER, 1);
+	put("gap", b, i);
+	i = n + spulse_enc_frame_truncated(b + n, 0);
+	i += spulse_enc_stack(b + i, 0, 0, 0);
+	i += spulse_enc_stack(b + i, 1, 1, 0);
+	put("trunc-not-root", b, i);
+	i = n + spulse_enc_module(b + n, 0, 1, 0x1000, 0x2000, 0, "m", 1, NULL, 0);
+	i += spulse_enc_module_deactivate(b + i, 0);
+	i += spulse_enc_frame_module(b + i, 0, 0, 0x10);
+	put("deactivated", b, i);
+	b[n] = 0x2a;
+	put("bad-tag", b, n + 1);
+	b[n] = SPULSE_TAG_PYTHON;
+	b[n + 1] = 0x80;
+	b[n + 2] = 0x00;
+	b[n + 3] = 1;
+	put("overlong", b, n + 4);
+	return 0;
+}
