@@ -7,10 +7,10 @@
 test_check_every_truncation() {
 	local size c rc out b=0 bi=0 want_cb want_rec cb rec n=0 stride
 	local -a bounds
-	"$SP" synth -q -o s.spulse --samples 40 --threads 3 --depth 8 --seed 7 ||
+	"$SP" synth -q -o s.spulse --samples 30 --threads 3 --depth 6 --seed 7 ||
 		return 1
 	size=$(stat -c %s s.spulse)
-	[ "$size" -ge 2000 ] && [ "$size" -le 8000 ] ||
+	[ "$size" -ge 1500 ] && [ "$size" -le 8000 ] ||
 		die "spool is $size bytes, wanted a few KB" || return 1
 	mapfile -t bounds < <(record_offsets s.spulse)
 	[ "${#bounds[@]}" -gt 50 ] || die "only ${#bounds[@]} records" || return 1
