@@ -74,3 +74,9 @@ CHECK_SUITES += drain
 check-drain: $(DRAIN_TEST_BINS)
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) $(TOP)/tests/drain/run.sh $(DRAIN_TEST)
+
+# ---- benchmark ----------------------------------------------------------
+BENCH_TARGETS += bench-drain
+.PHONY: bench-drain
+bench-drain: $(BUILD)/spulse-drain $(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool
+	@BUILD=$(BUILD) $(TOP)/tests/drain/bench.sh $(DRAIN_TEST)

@@ -124,7 +124,10 @@ static void test_silent_source_window(void)
 	n = pop_all(&m, 0, false, out, src, 16);
 	CHECK(n == 0, "released %zu with source 1 unseen", n);
 	push(&m, 0, 115 * MS, 0);
-	/* newest 115 ms: samples <= 15 ms are a window old */
+	/* newest 115 ms: 10 ms is a window old, but source 1 was not read */
+	n = pop_all(&m, 0, false, out, src, 16);
+	CHECK(n == 0, "released %zu before source 1 was read dry", n);
+	drain_merge_dry(&m, 1, 1);
 	n = pop_all(&m, 0, false, out, src, 16);
 	CHECK(n == 1 && out[0] == 10 * MS, "n %zu", n);
 	drain_merge_free(&m);
@@ -143,6 +146,8 @@ static void test_window_respects_seen_lag(void)
 	push(&m, 0, 500 * MS, 0);
 	push(&m, 1, 100 * MS, 0);
 	push(&m, 1, 200 * MS, 0);
+	drain_merge_dry(&m, 2, 1);
+	drain_merge_dry(&m, 1, 1);
 	n = pop_all(&m, 0, false, out, src, 16);
 	/* source 1 is at 200 ms: nothing later may pass it */
 	CHECK(n == 2 && out[0] == 100 * MS && out[1] == 200 * MS, "n %zu", n);
@@ -166,8 +171,34 @@ static void test_wall_clock_bound(void)
 	CHECK(n == 2 && out[0] == 5 && out[1] == 7, "early: n %zu", n);
 	n = pop_all(&m, 1050 * MS, false, out, src, 16);
 	CHECK(n == 0, "released %zu before the window passed", n);
+	/* source 1 lags and has not been read since: keep waiting */
+	n = pop_all(&m, 5000 * MS, false, out, src, 16);
+	CHECK(n == 0, "released %zu while source 1 may have unread data", n);
+	drain_merge_dry(&m, 1, 1001 * MS);
+	n = pop_all(&m, 1099 * MS, false, out, src, 16);
+	CHECK(n == 0, "released %zu before the window passed", n);
 	n = pop_all(&m, 1100 * MS, false, out, src, 16);
 	CHECK(n == 1 && out[0] == 10, "after the window: n %zu", n);
+	drain_merge_free(&m);
+	printf("PASS %s\n", __func__);
+}
+
+/* Read dry before the sample was queued does not count. */
+static void test_dry_must_follow_queueing(void)
+{
+	struct drain_merge m;
+	int64_t out[16];
+	unsigned int src[16];
+	size_t n;
+
+	drain_merge_init(&m, 2, 100 * MS);
+	drain_merge_dry(&m, 1, 10 * MS);
+	push(&m, 0, 5, 20 * MS);
+	n = pop_all(&m, 500 * MS, false, out, src, 16);
+	CHECK(n == 0, "released %zu on a stale dry mark", n);
+	drain_merge_dry(&m, 1, 20 * MS);
+	n = pop_all(&m, 500 * MS, false, out, src, 16);
+	CHECK(n == 1 && out[0] == 5, "n %zu", n);
 	drain_merge_free(&m);
 	printf("PASS %s\n", __func__);
 }
@@ -231,6 +262,7 @@ int main(void)
 	test_silent_source_window();
 	test_window_respects_seen_lag();
 	test_wall_clock_bound();
+	test_dry_must_follow_queueing();
 	test_finished_source();
 	test_random_sorted();
 	return failed ? 1 : 0;

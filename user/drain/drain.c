@@ -423,6 +423,8 @@ static long pump(struct drain *d, struct drain_input *in, unsigned int i)
 	} else if (n < 0) {
 		return n;
 	}
+	if (in->dry && in->cpu >= 0)
+		drain_merge_dry(&d->merge, i, mono_ns());
 	if (!in->have_header && in->hdr_len >= SPULSE_MAGIC_LEN &&
 	    memcmp(in->hdr, SPULSE_MAGIC, SPULSE_MAGIC_LEN)) {
 		struct spulse_error err = { .offset = 0, .code = -EBADMSG };

@@ -13,12 +13,16 @@
 int drain_merge_init(struct drain_merge *m, unsigned int nsrc,
 		     int64_t window_ns)
 {
+	unsigned int i;
+
 	memset(m, 0, sizeof(*m));
 	m->q = calloc(nsrc ? nsrc : 1, sizeof(*m->q));
 	if (!m->q)
 		return -ENOMEM;
 	m->nsrc = nsrc;
 	m->window_ns = window_ns;
+	for (i = 0; i < nsrc; i++)
+		m->q[i].dry_ns = INT64_MIN;
 	return 0;
 }
 
@@ -72,36 +76,39 @@ void drain_merge_finish(struct drain_merge *m, unsigned int src)
 	m->q[src].finished = true;
 }
 
-/*
- * Minimum latest time over live (not finished) sources. *all is false when
- * a live source has pushed nothing yet (it is then left out of the minimum).
- * Returns false when no live source has pushed anything.
- */
-static bool watermark(const struct drain_merge *m, int64_t *wm, bool *all)
+void drain_merge_dry(struct drain_merge *m, unsigned int src, int64_t now_ns)
 {
-	bool have = false, live = false;
+	m->q[src].dry_ns = now_ns;
+}
+
+/*
+ * Is every live source past @b or known to hold nothing earlier? Sets
+ * *passed when every live source has pushed a time >= @b's (rule 1),
+ * *seen_passed when every live source that pushed something has, and
+ * *unseen_dry / *lagging_dry when the sources left out (never pushed /
+ * not past @b) have all been read dry since @b was queued.
+ */
+static void survey(const struct drain_merge *m, const struct drain_msample *b,
+		   bool *passed, bool *seen_passed, bool *unseen_dry,
+		   bool *lagging_dry)
+{
 	unsigned int i;
 
-	*all = true;
+	*passed = *seen_passed = *unseen_dry = *lagging_dry = true;
 	for (i = 0; i < m->nsrc; i++) {
 		const struct drain_mqueue *q = &m->q[i];
+		bool dry = q->dry_ns >= b->queued_ns;
 
-		if (q->finished)
+		if (q->finished || (q->seen && q->last_ns >= b->time_ns))
 			continue;
-		live = true;
-		if (!q->seen) {
-			*all = false;
-			continue;
-		}
-		if (!have || q->last_ns < *wm)
-			*wm = q->last_ns;
-		have = true;
+		*passed = false;
+		if (q->seen)
+			*seen_passed = false;
+		else if (!dry)
+			*unseen_dry = false;
+		if (!dry)
+			*lagging_dry = false;
 	}
-	if (!live) {	/* every source finished: nothing can come earlier */
-		*wm = INT64_MAX;
-		return true;
-	}
-	return have;
 }
 
 int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
@@ -109,7 +116,6 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 {
 	const struct drain_msample *best = NULL;
 	unsigned int i, bi = 0;
-	int64_t wm;
 
 	if (!m->queued)
 		return 0;
@@ -126,14 +132,14 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		}
 	}
 	if (!drain) {
-		bool ok = false, all;
+		bool passed, seen_passed, unseen_dry, lagging_dry;
 
-		if (watermark(m, &wm, &all) && best->time_ns <= wm &&
-		    (all || m->newest_ns - best->time_ns >= m->window_ns))
-			ok = true;	/* rules 1 and 2 */
-		else if (now_ns - best->queued_ns >= m->window_ns)
-			ok = true;	/* rule 3 */
-		if (!ok)
+		survey(m, best, &passed, &seen_passed, &unseen_dry,
+		       &lagging_dry);
+		if (!passed &&
+		    !(seen_passed && unseen_dry &&
+		      m->newest_ns - best->time_ns >= m->window_ns) &&
+		    !(lagging_dry && now_ns - best->queued_ns >= m->window_ns))
 			return 0;
 	}
 	*out = *best;

@@ -2,20 +2,23 @@
 /*
  * Time-ordered k-way merge of per-CPU sample queues with a bounded window.
  *
- * Each source (CPU) pushes its samples in its own stream order. Let the
- * watermark be the minimum, over live sources that have pushed something,
- * of the latest time each has pushed (a finished source no longer counts).
- * The earliest queued sample is released (popped) when:
- *  1. its time <= the watermark and every live source has pushed something;
- *  2. its time <= the watermark and it is older than the newest pushed time
- *     by at least the window (a source that has pushed nothing for a whole
- *     window of sample time is taken to be idle);
- *  3. it has been queued for at least the window in wall-clock time (a
- *     source that stopped producing does not hold the others back); or
+ * Each source (CPU) pushes its samples in its own stream order, and is
+ * told when it was last read dry (nothing more readable at that moment).
+ * The earliest queued sample, time t, queued at wall time q, is released
+ * (popped) when:
+ *  1. every live source has pushed a time >= t; or
+ *  2. t is at least one window older than the newest pushed time, every
+ *     live source that pushed something has pushed a time >= t, and those
+ *     that never pushed anything were read dry after q (idle CPUs); or
+ *  3. it has been queued for a window of wall-clock time and every live
+ *     source not past t was read dry after q (a CPU that stopped producing
+ *     cannot hold the others back, but one the drainer has not caught up
+ *     with yet does); or
  *  4. the merge is being drained (stop).
- * Samples therefore come out in time order unless a source lags the others
- * by more than the window; a sample arriving after later ones were released
- * is emitted anyway (the spool allows negative deltas) and counted as late.
+ * A finished source (closed, abandoned) no longer counts as live.
+ * Samples therefore come out in time order unless a source's data reaches
+ * the drainer more than a window late; such a sample is emitted anyway (the
+ * spool allows negative deltas) and counted as late by the caller.
  */
 #ifndef SPULSE_DRAIN_MERGE_H
 #define SPULSE_DRAIN_MERGE_H
@@ -38,6 +41,7 @@ struct drain_mqueue {
 	int64_t last_ns;	/* latest pushed time */
 	bool seen;		/* pushed at least one sample */
 	bool finished;		/* will push no more */
+	int64_t dry_ns;		/* wall time last read dry; INT64_MIN never */
 };
 
 struct drain_merge {
@@ -55,8 +59,10 @@ void drain_merge_free(struct drain_merge *m);
 /* Queue a sample of @src. 0 or -ENOMEM. */
 int drain_merge_push(struct drain_merge *m, unsigned int src,
 		     const struct drain_msample *s);
-/* @src will push nothing more: it stops holding the watermark back. */
+/* @src will push nothing more: it no longer holds samples back. */
 void drain_merge_finish(struct drain_merge *m, unsigned int src);
+/* @src was read dry (nothing readable) at wall time @now_ns. */
+void drain_merge_dry(struct drain_merge *m, unsigned int src, int64_t now_ns);
 /*
  * Pop the next releasable sample at wall time @now_ns (ignored when @drain).
  * Returns 1 and fills *src and *out, or 0 when nothing may be released yet.

@@ -85,6 +85,7 @@ long drain_input_read(struct drain_input *in, size_t max)
 	uint8_t buf[READ_CHUNK];
 	long total = 0;
 
+	in->dry = false;
 	while (in->state == DRAIN_INPUT_OPEN && (!max || (size_t)total < max)) {
 		size_t want = sizeof(buf);
 		ssize_t n;
@@ -96,16 +97,20 @@ long drain_input_read(struct drain_input *in, size_t max)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				in->dry = true;
 				break;
+			}
 			ret = -errno;
 			close(in->fd);
 			in->fd = -1;
 			in->state = DRAIN_INPUT_GONE;
 			return ret;
 		}
-		if (n == 0)
+		if (n == 0) {
+			in->dry = true;
 			break;
+		}
 		in->bytes_read += (uint64_t)n;
 		total += n;
 		if (!in->have_header)

@@ -33,6 +33,8 @@ enum drain_input_state {
  * @start_us: header start_us
  * @interval_us: header interval_us
  * @err: the error that abandoned the stream
+ * @dry: the last drain_input_read() stopped because nothing more was
+ *       readable (not because of its byte limit)
  */
 struct drain_input {
 	char *path;
@@ -47,6 +49,7 @@ struct drain_input {
 	uint64_t start_us;
 	uint64_t interval_us;
 	struct spulse_error err;
+	bool dry;
 };
 
 /* Open @path (O_RDONLY|O_NONBLOCK) and create its stream. 0 or -errno. */

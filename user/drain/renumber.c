@@ -92,7 +92,7 @@ static int map_stack(struct spulse_recorder *rec,
 		     const struct spulse_defs *defs, struct drain_idmap *map,
 		     uint32_t gen, uint32_t pid, uint32_t leaf, uint32_t *out)
 {
-	uint32_t chain[SPULSE_MAX_DEPTH + 1];
+	uint32_t chain[SPULSE_MAX_DEPTH + 1], frames[SPULSE_MAX_DEPTH + 1];
 	uint32_t n = 0, parent = SPULSE_NONE, id = leaf;
 	bool parent_dep = false;
 	int ret;
@@ -111,26 +111,23 @@ static int map_stack(struct spulse_recorder *rec,
 		}
 		if (n > SPULSE_MAX_DEPTH)
 			return -EBADMSG;
-		chain[n++] = id;
 		ret = spulse_defs_stack(defs, id, &st);
 		if (ret < 0)
 			return ret;
+		chain[n] = id;
+		frames[n++] = st.frame;
 		if (st.parent == SPULSE_NONE)
 			break;
 		id = st.parent;
 	}
 	/* Map downwards: root side first so parents exist. */
 	while (n) {
-		struct spulse_stack st;
 		struct drain_idmap_ent *e;
 		uint32_t gf, g;
 		bool fdep;
 
 		id = chain[--n];
-		ret = spulse_defs_stack(defs, id, &st);
-		if (ret < 0)
-			return ret;
-		ret = map_frame(rec, defs, map, gen, pid, st.frame, &gf, &fdep);
+		ret = map_frame(rec, defs, map, gen, pid, frames[n], &gf, &fdep);
 		if (ret < 0)
 			return ret;
 		ret = spulse_rec_stack(rec, parent, gf, &g);
