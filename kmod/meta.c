@@ -10,6 +10,7 @@
  */
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/irq_work.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
@@ -59,6 +60,9 @@ static struct {
 	struct spulse_mproc *procs;
 	u32 nprocs;
 	char *pathbuf;
+	char *rootbuf;
+	const char *root;	/* scanned process's root, "" for "/" */
+	size_t root_len;
 	u8 *rec;
 	u64 bytes;
 	u64 dropped;
@@ -218,6 +222,9 @@ static void spulse_meta_mapping(u32 pid, struct vm_area_struct *vma,
 		path = d_path(&f->f_path, meta.pathbuf, PATH_MAX);
 		if (IS_ERR(path))
 			return;
+		if (meta.root_len && !strncmp(path, meta.root, meta.root_len) &&
+		    path[meta.root_len] == '/')
+			path += meta.root_len;
 		ino = file_inode(f)->i_ino;
 		dev = file_inode(f)->i_sb->s_dev;
 		pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
@@ -254,6 +261,35 @@ static void spulse_meta_mapping(u32 pid, struct vm_area_struct *vma,
 		.end = vma->vm_end, .pgoff = pgoff, .ino = ino, .dev = dev,
 		.seen = true,
 	};
+}
+
+/*
+ * Paths are reported as the process sees them (as in its /proc/PID/maps):
+ * d_path() resolves against the worker's root, so a chrooted process's
+ * root prefix is cut off.
+ */
+static void spulse_meta_set_root(struct task_struct *task)
+{
+	struct path root;
+	bool have = false;
+	char *r;
+
+	meta.root = "";
+	meta.root_len = 0;
+	task_lock(task);
+	if (task->fs) {
+		get_fs_root(task->fs, &root);
+		have = true;
+	}
+	task_unlock(task);
+	if (!have)
+		return;
+	r = d_path(&root, meta.rootbuf, PATH_MAX);
+	path_put(&root);
+	if (!IS_ERR(r) && strcmp(r, "/")) {
+		meta.root = r;
+		meta.root_len = strlen(r);
+	}
 }
 
 static void spulse_meta_scan_mm(u32 pid, struct mm_struct *mm, bool *python)
@@ -304,6 +340,7 @@ static void spulse_meta_scan_pid(u32 pid)
 	for (i = 0; i < meta.nmods; i++)
 		if (meta.mods[i].pid == pid)
 			meta.mods[i].seen = false;
+	spulse_meta_set_root(task);
 	spulse_meta_scan_mm(pid, mm, &python);
 	for (i = meta.nmods; i-- > 0;) {
 		if (meta.mods[i].pid != pid || meta.mods[i].seen)
@@ -443,9 +480,10 @@ int spulse_meta_init(void)
 	meta.procs = kvcalloc(SPULSE_META_MAX_PROCS, sizeof(*meta.procs),
 			      GFP_KERNEL);
 	meta.pathbuf = kmalloc(PATH_MAX, GFP_KERNEL);
+	meta.rootbuf = kmalloc(PATH_MAX, GFP_KERNEL);
 	meta.rec = kmalloc(SPULSE_MAX_RECORD, GFP_KERNEL);
 	if (!meta.mods || !meta.spans || !meta.procs || !meta.pathbuf ||
-	    !meta.rec)
+	    !meta.rootbuf || !meta.rec)
 		return -ENOMEM;
 	meta.chan = spulse_meta_chan_open(SPULSE_META_SUBBUF,
 					  SPULSE_META_NSUBBUF);
@@ -470,6 +508,7 @@ void spulse_meta_exit(void)
 	kvfree(meta.spans);
 	kvfree(meta.procs);
 	kfree(meta.pathbuf);
+	kfree(meta.rootbuf);
 	kfree(meta.rec);
 	meta.inited = false;
 }

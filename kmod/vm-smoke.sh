@@ -41,6 +41,14 @@ ls -l /out
 cat /proc/kallsyms > /out/kallsyms
 unload; echo "rmmod rc=$?"
 
+# 2b. the same through spulse-drain (and rmmod right after it stops)
+ins target_pid=$gt; echo "insmod drain rc=$?"
+chroot /host $B/spulse-drain -o "$VM_OUT_HOST/gt.spulse" --control \
+	--duration 4 2> /out/drain.log; echo "drain rc=$?"
+tail -n 2 /out/drain.log
+head -n 14 $D/stats
+unload; echo "rmmod drain rc=$?"
+
 # 3. whole system, rmmod while recording with readers attached
 ins freq=499 autostart=1; echo "insmod whole-system rc=$?"
 (while :; do cat $D/cpu0 > /dev/null 2>&1 || break; sleep 0.2; done) &
