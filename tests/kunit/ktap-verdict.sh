@@ -41,9 +41,10 @@ while read -r suite; do
 		"    not ok "*)
 			name=${line#    not ok }; name=${name#* }
 			echo "FAIL $suite.$name"; fail=$((fail + 1)); seen=$((seen + 1)) ;;
-		"        # "*)
-			# diagnostics of the case that follows: show failures' details
-			echo "     ${line#        }" ;;
+		"KTAP version"*|*"    KTAP version"*|*"# Subtest:"*|"1.."*|"    1.."*|"ok "*|"not ok "*|"") ;;
+		*)
+			# diagnostics (failed expectations, kunit_info)
+			echo "     $(echo "$line" | sed 's/^ *//')" ;;
 		esac
 	done < "$f"
 	if [ -z "$plan" ]; then
