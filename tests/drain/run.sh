@@ -195,6 +195,21 @@ for i in 1 2 3 4 5 6; do
 	fi
 done
 
+# ---- inputs whose reads fail (as relay files after rmmod: EIO) -----------
+# a directory stands in: read() fails with EISDIR; the drainer closes each
+# input, reports it, and stops by itself once none is left
+mkdir -p "$work/gone/spulse/cpu0" "$work/gone/spulse/cpu1" "$work/gone/spulse/meta"
+timeout 20 "$drain_san" --debugfs "$work/gone/spulse" -o "$work/gone/out.spulse" \
+	--no-kallsyms 2>"$work/gone/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'cpu1: read: Is a directory; input closed' "$work/gone/err" &&
+	grep -q 'every input is closed; stopping' "$work/gone/err" &&
+	"$verify" "$work/gone/out.spulse" /dev/null --prefix >/dev/null 2>&1; then
+	pass inputs-closed-stops
+else
+	fail inputs-closed-stops "exit $rc: $(cat "$work/gone/err")"
+fi
+
 # ---- usage and environment errors ----------------------------------------
 "$drain_san" --debugfs "$work/basic/spulse" >/dev/null 2>&1
 [ $? -eq 2 ] && pass usage-no-output || fail usage-no-output "exit not 2"

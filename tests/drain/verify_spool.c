@@ -104,6 +104,7 @@ int main(int argc, char **argv)
 	struct tsample *ts = NULL;
 	size_t nts = 0, cap = 0, i;
 	uint64_t hs = 0, hi = 0, count, want[4] = { 0 };
+	bool have_h = false;
 	bool prefix = argc > 3 && !strcmp(argv[3], "--prefix");
 	char *line = NULL, buf[1 << 16];
 	size_t lcap = 0;
@@ -127,7 +128,8 @@ int main(int argc, char **argv)
 
 		line[strcspn(line, "\n")] = 0;
 		if (line[0] == 'H') {
-			sscanf(line, "H %" SCNu64 " %" SCNu64, &hs, &hi);
+			have_h = sscanf(line, "H %" SCNu64 " %" SCNu64, &hs,
+					&hi) == 2;
 		} else if (line[0] == 'C' &&
 			   sscanf(line, "C %39s %" SCNu64, kind, &v) == 2) {
 			if (!strcmp(kind, "modules"))
@@ -157,7 +159,8 @@ int main(int argc, char **argv)
 	}
 	fclose(f);
 	free(line);
-	qsort(ts, nts, sizeof(*ts), cmp_t);
+	if (nts)
+		qsort(ts, nts, sizeof(*ts), cmp_t);
 	for (i = 1; i < nts; i++)
 		if (ts[i].t == ts[i - 1].t) {
 			fprintf(stderr, "truth times not unique\n");
@@ -173,7 +176,8 @@ int main(int argc, char **argv)
 	info = spulse_snapshot_info(snap);
 	defs = spulse_snapshot_defs(snap);
 	count = spulse_snapshot_sample_count(snap);
-	if (!(prefix && count == 0 && info->complete_bytes == 0)) {
+	/* no H line: the streams carried no header to compare with */
+	if (have_h && !(prefix && count == 0 && info->complete_bytes == 0)) {
 		if (info->start_us != hs || info->interval_us != hi)
 			FAIL("header start_us %" PRIu64 " interval_us %" PRIu64
 			     ", want %" PRIu64 " %" PRIu64 "\n", info->start_us,

@@ -392,7 +392,7 @@ int cmd_record(int argc, char **argv)
 			target_gone = true;
 			break;
 		}
-		if (drain_step(d, 50) < 0)
+		if (drain_step(d, 50) < 0 || drain_inputs_closed(d))
 			break;
 	}
 	ret = drain_finish(d);	/* writes "stop", drains the rest */

@@ -659,6 +659,18 @@ int drain_finish(struct drain *d)
 	return ret;
 }
 
+bool drain_inputs_closed(const struct drain *d)
+{
+	unsigned int i;
+
+	if (d->have_meta && d->meta.state == DRAIN_INPUT_OPEN)
+		return false;
+	for (i = 0; i < d->ncpu; i++)
+		if (d->cpu[i].state == DRAIN_INPUT_OPEN)
+			return false;
+	return true;
+}
+
 void drain_get_stats(struct drain *d, struct drain_stats *st)
 {
 	int64_t v;

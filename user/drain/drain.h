@@ -54,6 +54,9 @@ long drain_step(struct drain *d, int timeout_ms);
  * every queued sample, fsync. The spool is complete afterwards.
  */
 int drain_finish(struct drain *d);
+/* True when no input can be read any more (all closed or abandoned, e.g.
+ * after rmmod: relay reads then fail with EIO). */
+bool drain_inputs_closed(const struct drain *d);
 /* Current totals (kernel_dropped re-read from DIR/stats). */
 void drain_get_stats(struct drain *d, struct drain_stats *st);
 /* Print the one-line final summary. */

@@ -183,6 +183,11 @@ int main(int argc, char **argv)
 		n = drain_step(d, tick);
 		if (n < 0)
 			break;
+		if (drain_inputs_closed(d)) {
+			fprintf(stderr, "spulse-drain: every input is closed; "
+				"stopping\n");
+			break;
+		}
 		if (tty && el >= next_progress) {
 			progress(d, el, &last_samples, &last_t);
 			next_progress = el + 1;
