@@ -123,3 +123,13 @@ fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tests/fuzz/run.sh \
 		$(BUILD)/fuzz/long.result $(BUILD)/fuzz $(TOP)/tests/fuzz/corpus \
 		$(FUZZ_TARGETS)
+
+# ---- benchmark ------------------------------------------------------------
+BENCH_TARGETS += bench-lib
+BENCH_LIB_SAMPLES ?= 10000000
+$(BUILD)/bench/bench_lib: $(TOP)/bench/bench_lib.c $(LIBSPULSE_A) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIBSPULSE_A)
+
+bench-lib: $(BUILD)/bench/bench_lib
+	@$(BUILD)/bench/bench_lib $(BUILD)/bench $(BENCH_LIB_SAMPLES)

@@ -259,6 +259,15 @@ uint64_t spulse_recorder_samples(const struct spulse_recorder *r);
 
 const char *spulse_tag_name(uint8_t tag);	/* "module", "frame", ... */
 
+/* ---- Additions (appended; earlier declarations are unchanged) -------- */
+
+/*
+ * Replay: copy up to @max next samples into @out. Returns the number copied
+ * (0 at the end) or a negative errno. Same sequence as next_sample, faster.
+ */
+int spulse_replay_next_samples(struct spulse_replay *r,
+			       struct spulse_sample *out, size_t max);
+
 #ifdef __cplusplus
 }
 #endif

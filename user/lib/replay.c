@@ -15,6 +15,7 @@
 #define REPLAY_BUF		(1u << 20)
 #define REPLAY_INDEX_LIMIT	4096
 #define REPLAY_INDEX_STRIDE	65536
+#define REPLAY_BATCH		512	/* samples decoded ahead by iteration */
 
 /* Where sample number @sample starts, and the running time before it. */
 struct index_entry {
@@ -34,8 +35,16 @@ struct spulse_replay {
 	/* iteration */
 	struct spulse_dec it;		/* trusted decoder sharing dec.defs */
 	struct spulse_filebuf fb;
-	uint64_t it_sample;
+	uint64_t it_sample;		/* samples handed out so far */
 	bool started;
+	/*
+	 * Samples decoded ahead: consecutive sample records starting at file
+	 * offset batch_off, with running time batch_time before the first.
+	 */
+	struct spulse_sample batch[REPLAY_BATCH];
+	unsigned int bpos, bn;
+	uint64_t batch_off;
+	int64_t batch_time;
 };
 
 static int add_index(struct spulse_replay *r, uint64_t offset)
@@ -215,6 +224,7 @@ static void position(struct spulse_replay *r, uint64_t offset, uint64_t sample,
 	r->it_sample = sample;
 	spulse_filebuf_seek(&r->fb, offset);
 	r->started = true;
+	r->bpos = r->bn = 0;
 }
 
 SPULSE_EXPORT int spulse_replay_rewind(struct spulse_replay *r)
@@ -254,42 +264,133 @@ static int next_any(struct spulse_replay *r, struct spulse_record *out)
 	}
 }
 
+/*
+ * Put the file position back right after the last sample handed out, so
+ * that record iteration continues from there: re-decode the consumed part
+ * of the batch from its start.
+ */
+static int unbatch(struct spulse_replay *r)
+{
+	struct spulse_filebuf *fb = &r->fb;
+	unsigned int done = r->bpos;
+	size_t n;
+
+	if (r->bpos >= r->bn) {
+		r->bpos = r->bn = 0;
+		return 0;
+	}
+	spulse_filebuf_seek(fb, r->batch_off);
+	r->it.time_ns = r->batch_time;
+	r->bpos = r->bn = 0;
+	if (!done)
+		return 0;
+	if (spulse_filebuf_refill(fb, r->dec.info.complete_bytes) < 0)
+		return -EIO;
+	if (spulse_dec_samples(&r->it, fb->buf, fb->fill, NULL, done, &n) != done)
+		return -EIO;
+	fb->pos = n;
+	return 0;
+}
+
 SPULSE_EXPORT int spulse_replay_next_record(struct spulse_replay *r,
 					    struct spulse_record *out)
 {
+	int ret;
+
 	if (!r->started)
 		spulse_replay_rewind(r);
 	if (!r->dec.header_done)
 		return 0;
+	ret = unbatch(r);
+	if (ret)
+		return ret;
 	return next_any(r, out);
 }
 
-SPULSE_EXPORT int spulse_replay_next_sample(struct spulse_replay *r,
-					    struct spulse_sample *out)
+/* Decode the next run of samples into the batch: 1, 0 at the end, <0. */
+static int fill_batch(struct spulse_replay *r)
 {
 	struct spulse_filebuf *fb = &r->fb;
 	struct spulse_record rec;
 	size_t n;
 	int ret;
 
-	if (!r->dec.header_done)
-		return 0;
+	r->bpos = r->bn = 0;
 	for (;;) {
-		if (fb->fill - fb->pos >= SPULSE_SAMPLE_MAX &&
-		    spulse_dec_samples(&r->it, fb->buf + fb->pos,
-				       fb->fill - fb->pos, out, 1, &n)) {
-			fb->pos += n;
-			r->it_sample++;
+		if (fb->fill - fb->pos < 4096 &&
+		    spulse_filebuf_refill(fb, r->dec.info.complete_bytes) < 0)
+			return -EIO;
+		r->batch_off = spulse_filebuf_offset(fb);
+		r->batch_time = r->it.time_ns;
+		r->bn = (unsigned int)spulse_dec_samples(&r->it, fb->buf + fb->pos,
+							 fb->fill - fb->pos,
+							 r->batch, REPLAY_BATCH,
+							 &n);
+		fb->pos += n;
+		if (r->bn)
 			return 1;
-		}
 		ret = next_any(r, &rec);
 		if (ret <= 0)
 			return ret;
 		if (rec.tag == SPULSE_TAG_SAMPLE) {
-			*out = rec.u.sample;
+			r->it_sample--;	/* counted when handed out */
+			r->batch[0] = rec.u.sample;
+			r->bn = 1;
 			return 1;
 		}
 	}
+}
+
+SPULSE_EXPORT int spulse_replay_next_sample(struct spulse_replay *r,
+					    struct spulse_sample *out)
+{
+	int ret;
+
+	if (__builtin_expect(r->bpos < r->bn, 1)) {
+		*out = r->batch[r->bpos++];
+		r->it_sample++;
+		return 1;
+	}
+	if (!r->dec.header_done)
+		return 0;
+	ret = fill_batch(r);
+	if (ret <= 0)
+		return ret;
+	*out = r->batch[r->bpos++];
+	r->it_sample++;
+	return 1;
+}
+
+SPULSE_EXPORT int spulse_replay_next_samples(struct spulse_replay *r,
+					     struct spulse_sample *out,
+					     size_t max)
+{
+	size_t n = 0;
+	int ret;
+
+	if (max > INT32_MAX)
+		max = INT32_MAX;
+	while (n < max) {
+		size_t k;
+
+		if (r->bpos >= r->bn) {
+			if (!r->dec.header_done)
+				break;
+			ret = fill_batch(r);
+			if (ret < 0)
+				return ret;
+			if (ret == 0)
+				break;
+		}
+		k = r->bn - r->bpos;
+		if (k > max - n)
+			k = max - n;
+		memcpy(out + n, r->batch + r->bpos, k * sizeof(*out));
+		r->bpos += (unsigned int)k;
+		r->it_sample += k;
+		n += k;
+	}
+	return (int)n;
 }
 
 SPULSE_EXPORT int spulse_replay_seek_sample(struct spulse_replay *r,
