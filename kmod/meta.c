@@ -40,6 +40,8 @@ struct spulse_mmod {
 	unsigned long ino;
 	dev_t dev;
 	bool seen;
+	u8 bid_len;
+	u8 bid[SPULSE_MAX_BUILD_ID];
 };
 
 struct spulse_mproc {
@@ -203,12 +205,30 @@ static bool spulse_is_python_name(const char *base, bool is_exe)
 	return !strncmp(base, "libpython", 9) && strstr(base, ".so");
 }
 
+/* Build-id of a new mapping: reuse one read for the same file, else read. */
+static void spulse_meta_build_id(struct spulse_mmod *m, struct file *f)
+{
+	u32 i;
+
+	for (i = 0; i < meta.nmods; i++) {
+		const struct spulse_mmod *o = &meta.mods[i];
+
+		if (o->ino == m->ino && o->dev == m->dev) {
+			m->bid_len = o->bid_len;
+			memcpy(m->bid, o->bid, o->bid_len);
+			return;
+		}
+	}
+	m->bid_len = spulse_file_build_id(f, m->bid);
+}
+
 /* One executable mapping seen by the scan. */
 static void spulse_meta_mapping(u32 pid, struct vm_area_struct *vma,
 				bool *python)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long ino = 0;
+	struct spulse_mmod *m;
 	const char *path;
 	dev_t dev = 0;
 	u64 pgoff = 0;
@@ -252,15 +272,20 @@ static void spulse_meta_mapping(u32 pid, struct vm_area_struct *vma,
 		meta.dropped++;
 		return;
 	}
-	n = spulse_enc_module(meta.rec, meta.next_id, pid, vma->vm_start,
-			      vma->vm_end, pgoff, path, strlen(path), NULL, 0);
-	if (!spulse_meta_put(meta.rec, n))
-		return;
-	meta.mods[meta.nmods++] = (struct spulse_mmod){
-		.id = meta.next_id++, .pid = pid, .start = vma->vm_start,
+	m = &meta.mods[meta.nmods];
+	*m = (struct spulse_mmod){
+		.id = meta.next_id, .pid = pid, .start = vma->vm_start,
 		.end = vma->vm_end, .pgoff = pgoff, .ino = ino, .dev = dev,
 		.seen = true,
 	};
+	if (vma->vm_file)
+		spulse_meta_build_id(m, vma->vm_file);
+	n = spulse_enc_module(meta.rec, m->id, pid, m->start, m->end, pgoff,
+			      path, strlen(path), m->bid, m->bid_len);
+	if (!spulse_meta_put(meta.rec, n))
+		return;
+	meta.next_id++;
+	meta.nmods++;
 }
 
 /*

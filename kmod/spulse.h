@@ -209,6 +209,10 @@ int spulse_kstack_trim(const unsigned long *ent, unsigned int n,
 int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 			  u32 max, bool *too_deep);
 
+/* buildid.c */
+u32 spulse_note_build_id(const u8 *buf, size_t len, u8 *id);
+u32 spulse_file_build_id(struct file *f, u8 *id);
+
 /* meta.c: module spans (pure lookup over a sorted array). */
 struct spulse_span {
 	u32 pid;

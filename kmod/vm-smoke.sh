@@ -19,7 +19,7 @@ for p in target_pid=999999 freq=0 event=bogus max_user_depth=2000 \
 done
 
 # 2. record the ground-truth workload
-/host$B/workload/gt 40 > /out/gt.log 2>&1 &
+/host$B/workload/gt 90 > /out/gt.log 2>&1 &
 gt=$!
 sleep 1
 ins target_pid=$gt freq=999
