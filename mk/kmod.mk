@@ -3,6 +3,7 @@
 #   make module           build $(TOP)/spulse.ko against KDIR
 #   make deps             apt-get install what building the module needs
 #   make install          module (+ depmod) and build/spulse{,-drain}
+#                         (INSTALL_MOD_PATH=, DESTDIR=, PREFIX= for staging)
 #   make check-kmod-lint  W=1, sparse (C=2) and checkpatch, zero findings
 #
 # KDIR defaults to the running kernel's build tree when it exists, else the
@@ -48,8 +49,8 @@ deps::
 
 install:: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain
 	+$(KMOD_MAKE) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $$(basename $$(dirname $(KDIR)) 2>/dev/null | \
-		grep -x '[0-9].*' || make -s -C $(KDIR) kernelrelease)
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a \
+		$$(modinfo -F vermagic $(KMOD_KO) | cut -d' ' -f1)
 	install -D -m 0755 $(BUILD)/spulse $(DESTDIR)$(PREFIX)/bin/spulse
 	install -D -m 0755 $(BUILD)/spulse-drain \
 		$(DESTDIR)$(PREFIX)/bin/spulse-drain
