@@ -80,3 +80,10 @@ BENCH_TARGETS += bench-drain
 .PHONY: bench-drain
 bench-drain: $(BUILD)/spulse-drain $(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool
 	@BUILD=$(BUILD) $(TOP)/tests/drain/bench.sh $(DRAIN_TEST)
+
+# ---- `spulse record` with the real module, in the VM (tests/vm) ---------
+CHECK_SUITES += record-vm
+.PHONY: check-record-vm
+check-record-vm:
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) $(TOP)/tests/drain/run-vm-record.sh

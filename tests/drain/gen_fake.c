@@ -23,7 +23,9 @@
  * Truth lines (the verifier sorts samples by time; times are unique):
  *   H start_us interval_us
  *   S time_ns pid tid comm n code... (root first; codes: T, Kaddr, Uaddr,
- *     Raddr:path — R = must become module-relative to path)
+ *     Raddr:path — R = must become module-relative to path; Gaddr:path —
+ *     inside a module that meta retires: module-relative for the samples
+ *     written before the drainer applied the retirement, absolute after)
  *   C modules|module_deactivations|process_deactivations|python N
  *   X corrupt CPU OFFSET     (with --corrupt-cpu)
  *   X cut CPU                (with --cut-cpu)
@@ -205,7 +207,11 @@ static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen
 			if (mods[k].active && f[i].addr >= mods[k].start &&
 			    f[i].addr < mods[k].end)
 				path = mods[k].path;
-		if (path)
+		if (pid == PID_T && f[i].addr >= mods[3].start &&
+		    f[i].addr < mods[3].end)	/* retired during the run */
+			off += snprintf(codes + off, clen - off, " G%" PRIx64 ":%s",
+					f[i].addr, mods[3].path);
+		else if (path)
 			off += snprintf(codes + off, clen - off, " R%" PRIx64 ":%s",
 					f[i].addr, path);
 		else

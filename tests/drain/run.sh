@@ -178,6 +178,19 @@ else
 	fail sigint "exit $rc ${v:-} $(cat "$work/dur/err2")"
 fi
 
+# ---- a retirement read mid-stream applies to later samples only ----------
+# (files larger than one 256 KiB read round: meta's module deactivation is
+# read after the first round, so the frames in the retired module must be
+# module-relative first, then absolute)
+fake big --cpus 3 --samples 20000 --seed 15
+if "$drain_opt" --debugfs "$work/big/spulse" -o "$work/big/out.spulse" --once \
+	--no-kallsyms 2>"$work/big/err" &&
+	v=$("$verify" "$work/big/out.spulse" "$work/big/truth" --expect-switch 2>&1); then
+	pass "deactivation-applies-in-order ($v)"
+else
+	fail deactivation-applies-in-order "${v:-$(cat "$work/big/err")}"
+fi
+
 # ---- kill -9 at random points: the spool's complete prefix reads back ---
 fake k9 --cpus 4 --samples 40000 --seed 8
 for i in 1 2 3 4 5 6; do

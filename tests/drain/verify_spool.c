@@ -11,7 +11,10 @@
  * sample by time (time, pid, tid, comm, and every frame root to leaf:
  * kind, absolute address via spulse_defs_frame_address, and for frames
  * that must be module-relative the module's path); the sample count equals
- * the truth's. With --prefix the spool may hold only a prefix of the truth
+ * the truth's. A truth frame "Gaddr:path" (a module meta retires) must be
+ * module-relative to path up to some sample and absolute from then on (the
+ * retirement applies once, in spool order); --expect-switch also requires
+ * both forms to occur. With --prefix the spool may hold only a prefix of the truth
  * (a drainer killed early) and the counts of meta records are not checked.
  * Prints "ok N samples" or the first mismatches; exit 0 / 1.
  */
@@ -94,6 +97,44 @@ static int render(const struct spulse_defs *d, uint32_t leaf, char *out,
 	return 0;
 }
 
+/*
+ * Compare rendered codes with truth codes word by word. A truth "Gaddr:path"
+ * matches "Raddr:path" while *gone_abs is false, or "Uaddr" (which sets it).
+ */
+static bool codes_match(const char *got, const char *want, bool *gone_abs,
+			uint64_t *rel_n, uint64_t *abs_n)
+{
+	char g[128], w[128];
+	int gn, wn;
+
+	for (;;) {
+		if (sscanf(got, "%127s%n", g, &gn) != 1)
+			return sscanf(want, "%127s", w) != 1;
+		if (sscanf(want, "%127s%n", w, &wn) != 1)
+			return false;
+		got += gn;
+		want += wn;
+		if (w[0] == 'G') {
+			char *colon = strchr(w, ':');
+
+			if (g[0] == 'R' && !*gone_abs && !strcmp(g + 1, w + 1)) {
+				(*rel_n)++;
+				continue;
+			}
+			if (colon && g[0] == 'U' &&
+			    !strncmp(g + 1, w + 1, (size_t)(colon - w - 1)) &&
+			    g[colon - w] == 0) {
+				*gone_abs = true;
+				(*abs_n)++;
+				continue;
+			}
+			return false;
+		}
+		if (strcmp(g, w))
+			return false;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct spulse_read_opts ro = { .sz = sizeof(ro) };
@@ -105,7 +146,8 @@ int main(int argc, char **argv)
 	size_t nts = 0, cap = 0, i;
 	uint64_t hs = 0, hi = 0, count, want[4] = { 0 };
 	bool have_h = false;
-	bool prefix = argc > 3 && !strcmp(argv[3], "--prefix");
+	bool prefix = false, expect_switch = false, gone_abs = false;
+	uint64_t gone_rel_n = 0, gone_abs_n = 0;
 	char *line = NULL, buf[1 << 16];
 	size_t lcap = 0;
 	int64_t prev = 0;
@@ -113,8 +155,17 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: verify_spool SPOOL TRUTH [--prefix]\n");
+		fprintf(stderr, "usage: verify_spool SPOOL TRUTH [--prefix] "
+			"[--expect-switch]\n");
 		return 2;
+	}
+	for (i = 3; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--prefix"))
+			prefix = true;
+		else if (!strcmp(argv[i], "--expect-switch"))
+			expect_switch = true;
+		else
+			return 2;
 	}
 	f = fopen(argv[2], "r");
 	if (!f) {
@@ -228,12 +279,18 @@ int main(int argc, char **argv)
 			FAIL("sample %zu: bad stack (%d)\n", i, ret);
 			continue;
 		}
-		if (strcmp(buf, ts[i].codes))
+		if (!codes_match(buf, ts[i].codes, &gone_abs, &gone_rel_n,
+				 &gone_abs_n))
 			FAIL("sample %zu frames:\n  got %s\n want %s\n", i, buf,
 			     ts[i].codes);
 	}
+	if (expect_switch && !(gone_rel_n && gone_abs_n))
+		FAIL("retired module: %" PRIu64 " module-relative, %" PRIu64
+		     " absolute frames; want both\n", gone_rel_n, gone_abs_n);
 	if (!failures)
-		printf("ok %" PRIu64 " samples (truth %zu)\n", count, nts);
+		printf("ok %" PRIu64 " samples (truth %zu; retired module frames "
+		       "%" PRIu64 " relative then %" PRIu64 " absolute)\n", count,
+		       nts, gone_rel_n, gone_abs_n);
 	spulse_snapshot_close(snap);
 	for (i = 0; i < nts; i++)
 		free(ts[i].codes);

@@ -197,7 +197,7 @@ static pid_t fork_stopped(char **argv, int *release)
 }
 
 static void print_summary(const struct drain_stats *st, const char *out,
-			  double secs)
+			  double secs, const char *why)
 {
 	struct stat sb;
 	long long size = stat(out, &sb) ? -1 : (long long)sb.st_size;
@@ -207,7 +207,8 @@ static void print_summary(const struct drain_stats *st, const char *out,
 		printf("%" PRId64, st->kernel_dropped);
 	else
 		printf("unknown");
-	printf(", file %s, size %lld bytes, duration %.2f s", out, size, secs);
+	printf(", file %s, size %lld bytes, duration %.2f s, stopped by %s",
+	       out, size, secs, why);
 	if (st->stream_errors)
 		printf(", %u stream errors", st->stream_errors);
 	printf("\n");
@@ -234,7 +235,7 @@ int cmd_record(int argc, char **argv)
 	};
 	struct sigaction sa, old_int, old_term;
 	unsigned long pid_arg = 0, freq = 999;
-	const char *event = "cpu-clock";
+	const char *event = "cpu-clock", *why = "?";
 	char *module = NULL, *params = NULL;
 	bool no_load = false, loaded = false, target_gone = false;
 	double duration = -1, t0;
@@ -377,23 +378,37 @@ int cmd_record(int argc, char **argv)
 		close(release_fd);
 		release_fd = -1;
 	}
-	while (!rec_stop) {
-		if (duration >= 0 && mono_s() - t0 >= duration)
+	for (;;) {
+		if (rec_stop) {
+			why = "signal";
 			break;
+		}
+		if (duration >= 0 && mono_s() - t0 >= duration) {
+			why = "duration";
+			break;
+		}
 		if (child > 0) {
 			pid_t w = waitpid(child, &status, WNOHANG);
 
 			if (w == child) {
 				child = -1;
 				target_gone = true;
+				why = "command exit";
 				break;
 			}
 		} else if (target > 0 && kill(target, 0) && errno == ESRCH) {
 			target_gone = true;
+			why = "target exit";
 			break;
 		}
-		if (drain_step(d, 50) < 0 || drain_inputs_closed(d))
+		if (drain_step(d, 50) < 0) {
+			why = "error";
 			break;
+		}
+		if (drain_inputs_closed(d)) {
+			why = "inputs closed";
+			break;
+		}
 	}
 	ret = drain_finish(d);	/* writes "stop", drains the rest */
 	if (ret < 0) {
@@ -408,7 +423,7 @@ int cmd_record(int argc, char **argv)
 			strerror(-ret));
 		rc = EXIT_INVALID;
 	}
-	print_summary(&st, o.output, mono_s() - t0);
+	print_summary(&st, o.output, mono_s() - t0, why);
 	if (target_gone && cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "spulse record: %s exited with status %d\n",
 			cmd[0], WEXITSTATUS(status));

@@ -25,6 +25,17 @@
 
 #define READ_ROUND_MAX	(256u << 10)	/* bytes per input per round */
 
+/*
+ * A meta record waiting to be applied. A deactivation waits until every
+ * sample up to @until_ns (the newest sample time read when the deactivation
+ * was read) has been written; records after it wait behind it, in order.
+ */
+struct pending_meta {
+	struct spulse_record r;
+	int64_t until_ns;
+	bool barrier;
+};
+
 struct drain {
 	struct drain_opts o;
 	FILE *log;
@@ -37,6 +48,8 @@ struct drain {
 	uint32_t *mod_map;		/* meta module id -> spool module id */
 	size_t mod_cap;
 	uint32_t gen;			/* module generation, bumped on change */
+	struct pending_meta *pend;	/* meta records held behind a deactivation */
+	size_t npend, pend_head, pend_cap;
 
 	struct drain_input *cpu;	/* sorted by CPU number */
 	struct drain_idmap *maps;
@@ -319,8 +332,8 @@ static int meta_map_set(struct drain *d, uint32_t meta_id, uint32_t id)
 	return 0;
 }
 
-/* Forward one validated meta record to the spool. */
-static int meta_record(struct drain *d, const struct spulse_record *r)
+/* Apply one validated meta record to the spool. */
+static int meta_apply(struct drain *d, const struct spulse_record *r)
 {
 	const struct spulse_module *m = &r->u.module;
 	uint32_t id;
@@ -355,6 +368,72 @@ static int meta_record(struct drain *d, const struct spulse_record *r)
 		break;
 	}
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Apply held meta records, in order, up to the first deactivation that
+ * still waits for samples at or before its time (next sample at @next_ns;
+ * INT64_MAX applies everything).
+ */
+static int meta_apply_pending(struct drain *d, int64_t next_ns)
+{
+	while (d->npend) {
+		struct pending_meta *p = &d->pend[d->pend_head];
+		int ret;
+
+		if (p->barrier && next_ns <= p->until_ns)
+			return 0;
+		ret = meta_apply(d, &p->r);
+		if (ret < 0)
+			return ret;
+		d->pend_head = (d->pend_head + 1) % d->pend_cap;
+		d->npend--;
+	}
+	return 0;
+}
+
+static int meta_hold(struct drain *d, const struct spulse_record *r,
+		     int64_t until_ns, bool barrier)
+{
+	struct pending_meta *p;
+
+	if (d->npend == d->pend_cap) {
+		size_t cap = d->pend_cap ? d->pend_cap * 2 : 16, i;
+		struct pending_meta *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (i = 0; i < d->npend; i++)
+			v[i] = d->pend[(d->pend_head + i) % d->pend_cap];
+		free(d->pend);
+		d->pend = v;
+		d->pend_cap = cap;
+		d->pend_head = 0;
+	}
+	p = &d->pend[(d->pend_head + d->npend) % d->pend_cap];
+	p->r = *r;	/* module path/build-id point into the stream's defs */
+	p->until_ns = until_ns;
+	p->barrier = barrier;
+	d->npend++;
+	return 0;
+}
+
+/*
+ * Forward one meta record. Definitions and Python records apply at once
+ * unless something is held; a deactivation (exit, exec, munmap) is held
+ * until the samples read before it are written, so that they still resolve
+ * against the modules that were mapped when they were taken.
+ */
+static int meta_record(struct drain *d, const struct spulse_record *r)
+{
+	bool deact = r->tag == SPULSE_TAG_MODULE_DEACTIVATE ||
+		     r->tag == SPULSE_TAG_PROCESS_DEACTIVATE;
+
+	if (deact && d->merge.any)
+		return meta_hold(d, r, d->merge.newest_ns, true);
+	if (d->npend)
+		return meta_hold(d, r, 0, false);
+	return meta_apply(d, r);
 }
 
 static int cpu_record(struct drain *d, unsigned int i,
@@ -457,6 +536,10 @@ static int release(struct drain *d, bool all)
 	while (drain_merge_pop(&d->merge, now, all, &src, &s) == 1) {
 		uint32_t th, st;
 
+		ret = meta_apply_pending(d, s.time_ns);
+		if (ret < 0)
+			return ret;
+
 		ret = drain_map_sample(d->rec, spulse_stream_defs(d->cpu[src].stream),
 				       &d->maps[src], d->gen, s.thread, s.stack,
 				       &th, &st);
@@ -475,6 +558,9 @@ static int release(struct drain *d, bool all)
 		d->emitted = true;
 		d->samples++;
 	}
+	/* nothing read is waiting any more: held records can apply */
+	if (!d->merge.queued)
+		return meta_apply_pending(d, INT64_MAX);
 	return 0;
 }
 
@@ -738,6 +824,7 @@ int drain_close(struct drain *d)
 	free(d->cpu_bytes);
 	free(d->pfd);
 	free(d->mod_map);
+	free(d->pend);
 	free(d->stats_path);
 	free(d);
 	return ret;

@@ -1,0 +1,33 @@
+# Guest side of suite record-vm: `spulse record` with the real spulse.ko.
+# usage (via run-vm.sh): guest-record.sh BUILD_DIR
+. "$VM_LIB"
+B=$1
+# 1. -- CMD: record loads the module (target_pid = the forked child),
+#    releases the child, stops when it exits, unloads the module.
+[ -e /sys/module/spulse ] && echo loaded >/out/cmd.before || echo unloaded >/out/cmd.before
+hrun "$B/spulse" record -F 999 -o "$VM_OUT_HOST/cmd.spulse" -- "$B/workload/gt" 3 \
+	>/out/cmd.out 2>&1
+echo $? >/out/cmd.rc
+[ -e /sys/module/spulse ] && echo loaded >/out/cmd.after || echo unloaded >/out/cmd.after
+# 2. -p PID -d 2: attach to a running process for 2 s of its 8.
+"$B/workload/gt" 8 >/out/pid.gt &
+gt=$!
+sleep 1
+hrun "$B/spulse" record -p $gt -d 2 -o "$VM_OUT_HOST/pid.spulse" >/out/pid.out 2>&1
+echo $? >/out/pid.rc
+echo $gt >/out/pid.pid
+kill $gt 2>/dev/null
+wait $gt
+# 3. module already loaded (by insmod): record uses it and leaves it loaded.
+"$B/workload/gt" 20 >/out/pre.gt &
+gt=$!
+sleep 1
+hrun /sbin/insmod "$VM_TOP/spulse.ko" target_pid=$gt
+hrun "$B/spulse" record -d 1 -o "$VM_OUT_HOST/pre.spulse" >/out/pre.out 2>&1
+echo $? >/out/pre.rc
+[ -e /sys/module/spulse ] && echo loaded >/out/pre.after || echo unloaded >/out/pre.after
+hrun /sbin/rmmod spulse
+kill $gt 2>/dev/null
+wait $gt
+dmesg >/out/dmesg.record
+exit 0

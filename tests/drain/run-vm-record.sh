@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Suite record-vm: `spulse record` with the real spulse.ko in the VM
+# (tests/vm/run-vm.sh, stock Debian kernel, TCG): `-- CMD` (loads, records
+# the forked child, unloads), `-p PID -d 2`, and a module that was already
+# loaded (used, left loaded). Checks the spools on the host.
+# Writes $BUILD/check/record-vm.result.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+out=$BUILD/record-vm
+spulse=$BUILD/spulse
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+finish() {
+	echo "record-vm: $passed passed, $failed failed"
+	mkdir -p "$BUILD/check"
+	echo "$passed $failed" >"$BUILD/check/record-vm.result"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+make --no-print-directory -C "$top" module "$spulse" workloads >/dev/null ||
+	{ fail build "make module spulse workloads failed"; finish; }
+rm -rf "$out"
+mkdir -p "$out"
+"$top/tests/vm/run-vm.sh" --timeout "${RECORD_VM_TIMEOUT:-300}" --out "$out" -- \
+	"$top/tests/drain/guest-record.sh" "$BUILD" >"$out/run-vm.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { fail vm "run-vm exit $rc ($out/console.log)"; finish; }
+
+# samples NAME: the count in the summary line of NAME.out
+summary_samples() { sed -n 's/^spulse record: samples \([0-9]*\),.*/\1/p' "$out/$1.out"; }
+# check_spool NAME PID: valid, complete, sample count = summary, every
+# thread of PID, user frames module-relative
+check_spool() {
+	local name=$1 pid=$2 n json pids
+	n=$(summary_samples "$name")
+	json=$("$spulse" check --json "$out/$name.spulse" 2>&1) ||
+		{ fail "$name-valid" "$json"; return; }
+	if grep -q "\"samples\":$n," <<<"$json" && grep -q '"recovered":false' <<<"$json" &&
+		[ "${n:-0}" -gt 0 ]; then
+		pass "$name-valid ($n samples)"
+	else
+		fail "$name-valid" "summary $n vs $json"
+	fi
+	"$spulse" dump "$out/$name.spulse" >"$out/$name.dump"
+	pids=$(sed -n 's/^thread .* pid=\([0-9]*\) .*/\1/p' "$out/$name.dump" | sort -u)
+	if [ "$pids" = "$pid" ]; then
+		pass "$name-only-target-threads"
+	else
+		fail "$name-only-target-threads" "pids: $(echo $pids) want $pid"
+	fi
+	# every user frame inside the workload's text is module-relative
+	# (including samples taken just before the process exits)
+	local r abs rel
+	r=$(awk '
+		/^module / && / path=.*\/workload\/gt / {
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^start=/) s = strtonum(substr($i, 7))
+				if ($i ~ /^end=/) e = strtonum(substr($i, 5))
+			}
+			lo[n] = s; hi[n] = e; n++
+		}
+		/^frame .*kind=module/ { rel++ }
+		/^frame .*kind=user/ {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^addr=/) a = strtonum(substr($i, 6))
+			for (j = 0; j < n; j++)
+				if (a >= lo[j] && a < hi[j]) abs++
+		}
+		END { printf "%d %d %d\n", n, rel + 0, abs + 0 }' "$out/$name.dump")
+	read -r nmod rel abs <<<"$r"
+	if [ "$nmod" -gt 0 ] && [ "$rel" -gt 0 ] && [ "$abs" -eq 0 ]; then
+		pass "$name-module-relative-frames ($rel module-relative)"
+	else
+		fail "$name-module-relative-frames" "gt modules $nmod, module-relative $rel, absolute inside gt text $abs"
+	fi
+}
+
+gtpid=$(sed -n 's/^gt pid //p' "$out/cmd.out")
+if [ "$(cat "$out/cmd.rc")" = 0 ] && [ "$(cat "$out/cmd.before")" = unloaded ] &&
+	[ "$(cat "$out/cmd.after")" = unloaded ]; then
+	pass "cmd-loads-and-unloads"
+else
+	fail cmd-loads-and-unloads "rc $(cat "$out/cmd.rc") $(cat "$out/cmd.before") -> $(cat "$out/cmd.after"): $(cat "$out/cmd.out")"
+fi
+check_spool cmd "$gtpid"
+if [ -s "$out/cmd.spulse.kallsyms" ]; then
+	pass cmd-kallsyms-saved
+else
+	fail cmd-kallsyms-saved "missing or empty"
+fi
+
+if [ "$(cat "$out/pid.rc")" = 0 ] &&
+	d=$(sed -n 's/.*duration \([0-9.]*\) s.*/\1/p' "$out/pid.out") &&
+	awk -v d="$d" 'BEGIN { exit !(d >= 2 && d < 6) }'; then
+	pass "pid-duration ($d s)"
+else
+	fail pid-duration "$(cat "$out/pid.out")"
+fi
+check_spool pid "$(cat "$out/pid.pid")"
+
+if [ "$(cat "$out/pre.rc")" = 0 ] && [ "$(cat "$out/pre.after")" = loaded ] &&
+	grep -q 'already loaded' "$out/pre.out" && [ "$(summary_samples pre)" -gt 0 ]; then
+	pass "preloaded-used-and-left-loaded ($(summary_samples pre) samples)"
+else
+	fail preloaded-used-and-left-loaded "$(cat "$out/pre.rc") $(cat "$out/pre.after"): $(cat "$out/pre.out")"
+fi
+if grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" >/dev/null; then
+	fail dmesg-clean "$(grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" | head -3)"
+else
+	pass dmesg-clean
+fi
+finish
