@@ -88,6 +88,7 @@ static int spulse_load_params(void)
 static void spulse_teardown(void)
 {
 	spulse_sample_exit();
+	spulse_procwatch_exit();
 	spulse_meta_exit();
 	spulse_relay_close();
 	debugfs_remove_recursive(spulse.dir);
@@ -118,6 +119,7 @@ static int __init spulse_init(void)
 	r = spulse_meta_init();
 	if (r)
 		goto fail;
+	spulse_procwatch_init();
 	r = spulse_control_init();
 	if (r)
 		goto fail;

@@ -133,6 +133,24 @@ void spulse_meta_kick(void)
 		irq_work_queue(&meta.kick);
 }
 
+/**
+ * spulse_meta_process_event() - a process of interest exec'd or exited
+ * @pid: its tgid
+ *
+ * Called from the exec/exit tracepoints (process context, preemption
+ * off). With a target this rescans at once; in whole-system mode, where
+ * every exec and exit of the machine lands here, it is a rate-limited kick.
+ */
+void spulse_meta_process_event(u32 pid)
+{
+	if (!READ_ONCE(spulse.running))
+		return;
+	if (spulse.p.target_pid)
+		mod_delayed_work(system_wq, &meta.work, 0);
+	else
+		spulse_meta_kick();
+}
+
 static bool spulse_meta_put(const u8 *rec, size_t len)
 {
 	if (!spulse_relay_put(*per_cpu_ptr(meta.chan->buf, 0), rec, len)) {

@@ -317,6 +317,11 @@ void spulse_meta_start(void);
 void spulse_meta_stop(void);
 void spulse_meta_kick(void);
 void spulse_meta_flush(void);
+void spulse_meta_process_event(u32 pid);
+
+/* procwatch.c */
+void spulse_procwatch_init(void);
+void spulse_procwatch_exit(void);
 bool spulse_meta_known(u32 pid, u64 addr);
 u64 spulse_meta_bytes(void);
 u64 spulse_meta_dropped(void);
