@@ -32,6 +32,10 @@ static uint max_kernel_depth = 128;
 module_param(max_kernel_depth, uint, 0444);
 MODULE_PARM_DESC(max_kernel_depth, "kernel frames per sample (deeper samples are dropped)");
 
+static uint max_depth;
+module_param(max_depth, uint, 0444);
+MODULE_PARM_DESC(max_depth, "if set, both max_user_depth and max_kernel_depth (each <= 511)");
+
 static char *event = "cpu-clock";
 module_param(event, charp, 0444);
 MODULE_PARM_DESC(event, "cpu-clock (default) or cycles (falls back to cpu-clock without a PMU)");
@@ -59,6 +63,10 @@ static int spulse_load_params(void)
 	p->freq = freq;
 	p->max_user_depth = max_user_depth;
 	p->max_kernel_depth = max_kernel_depth;
+	if (max_depth) {
+		p->max_user_depth = max_depth;
+		p->max_kernel_depth = max_depth;
+	}
 	p->subbuf_size = subbuf_size;
 	p->n_subbufs = n_subbufs;
 	p->autostart = autostart;
