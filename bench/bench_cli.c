@@ -9,7 +9,8 @@
  * (cached), then runs each reader in a forked child (open + validate + read
  * every sample), best of three, and reports samples/s, MB/s and the child's
  * peak RSS (wait4() rusage ru_maxrss, i.e. RUSAGE_CHILDREN for that child
- * alone). The Recorder is timed by running `spulse synth` on a fresh file.
+ * alone); "open s" is the part spent in open (Snapshot and Replay validate
+ * the whole file there; Tail reads as it polls). The Recorder is timed by running `spulse synth` on a fresh file.
  * Targets are printed beside the numbers; nothing here fails on speed.
  */
 #include <errno.h>
@@ -32,6 +33,7 @@
 struct result {
 	uint64_t samples;
 	double secs;
+	double open_secs;	/* part of secs spent in open (validation) */
 	long maxrss_kb;
 	int ok;
 };
@@ -89,6 +91,7 @@ static int ensure_spool(const char *spulse, const char *dir, uint64_t samples,
 /* ---- readers, each run in a child ------------------------------------ */
 
 static uint64_t sink;
+static double open_secs;
 
 static int read_snapshot(const char *path, uint64_t *n)
 {
@@ -96,10 +99,12 @@ static int read_snapshot(const char *path, uint64_t *n)
 	struct spulse_error err;
 	struct spulse_snapshot *s;
 	struct spulse_sample smp;
+	double t0 = now_s();
 	uint64_t i, cnt;
 
 	if (spulse_snapshot_open(path, &o, &s, &err) < 0)
 		return -1;
+	open_secs = now_s() - t0;
 	cnt = spulse_snapshot_sample_count(s);
 	for (i = 0; i < cnt; i++) {
 		if (spulse_snapshot_sample(s, i, &smp) < 0)
@@ -118,10 +123,12 @@ static int read_replay(const char *path, uint64_t *n)
 	struct spulse_replay *r;
 	struct spulse_sample smp;
 	uint64_t cnt = 0;
+	double t0 = now_s();
 	int rc;
 
 	if (spulse_replay_open(path, &o, &r, &err) < 0)
 		return -1;
+	open_secs = now_s() - t0;
 	while ((rc = spulse_replay_next_sample(r, &smp)) > 0) {
 		sink += smp.stack;
 		cnt++;
@@ -181,6 +188,7 @@ static struct result run_child(reader_fn fn, const char *path)
 		close(fds[0]);
 		r.ok = fn(path, &r.samples) == 0;
 		r.secs = now_s() - t0;
+		r.open_secs = open_secs;
 		if (write(fds[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
 		_exit(sink == 42 ? 3 : 0);
@@ -252,8 +260,8 @@ int main(int argc, char **argv)
 	printf("  %llu samples, %.1f MB, %.2f bytes/sample "
 	       "(spulse synth --threads 16)\n\n",
 	       (unsigned long long)samples, mb, mb * 1e6 / (double)samples);
-	printf("  %-10s %14s %10s %9s %12s\n", "reader", "samples/s", "MB/s",
-	       "time s", "peak RSS MB");
+	printf("  %-10s %14s %10s %9s %9s %12s\n", "reader", "samples/s",
+	       "MB/s", "time s", "open s", "peak RSS MB");
 	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
 		struct result r = best_of(readers[i].fn, big);
 
@@ -264,18 +272,18 @@ int main(int argc, char **argv)
 		}
 		if (readers[i].fn == read_replay)
 			replay_big = r;
-		printf("  %-10s %14.0f %10.1f %9.3f %12.1f\n", readers[i].name,
-		       (double)r.samples / r.secs, mb / r.secs, r.secs,
-		       (double)r.maxrss_kb / 1024.0);
+		printf("  %-10s %14.0f %10.1f %9.3f %9.3f %12.1f\n",
+		       readers[i].name, (double)r.samples / r.secs, mb / r.secs,
+		       r.secs, r.open_secs, (double)r.maxrss_kb / 1024.0);
 	}
 	/* Recorder: a fresh synth run (includes the model's own work) */
 	snprintf(rec, sizeof(rec), "%s/recorder-run.spulse", argv[2]);
 	if (run_synth(argv[1], rec, RECORDER_SAMPLES, &rsecs) == 0) {
 		double rmb = (double)file_size(rec) / 1e6;
 
-		printf("  %-10s %14.0f %10.1f %9.3f %12s  (spulse synth, %llu "
-		       "samples)\n", "Recorder",
-		       (double)RECORDER_SAMPLES / rsecs, rmb / rsecs, rsecs, "-",
+		printf("  %-10s %14.0f %10.1f %9.3f %9s %12s  (spulse synth, "
+		       "%llu samples)\n", "Recorder",
+		       (double)RECORDER_SAMPLES / rsecs, rmb / rsecs, rsecs, "-", "-",
 		       (unsigned long long)RECORDER_SAMPLES);
 		unlink(rec);
 	} else {

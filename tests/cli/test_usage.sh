@@ -6,7 +6,7 @@ test_help_everywhere() {
 	for c in record check dump report flame export synth; do
 		grep -q "^  $c " out || die "top-level help lacks $c" || return 1
 	done
-	for c in check dump report flame export synth; do
+	for c in record check dump report flame export synth; do
 		expect_rc 0 "$SP" "$c" --help || return 1
 		grep -q "^usage: spulse $c" out ||
 			die "$c --help prints no usage line" || return 1
