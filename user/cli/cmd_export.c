@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* spulse export: samples as folded stacks, JSON lines or perf-script text. */
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -45,8 +46,57 @@ static const char *kind_name(uint8_t k)
 	}
 }
 
-static int write_sample(struct profile *p, FILE *f, enum fmt fmt,
-			const struct spulse_sample *s)
+/* Per-frame text of the chosen format, rendered once (frames repeat). */
+struct frag_cache {
+	char **text;
+	uint32_t n;
+};
+
+static const char *frame_text(struct profile *p, struct frag_cache *fc,
+			      enum fmt fmt, uint32_t id)
+{
+	const struct sym_frame *sf;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (id >= fc->n)
+		return NULL;
+	if (fc->text[id])
+		return fc->text[id];
+	sf = symbolizer_frame(p->sym, id);
+	if (!sf)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return NULL;
+	if (fmt == FMT_JSON) {
+		fputs("{\"name\":", m);
+		cli_json_string(m, sf->label, strlen(sf->label));
+		fputs(",\"dso\":", m);
+		cli_json_string(m, sf->dso, strlen(sf->dso));
+		fprintf(m, ",\"addr\":\"0x%llx\",\"kind\":\"%s\"}",
+			(unsigned long long)sf->addr, kind_name(sf->kind));
+	} else if (sf->func) {
+		fprintf(m, "\t%16llx %s+0x%llx (%s)\n",
+			(unsigned long long)sf->addr, sf->func,
+			(unsigned long long)sf->func_off, sf->dso);
+	} else {
+		fprintf(m, "\t%16llx [unknown] (%s)\n",
+			(unsigned long long)sf->addr,
+			sf->kind == SPULSE_FRAME_TRUNCATED ? "[truncated]" :
+			sf->dso);
+	}
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	fc->text[id] = buf;
+	return buf;
+}
+
+static int write_sample(struct profile *p, struct frag_cache *fc, FILE *f,
+			enum fmt fmt, const struct spulse_sample *s)
 {
 	uint32_t frames[SPULSE_MAX_DEPTH];
 	struct spulse_thread t;
@@ -72,31 +122,13 @@ static int write_sample(struct profile *p, FILE *f, enum fmt fmt,
 			(unsigned long long)(abs_ns % 1000000000ULL / 1000));
 	}
 	for (i = n - 1; i >= 0; i--) {
-		const struct sym_frame *sf = symbolizer_frame(p->sym,
-							      frames[i]);
+		const char *text = frame_text(p, fc, fmt, frames[i]);
 
-		if (!sf)
+		if (!text)
 			return -1;
-		if (fmt == FMT_JSON) {
-			if (i != n - 1)
-				fputc(',', f);
-			fputs("{\"name\":", f);
-			cli_json_string(f, sf->label, strlen(sf->label));
-			fputs(",\"dso\":", f);
-			cli_json_string(f, sf->dso, strlen(sf->dso));
-			fprintf(f, ",\"addr\":\"0x%llx\",\"kind\":\"%s\"}",
-				(unsigned long long)sf->addr,
-				kind_name(sf->kind));
-		} else if (sf->func) {
-			fprintf(f, "\t%16llx %s+0x%llx (%s)\n",
-				(unsigned long long)sf->addr, sf->func,
-				(unsigned long long)sf->func_off, sf->dso);
-		} else {
-			fprintf(f, "\t%16llx [unknown] (%s)\n",
-				(unsigned long long)sf->addr,
-				sf->kind == SPULSE_FRAME_TRUNCATED ?
-				"[truncated]" : sf->dso);
-		}
+		if (fmt == FMT_JSON && i != n - 1)
+			fputc(',', f);
+		fputs(text, f);
 	}
 	fputs(fmt == FMT_JSON ? "]}\n" : "\n", f);
 	return 0;
@@ -104,9 +136,15 @@ static int write_sample(struct profile *p, FILE *f, enum fmt fmt,
 
 static int export_samples(struct profile *p, FILE *f, enum fmt fmt)
 {
+	struct frag_cache fc = { 0 };
 	struct spulse_sample s;
-	int rc;
+	uint32_t i;
+	int rc, ret = EXIT_OK;
 
+	fc.n = spulse_defs_count(p->defs, SPULSE_TAG_FRAME);
+	fc.text = calloc(fc.n ? fc.n : 1, sizeof(*fc.text));
+	if (!fc.text)
+		return EXIT_INVALID;
 	if (fmt == FMT_JSON) {
 		fputs("{\"type\":\"header\",\"file\":", f);
 		cli_json_string(f, p->file, strlen(p->file));
@@ -121,18 +159,24 @@ static int export_samples(struct profile *p, FILE *f, enum fmt fmt)
 	while ((rc = spulse_replay_next_sample(p->replay, &s)) > 0) {
 		if (!profile_wants(p, &s))
 			continue;
-		if (write_sample(p, f, fmt, &s) < 0) {
+		if (write_sample(p, &fc, f, fmt, &s) < 0) {
 			fprintf(stderr, "%s: broken stack %u\n", p->file,
 				s.stack);
-			return EXIT_INVALID;
+			ret = EXIT_INVALID;
+			break;
 		}
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: reading samples: %s\n", p->file,
 			strerror(-rc));
-		return EXIT_INVALID;
+		ret = EXIT_INVALID;
 	}
-	return ferror(f) ? EXIT_INVALID : EXIT_OK;
+	for (i = 0; i < fc.n; i++)
+		free(fc.text[i]);
+	free(fc.text);
+	if (ferror(f))
+		ret = EXIT_INVALID;
+	return ret;
 }
 
 int cmd_export(int argc, char **argv)
