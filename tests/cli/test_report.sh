@@ -183,3 +183,28 @@ test_report_flame_on_synth_are_consistent() {
 	expect_rc 0 "$SP" flame s.spulse -o s.svg || return 1
 	grep -q "<title>all ($samples samples" s.svg || die "svg root count"
 }
+
+test_report_stripped_shared_library_uses_dynsym() {
+	local here load off vaddr a
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	$CC -O1 -shared -fPIC -o libknown.so "$here/known.c" || return 1
+	strip --strip-all libknown.so || return 1
+	! readelf -SW libknown.so | grep -q ' .symtab ' ||
+		die "strip left .symtab" || return 1
+	load=$(readelf -lW libknown.so | awk '$1 == "LOAD" && / R?W?E / {print $2, $3; exit}')
+	read -r off vaddr <<<"$load"
+	a=$(readelf -sW --dyn-syms libknown.so |
+		awk '$8 == "known_beta_mid" {print "0x" $2; exit}')
+	[ -n "$a" ] || die "known_beta_mid not in .dynsym" || return 1
+	cat >lib.txt <<EOT
+# header start_us=5 interval_us=0
+module id=0 pid=7 start=0x7f0000001000 end=0x7f0000100000 file_offset=$off path=$WORK/libknown.so build_id=
+thread id=0 pid=7 tid=7 comm=x
+frame id=0 kind=module module=0 rel=$(printf '0x%x' $((a + 2 - vaddr + off)))
+stack id=0 parent=root frame=0
+sample dt_ns=1 thread=0 stack=0
+EOT
+	"$SPOOLGEN" <lib.txt >lib.spulse || return 1
+	expect_rc 0 "$SP" report lib.spulse || return 1
+	[ "$(row known_beta_mid)" = "1 1" ] || die "$(cat out)"
+}
