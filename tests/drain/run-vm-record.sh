@@ -54,23 +54,22 @@ check_spool() {
 	fi
 	# every user frame inside the workload's text is module-relative
 	# (including samples taken just before the process exits)
-	local r abs rel
-	r=$(awk '
-		/^module / && / path=.*\/workload\/gt / {
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^start=/) s = strtonum(substr($i, 7))
-				if ($i ~ /^end=/) e = strtonum(substr($i, 5))
-			}
-			lo[n] = s; hi[n] = e; n++
-		}
-		/^frame .*kind=module/ { rel++ }
-		/^frame .*kind=user/ {
-			for (i = 1; i <= NF; i++)
-				if ($i ~ /^addr=/) a = strtonum(substr($i, 6))
-			for (j = 0; j < n; j++)
-				if (a >= lo[j] && a < hi[j]) abs++
-		}
-		END { printf "%d %d %d\n", n, rel + 0, abs + 0 }' "$out/$name.dump")
+	local r nmod rel abs
+	r=$(python3 - "$out/$name.dump" <<'PY'
+import re, sys
+mods, rel, absn = [], 0, 0
+for line in open(sys.argv[1]):
+    f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+    if line.startswith("module ") and re.search(r"/workload/gt$", f.get("path", "")):
+        mods.append((int(f["start"], 16), int(f["end"], 16)))
+    elif line.startswith("frame ") and f.get("kind") == "module":
+        rel += 1
+    elif line.startswith("frame ") and f.get("kind") == "user":
+        a = int(f["addr"], 16)
+        absn += any(lo <= a < hi for lo, hi in mods)
+print(len(mods), rel, absn)
+PY
+)
 	read -r nmod rel abs <<<"$r"
 	if [ "$nmod" -gt 0 ] && [ "$rel" -gt 0 ] && [ "$abs" -eq 0 ]; then
 		pass "$name-module-relative-frames ($rel module-relative)"
