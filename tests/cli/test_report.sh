@@ -208,3 +208,21 @@ EOT
 	expect_rc 0 "$SP" report lib.spulse || return 1
 	[ "$(row known_beta_mid)" = "1 1" ] || die "$(cat out)"
 }
+
+test_report_symfs_finds_moved_files() {
+	build_known || return 1
+	sed "s|path=$WORK/known |path=/opt/spulse-test/known |" known.txt >moved.txt
+	"$SPOOLGEN" <moved.txt >moved.spulse || return 1
+	expect_rc 0 "$SP" report moved.spulse --top 0 || return 1
+	! grep -q known_alpha_leaf out || die "resolved a file that is absent" ||
+		return 1
+	grep -q '\[/opt/spulse-test/known\]' out || die "no hex fallback" ||
+		return 1
+	mkdir -p sym/opt/spulse-test && cp known sym/opt/spulse-test/ || return 1
+	expect_rc 0 "$SP" report moved.spulse --top 0 --symfs "$WORK/sym" ||
+		return 1
+	[ "$(row known_alpha_leaf)" = "7 7" ] || die "--symfs ignored" || return 1
+	expect_rc 0 "$SP" flame --folded moved.spulse --symfs sym || return 1
+	grep -q '^known_gamma_root;known_beta_mid;known_alpha_leaf 7$' out ||
+		die "flame --symfs"
+}

@@ -12,7 +12,7 @@ int cli_write_tree(struct profile *p, const char *out, bool folded,
 
 static const char export_help[] =
 "usage: spulse export FILE --format folded|json|perf-script [-o OUT]\n"
-"                     [--pid P] [--kallsyms PATH]\n"
+"                     [--pid P] [--kallsyms PATH] [--symfs DIR]\n"
 "\n"
 "  folded       \"root;...;leaf count\" lines (as spulse flame --folded)\n"
 "  json         JSON Lines: first a header object\n"
@@ -32,7 +32,8 @@ static const char export_help[] =
 "\n"
 "  -o, --output OUT  output file (default: standard output)\n"
 "  --pid P           only samples of process P\n"
-"  --kallsyms PATH   kernel symbols (default FILE.kallsyms when present)\n";
+"  --kallsyms PATH   kernel symbols (default FILE.kallsyms when present)\n"
+"  --symfs DIR    look module files up under DIR first (DIR/PATH)\n";
 
 enum fmt { FMT_NONE, FMT_FOLDED, FMT_JSON, FMT_PERF };
 
@@ -186,10 +187,11 @@ int cmd_export(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL, *kallsyms = NULL;
+	const char *out = NULL, *kallsyms = NULL, *symfs = NULL;
 	struct profile p = { 0 };
 	enum fmt fmt = FMT_NONE;
 	FILE *f = stdout;
@@ -219,6 +221,7 @@ int cmd_export(int argc, char **argv)
 			p.pid = (uint32_t)v;
 			break;
 		case 'k': kallsyms = optarg; break;
+		case 'S': symfs = optarg; break;
 		case 'h': fputs(export_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("export", "bad option");
 		}
@@ -227,7 +230,7 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "expected exactly one FILE");
 	if (fmt == FMT_NONE)
 		return cli_usage_error("export", "--format is required");
-	rc = profile_open(&p, argv[optind], kallsyms);
+	rc = profile_open(&p, argv[optind], kallsyms, symfs);
 	if (rc == EXIT_OK && fmt == FMT_FOLDED) {
 		rc = cli_write_tree(&p, out, true, NULL);
 	} else if (rc == EXIT_OK) {

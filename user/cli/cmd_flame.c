@@ -9,7 +9,7 @@
 
 static const char flame_help[] =
 "usage: spulse flame FILE [-o OUT.svg] [--folded] [--pid P]\n"
-"                    [--kallsyms PATH] [--title TEXT]\n"
+"                    [--kallsyms PATH] [--symfs DIR] [--title TEXT]\n"
 "\n"
 "Without --folded, write a self-contained SVG flame graph (no scripts;\n"
 "hover a box for its name, samples and share): callers below callees,\n"
@@ -22,6 +22,7 @@ static const char flame_help[] =
 "  --folded          folded stacks instead of SVG\n"
 "  --pid P           only samples of process P\n"
 "  --kallsyms PATH   kernel symbols (default FILE.kallsyms when present)\n"
+"  --symfs DIR    look module files up under DIR first (DIR/PATH)\n"
 "  --title TEXT      SVG title (default: FILE)\n";
 
 /**
@@ -81,11 +82,12 @@ int cmd_flame(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'f' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "title", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL, *kallsyms = NULL, *title = NULL;
+	const char *out = NULL, *kallsyms = NULL, *title = NULL, *symfs = NULL;
 	struct profile p = { 0 };
 	bool folded = false;
 	uint64_t v;
@@ -104,6 +106,7 @@ int cmd_flame(int argc, char **argv)
 			p.pid = (uint32_t)v;
 			break;
 		case 'k': kallsyms = optarg; break;
+		case 'S': symfs = optarg; break;
 		case 't': title = optarg; break;
 		case 'h': fputs(flame_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("flame", "bad option");
@@ -111,7 +114,7 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("flame", "expected exactly one FILE");
-	rc = profile_open(&p, argv[optind], kallsyms);
+	rc = profile_open(&p, argv[optind], kallsyms, symfs);
 	if (rc == EXIT_OK)
 		rc = cli_write_tree(&p, out, folded,
 				    title ? title : argv[optind]);

@@ -10,7 +10,7 @@
 
 static const char report_help[] =
 "usage: spulse report FILE [--top N] [--by self|total] [--pid P]\n"
-"                     [--kallsyms PATH]\n"
+"                     [--kallsyms PATH] [--symfs DIR]\n"
 "\n"
 "Print the functions with the most samples: self (the function is the\n"
 "leaf) and total (the function is anywhere on the stack, counted once per\n"
@@ -25,7 +25,8 @@ static const char report_help[] =
 "  --top N          rows to print (default 20, 0 = all)\n"
 "  --by self|total  sort key (default self)\n"
 "  --pid P          only samples of process P\n"
-"  --kallsyms PATH  kernel symbols (default FILE.kallsyms when present)\n";
+"  --kallsyms PATH  kernel symbols (default FILE.kallsyms when present)\n"
+"  --symfs DIR   look module files up under DIR first (DIR/PATH)\n";
 
 struct row {
 	uint64_t self, total;
@@ -173,12 +174,13 @@ int cmd_report(int argc, char **argv)
 		{ "by", required_argument, NULL, 'b' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct profile p = { 0 };
 	struct report r = { 0 };
-	const char *kallsyms = NULL;
+	const char *kallsyms = NULL, *symfs = NULL;
 	uint64_t top = 20, v;
 	int c, rc;
 
@@ -207,13 +209,14 @@ int cmd_report(int argc, char **argv)
 			p.pid = (uint32_t)v;
 			break;
 		case 'k': kallsyms = optarg; break;
+		case 'S': symfs = optarg; break;
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("report", "bad option");
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("report", "expected exactly one FILE");
-	rc = profile_open(&p, argv[optind], kallsyms);
+	rc = profile_open(&p, argv[optind], kallsyms, symfs);
 	if (rc == EXIT_OK)
 		rc = profile_count(&p);
 	if (rc == EXIT_OK) {

@@ -7,7 +7,8 @@
 #include "cli.h"
 #include "profile.h"
 
-int profile_open(struct profile *p, const char *file, const char *kallsyms)
+int profile_open(struct profile *p, const char *file, const char *kallsyms,
+		 const char *symfs)
 {
 	struct spulse_read_opts opts = { .sz = sizeof(opts) };
 	struct spulse_error err = { 0 };
@@ -34,6 +35,7 @@ int profile_open(struct profile *p, const char *file, const char *kallsyms)
 		fprintf(stderr, "spulse: out of memory\n");
 		return EXIT_INVALID;
 	}
+	symbolizer_set_symfs(p->sym, symfs);
 	return EXIT_OK;
 }
 

@@ -29,10 +29,12 @@ struct profile {
  * @p: zero-initialized; set ->has_pid/->pid first to filter by process
  * @file: spool
  * @kallsyms: kallsyms path, or NULL for the FILE.kallsyms default
+ * @symfs: directory to look module files up under first, or NULL
  *
  * Return: an exit code (EXIT_OK, or EXIT_INVALID after printing the error).
  */
-int profile_open(struct profile *p, const char *file, const char *kallsyms);
+int profile_open(struct profile *p, const char *file, const char *kallsyms,
+		 const char *symfs);
 
 /* Count samples per leaf stack. Returns an exit code. */
 int profile_count(struct profile *p);

@@ -33,7 +33,13 @@ struct symbolizer {
 	struct strtab dsos;		/* kernel module names "[mod]" */
 	struct frame_cache_entry *frames;
 	uint32_t nframes;
+	const char *symfs;
 };
+
+void symbolizer_set_symfs(struct symbolizer *s, const char *dir)
+{
+	s->symfs = dir && *dir ? dir : NULL;
+}
 
 char *symbolizer_default_kallsyms(const char *spool)
 {
@@ -119,7 +125,20 @@ static struct elf_cache_entry *elf_for_module(struct symbolizer *s,
 		int rc = -ENOENT;
 
 		e->tried = true;
-		if (m->path[0] != '[')	/* [vdso], [anon] ... are no files */
+		if (m->path[0] != '[' && s->symfs) {
+			size_t n = strlen(s->symfs) + strlen(m->path) + 2;
+			char *p = malloc(n);
+
+			if (!p)
+				return NULL;
+			snprintf(p, n, "%s/%s", s->symfs, m->path);
+			rc = elf_syms_load(p, m->build_id, m->build_id_len,
+					   &e->syms);
+			free(p);
+			if (rc)
+				elf_syms_free(&e->syms);
+		}
+		if (rc && m->path[0] != '[')	/* [vdso], [anon] are no files */
 			rc = elf_syms_load(m->path, m->build_id,
 					   m->build_id_len, &e->syms);
 		e->ok = rc == 0;

@@ -32,6 +32,12 @@ struct sym_frame {
  */
 struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 				  const char *kallsyms);
+
+/*
+ * Look module files up under @dir first (as perf --symfs): DIR/PATH, then
+ * PATH itself. Call before the first symbolizer_frame(); @dir must outlive @s.
+ */
+void symbolizer_set_symfs(struct symbolizer *s, const char *dir);
 void symbolizer_free(struct symbolizer *s);
 
 /* Symbolize frame @id; NULL on allocation failure or an undefined id. */
