@@ -5,8 +5,8 @@
  *
  *   bench_cli SPULSE DIR SAMPLES
  *
- * Generates DIR/synth-SAMPLES.spulse and DIR/synth-1000000.spulse once
- * (cached), then runs each reader in a forked child (open + validate + read
+ * Generates DIR/synth-SAMPLES.spulse and DIR/synth-1000000.spulse (cached
+ * until the spulse binary is rebuilt), then runs each reader in a forked child (open + validate + read
  * every sample), best of three, and reports samples/s, MB/s and the child's
  * peak RSS (wait4() rusage ru_maxrss, i.e. RUSAGE_CHILDREN for that child
  * alone); "open s" is the part spent in open (Snapshot and Replay validate
@@ -73,13 +73,15 @@ static int run_synth(const char *spulse, const char *out, uint64_t samples,
 static int ensure_spool(const char *spulse, const char *dir, uint64_t samples,
 			char *path, size_t len)
 {
-	struct stat st;
+	struct stat st, bin;
 	char tmp[4096];
 	double secs;
 
 	snprintf(path, len, "%s/synth-%llu.spulse", dir,
 		 (unsigned long long)samples);
-	if (!stat(path, &st) && st.st_size > 0)
+	/* cached unless the spulse binary (its synth model) is newer */
+	if (!stat(path, &st) && st.st_size > 0 &&
+	    (stat(spulse, &bin) || bin.st_mtime <= st.st_mtime))
 		return 0;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fprintf(stderr, "generating %s ...\n", path);
