@@ -41,6 +41,14 @@ test_check_every_truncation() {
 		[ "$cb" = "$want_cb" ] && [ "$rec" = "$want_rec" ] ||
 			die "cut $c: complete_bytes=$cb recovered=$rec," \
 			    "wanted $want_cb $want_rec" || return 1
+		# Replay must agree, on a sample of the cuts
+		if [ $((c % 11)) -eq 0 ]; then
+			out=$("$SP" check --json --replay cut.spulse 2>err) ||
+				die "cut $c: replay exit: $(cat err)" || return 1
+			[ "$(json_field complete_bytes "$out")" = "$want_cb" ] &&
+			[ "$(json_field recovered "$out")" = "$want_rec" ] ||
+				die "cut $c: replay says $out" || return 1
+		fi
 		# the text form on a sample of the cuts (one more process each)
 		if [ $want_rec = true ] && [ $((c % 29)) -eq 0 ]; then
 			"$SP" check cut.spulse >txt 2>&1 || return 1
