@@ -44,6 +44,18 @@ while read -r verdict name rest; do
 done <<<"$out"
 [ $rc -eq 0 ] || [ "$failed" -gt 0 ] || fail merge/exit "test_merge exited $rc"
 
+# ---- unit: meta forwarding ------------------------------------------------
+f0=$failed
+out=$("$bin/test_meta_forward" 2>&1)
+rc=$?
+while read -r verdict name rest; do
+	case $verdict in
+	PASS) pass "meta/$name" ;;
+	FAIL) fail "meta/$name" "$rest" ;;
+	esac
+done <<<"$out"
+[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail meta/exit "test_meta_forward exited $rc: $out"
+
 # ---- basic: --once over 4 CPUs (one idle), both builds ------------------
 fake basic --cpus 4 --idle 1 --samples 3000 --seed 11
 for pair in "san:$drain_san" "opt:$drain_opt"; do

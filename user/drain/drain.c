@@ -20,21 +20,11 @@
 #include "kallsyms_copy.h"
 #include "kernel_stats.h"
 #include "merge.h"
+#include "meta_forward.h"
 #include "relay_input.h"
 #include "renumber.h"
 
 #define READ_ROUND_MAX	(256u << 10)	/* bytes per input per round */
-
-/*
- * A meta record waiting to be applied. A deactivation waits until every
- * sample up to @until_ns (the newest sample time read when the deactivation
- * was read) has been written; records after it wait behind it, in order.
- */
-struct pending_meta {
-	struct spulse_record r;
-	int64_t until_ns;
-	bool barrier;
-};
 
 struct drain {
 	struct drain_opts o;
@@ -45,11 +35,7 @@ struct drain {
 
 	struct drain_input meta;
 	bool have_meta;
-	uint32_t *mod_map;		/* meta module id -> spool module id */
-	size_t mod_cap;
-	uint32_t gen;			/* module generation, bumped on change */
-	struct pending_meta *pend;	/* meta records held behind a deactivation */
-	size_t npend, pend_head, pend_cap;
+	struct drain_meta_fwd fwd;	/* meta -> spool, module generation */
 
 	struct drain_input *cpu;	/* sorted by CPU number */
 	struct drain_idmap *maps;
@@ -180,7 +166,7 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	d->o = *opts;
 	d->log = opts->log ? opts->log : stderr;
 	d->out_fd = -1;
-	d->gen = 1;
+	drain_meta_init(&d->fwd);
 	d->poll_useful = true;
 	if (!d->o.debugfs)
 		d->o.debugfs = DRAIN_DEFAULT_DEBUGFS;
@@ -314,128 +300,6 @@ static void stream_error(struct drain *d, struct drain_input *in,
 	d->errors++;
 }
 
-static int meta_map_set(struct drain *d, uint32_t meta_id, uint32_t id)
-{
-	if (meta_id >= d->mod_cap) {
-		size_t cap = d->mod_cap ? d->mod_cap * 2 : 64;
-		uint32_t *v;
-
-		while (cap <= meta_id)
-			cap *= 2;
-		v = realloc(d->mod_map, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		d->mod_map = v;
-		d->mod_cap = cap;
-	}
-	d->mod_map[meta_id] = id;
-	return 0;
-}
-
-/* Apply one validated meta record to the spool. */
-static int meta_apply(struct drain *d, const struct spulse_record *r)
-{
-	const struct spulse_module *m = &r->u.module;
-	uint32_t id;
-	int ret = 0;
-
-	switch (r->tag) {
-	case SPULSE_TAG_MODULE:
-		ret = spulse_rec_module(d->rec, m->pid, m->start, m->end,
-					m->file_offset, m->path, m->build_id,
-					m->build_id_len, &id);
-		if (!ret)
-			ret = meta_map_set(d, m->id, id);
-		d->gen++;
-		break;
-	case SPULSE_TAG_MODULE_DEACTIVATE:
-		/* the stream validated the id: it is defined and active */
-		ret = spulse_rec_module_deactivate(d->rec,
-				d->mod_map[r->u.module_deactivate.module]);
-		d->gen++;
-		break;
-	case SPULSE_TAG_PROCESS_DEACTIVATE:
-		ret = spulse_rec_process_deactivate(d->rec,
-				r->u.process_deactivate.pid);
-		d->gen++;
-		break;
-	case SPULSE_TAG_PYTHON:
-		ret = spulse_rec_python(d->rec, r->u.python.pid,
-					r->u.python.state == SPULSE_PYTHON_ENTER);
-		break;
-	default:
-		/* frames/stacks/threads/samples do not belong in meta */
-		break;
-	}
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Apply held meta records, in order, up to the first deactivation that
- * still waits for samples at or before its time (next sample at @next_ns;
- * INT64_MAX applies everything).
- */
-static int meta_apply_pending(struct drain *d, int64_t next_ns)
-{
-	while (d->npend) {
-		struct pending_meta *p = &d->pend[d->pend_head];
-		int ret;
-
-		if (p->barrier && next_ns <= p->until_ns)
-			return 0;
-		ret = meta_apply(d, &p->r);
-		if (ret < 0)
-			return ret;
-		d->pend_head = (d->pend_head + 1) % d->pend_cap;
-		d->npend--;
-	}
-	return 0;
-}
-
-static int meta_hold(struct drain *d, const struct spulse_record *r,
-		     int64_t until_ns, bool barrier)
-{
-	struct pending_meta *p;
-
-	if (d->npend == d->pend_cap) {
-		size_t cap = d->pend_cap ? d->pend_cap * 2 : 16, i;
-		struct pending_meta *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		for (i = 0; i < d->npend; i++)
-			v[i] = d->pend[(d->pend_head + i) % d->pend_cap];
-		free(d->pend);
-		d->pend = v;
-		d->pend_cap = cap;
-		d->pend_head = 0;
-	}
-	p = &d->pend[(d->pend_head + d->npend) % d->pend_cap];
-	p->r = *r;	/* module path/build-id point into the stream's defs */
-	p->until_ns = until_ns;
-	p->barrier = barrier;
-	d->npend++;
-	return 0;
-}
-
-/*
- * Forward one meta record. Definitions and Python records apply at once
- * unless something is held; a deactivation (exit, exec, munmap) is held
- * until the samples read before it are written, so that they still resolve
- * against the modules that were mapped when they were taken.
- */
-static int meta_record(struct drain *d, const struct spulse_record *r)
-{
-	bool deact = r->tag == SPULSE_TAG_MODULE_DEACTIVATE ||
-		     r->tag == SPULSE_TAG_PROCESS_DEACTIVATE;
-
-	if (deact && d->merge.any)
-		return meta_hold(d, r, d->merge.newest_ns, true);
-	if (d->npend)
-		return meta_hold(d, r, 0, false);
-	return meta_apply(d, r);
-}
-
 static int cpu_record(struct drain *d, unsigned int i,
 		      const struct spulse_record *r)
 {
@@ -476,7 +340,11 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 				drain_merge_finish(&d->merge, i);
 			return 0;
 		}
-		ret = in->cpu < 0 ? meta_record(d, &r) : cpu_record(d, i, &r);
+		if (in->cpu < 0)
+			ret = drain_meta_record(&d->fwd, d->rec, &r, d->merge.any,
+						d->merge.newest_ns);
+		else
+			ret = cpu_record(d, i, &r);
 		if (ret < 0)
 			return ret;
 	}
@@ -536,12 +404,12 @@ static int release(struct drain *d, bool all)
 	while (drain_merge_pop(&d->merge, now, all, &src, &s) == 1) {
 		uint32_t th, st;
 
-		ret = meta_apply_pending(d, s.time_ns);
+		ret = drain_meta_apply_pending(&d->fwd, d->rec, s.time_ns);
 		if (ret < 0)
 			return ret;
 
 		ret = drain_map_sample(d->rec, spulse_stream_defs(d->cpu[src].stream),
-				       &d->maps[src], d->gen, s.thread, s.stack,
+				       &d->maps[src], d->fwd.gen, s.thread, s.stack,
 				       &th, &st);
 		if (ret < 0) {
 			fprintf(d->log, "spulse-drain: cpu%d: mapping sample: %s\n",
@@ -560,7 +428,7 @@ static int release(struct drain *d, bool all)
 	}
 	/* nothing read is waiting any more: held records can apply */
 	if (!d->merge.queued)
-		return meta_apply_pending(d, INT64_MAX);
+		return drain_meta_apply_pending(&d->fwd, d->rec, INT64_MAX);
 	return 0;
 }
 
@@ -823,8 +691,7 @@ int drain_close(struct drain *d)
 	free(d->maps);
 	free(d->cpu_bytes);
 	free(d->pfd);
-	free(d->mod_map);
-	free(d->pend);
+	drain_meta_free(&d->fwd);
 	free(d->stats_path);
 	free(d);
 	return ret;

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of meta forwarding (user/drain/meta_forward.c) against a real
+ * Recorder: what applies at once, what is held behind a deactivation, and
+ * that the spool keeps meta's order. Prints PASS/FAIL lines; exit 1 on any
+ * failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "meta_forward.h"
+
+static int failed;
+static char path[] = "/tmp/spulse-meta-fwd-XXXXXX";
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL %s: ", __func__); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failed++; \
+		goto out; \
+	} \
+} while (0)
+
+static struct spulse_recorder *rec_open(void)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 1000,
+					  .truncate = true };
+	struct spulse_recorder *r;
+
+	if (spulse_recorder_open(path, &o, &r)) {
+		printf("recorder open failed\n");
+		exit(1);
+	}
+	return r;
+}
+
+static struct spulse_record module_rec(uint32_t id, uint64_t start)
+{
+	struct spulse_record r = { .tag = SPULSE_TAG_MODULE };
+
+	r.u.module.id = id;
+	r.u.module.pid = 7;
+	r.u.module.start = start;
+	r.u.module.end = start + 0x1000;
+	r.u.module.path = "/bin/x";
+	r.u.module.path_len = 6;
+	return r;
+}
+
+/* Tags of the spool's records, in order, as a string of digits. */
+static void spool_tags(char *out, size_t len)
+{
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	struct spulse_replay *rp;
+	struct spulse_record r;
+	struct spulse_error err;
+	size_t n = 0;
+
+	out[0] = 0;
+	if (spulse_replay_open(path, &ro, &rp, &err))
+		return;
+	while (n + 1 < len && spulse_replay_next_record(rp, &r) == 1)
+		out[n++] = (char)('0' + r.tag);
+	out[n] = 0;
+	spulse_replay_close(rp);
+}
+
+/* Before any sample is read, everything applies at once. */
+static void test_no_samples_apply_at_once(void)
+{
+	struct spulse_recorder *rec = rec_open();
+	struct drain_meta_fwd m;
+	struct spulse_record r = module_rec(0, 0x400000), d = {
+		.tag = SPULSE_TAG_MODULE_DEACTIVATE };
+	char tags[64];
+
+	drain_meta_init(&m);
+	CHECK(!drain_meta_record(&m, rec, &r, false, 0), "module");
+	CHECK(!drain_meta_record(&m, rec, &d, false, 0), "deactivate");
+	CHECK(m.npend == 0 && m.gen == 3, "npend %zu gen %u", m.npend, m.gen);
+	spulse_recorder_close(rec);
+	rec = NULL;
+	spool_tags(tags, sizeof(tags));
+	CHECK(!strcmp(tags, "18"), "spool records %s", tags);
+	printf("PASS %s\n", __func__);
+out:
+	if (rec)
+		spulse_recorder_close(rec);
+	drain_meta_free(&m);
+}
+
+/* A deactivation waits for samples up to its time; later records queue. */
+static void test_deactivation_held_in_order(void)
+{
+	struct spulse_recorder *rec = rec_open();
+	struct drain_meta_fwd m;
+	struct spulse_record m0 = module_rec(0, 0x400000),
+		m1 = module_rec(1, 0x400000),
+		pd = { .tag = SPULSE_TAG_PROCESS_DEACTIVATE },
+		py = { .tag = SPULSE_TAG_PYTHON };
+	char tags[64];
+
+	pd.u.process_deactivate.pid = 7;
+	py.u.python.pid = 7;
+	py.u.python.state = SPULSE_PYTHON_ENTER;
+	drain_meta_init(&m);
+	CHECK(!drain_meta_record(&m, rec, &m0, true, 50), "m0");
+	CHECK(m.npend == 0 && m.gen == 2, "definition held (gen %u)", m.gen);
+	CHECK(!drain_meta_record(&m, rec, &pd, true, 100), "exit");
+	CHECK(!drain_meta_record(&m, rec, &m1, true, 100), "m1");
+	CHECK(!drain_meta_record(&m, rec, &py, true, 100), "python");
+	CHECK(m.npend == 3 && m.gen == 2, "npend %zu gen %u", m.npend, m.gen);
+	CHECK(!drain_meta_apply_pending(&m, rec, 99) && m.npend == 3,
+	      "applied before a sample at 99");
+	CHECK(!drain_meta_apply_pending(&m, rec, 100) && m.npend == 3,
+	      "applied before a sample at its own time");
+	CHECK(!drain_meta_apply_pending(&m, rec, 101) && m.npend == 0,
+	      "not applied before a later sample (npend %zu)", m.npend);
+	CHECK(m.gen == 4, "gen %u", m.gen);
+	CHECK(m.mod_map[1] == 1, "meta module 1 -> %u", m.mod_map[1]);
+	spulse_recorder_close(rec);
+	rec = NULL;
+	spool_tags(tags, sizeof(tags));
+	CHECK(!strcmp(tags, "1716"), "spool records %s, want 1716", tags);
+	printf("PASS %s\n", __func__);
+out:
+	if (rec)
+		spulse_recorder_close(rec);
+	drain_meta_free(&m);
+}
+
+/* Two held deactivations release one at a time, each at its own time. */
+static void test_two_barriers(void)
+{
+	struct spulse_recorder *rec = rec_open();
+	struct drain_meta_fwd m;
+	struct spulse_record m0 = module_rec(0, 0x400000),
+		m1 = module_rec(1, 0x500000),
+		d0 = { .tag = SPULSE_TAG_MODULE_DEACTIVATE },
+		d1 = { .tag = SPULSE_TAG_MODULE_DEACTIVATE };
+
+	d0.u.module_deactivate.module = 0;
+	d1.u.module_deactivate.module = 1;
+	drain_meta_init(&m);
+	CHECK(!drain_meta_record(&m, rec, &m0, true, 0) &&
+	      !drain_meta_record(&m, rec, &m1, true, 0), "modules");
+	CHECK(!drain_meta_record(&m, rec, &d0, true, 10) &&
+	      !drain_meta_record(&m, rec, &d1, true, 20), "deactivations");
+	CHECK(!drain_meta_apply_pending(&m, rec, 15) && m.npend == 1,
+	      "after 15: npend %zu", m.npend);
+	CHECK(!drain_meta_apply_pending(&m, rec, INT64_MAX) && m.npend == 0,
+	      "after all: npend %zu", m.npend);
+	printf("PASS %s\n", __func__);
+out:
+	spulse_recorder_close(rec);
+	drain_meta_free(&m);
+}
+
+int main(void)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return 1;
+	close(fd);
+	test_no_samples_apply_at_once();
+	test_deactivation_held_in_order();
+	test_two_barriers();
+	unlink(path);
+	return failed ? 1 : 0;
+}
