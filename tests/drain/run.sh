@@ -304,6 +304,18 @@ else
 	fail record-missing-command "exit $rc: $out"
 fi
 
+# -- CMD still running at the end of -d: SIGTERM, then SIGKILL if ignored
+start=$(date +%s%N)
+out=$("$rec" --debugfs "$work/recp/spulse" --no-load -o "$work/recp/k.spulse" \
+	--kallsyms "$work/recp/kallsyms" -d 0.3 -- sh -c 'trap "" TERM; while :; do sleep 0.1; done' 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ $rc -eq 0 ] && [ $ms -lt 10000 ] && grep -q 'stopped by duration' <<<"$out"; then
+	pass "record-duration-ends-command ($ms ms)"
+else
+	fail record-duration-ends-command "exit $rc after $ms ms: $out"
+fi
+
 # ---- live progress only on a terminal -----------------------------------
 fake tty --cpus 2 --samples 100 --seed 14
 if command -v script >/dev/null; then

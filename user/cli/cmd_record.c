@@ -431,9 +431,17 @@ out:
 	if (release_fd >= 0)
 		close(release_fd);	/* child sees EOF and exits 127 */
 	if (child > 0) {
-		/* stopped by duration, a signal or an error: end the command */
+		/* stopped by duration, a signal or an error: end the command
+		 * (SIGTERM, then SIGKILL after 2 s) */
+		int i;
+
 		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
+		for (i = 0; i < 200 && waitpid(child, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (i == 200) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
 	}
 	if (d)
 		drain_close(d);
