@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(
 	build-essential make gcc clang libclang-rt-14-dev llvm
 	libcmocka-dev libelf-dev libdw-dev pkg-config
-	python3 binutils file
+	python3 binutils file time util-linux
 	linux-headers-amd64 linux-source-6.1 kmod sparse bc flex bison
 	libssl-dev dwarves rsync zstd xz-utils cpio
 	qemu-system-x86 busybox-static linux-perf
