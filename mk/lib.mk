@@ -36,7 +36,7 @@ $(LIBSPULSE_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(LIBSPULSE_SO): $(LIB_PIC_OBJS)
-	$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,libspulse.so.0 -o $@ $^
+	$(CC) $(LIB_CFLAGS) -shared -o $@ $^
 
 # The library built with ASan+UBSan, for the asan suite and sanitized tools.
 LIBSPULSE_SAN_A := $(BUILD)/asan/libspulse.a
