@@ -154,6 +154,79 @@ static void rewind_restarts_records_from_the_first(void **state)
 	tmp_remove(path);
 }
 
+/* next_record after some next_sample calls continues right after the last
+ * sample handed out, although Replay decodes samples ahead in batches. */
+static void records_continue_after_the_last_sample_returned(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_record rec;
+	struct spulse_sample s;
+	struct read_result all;
+	static const size_t ks[] = { 1, 2, 511, 512, 513, 1500, 2999, 3000 };
+	size_t i, k, j, seen;
+
+	(void)state;
+	make_realistic(path, 3000, 8);
+	read_replay(path, &all);
+	assert_int_equal(all.ret, 0);
+	assert_int_equal(spulse_replay_open(path, NULL, &r, &err), 0);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		assert_int_equal(spulse_replay_rewind(r), 0);
+		for (k = 0; k < ks[i]; k++)
+			assert_int_equal(spulse_replay_next_sample(r, &s), 1);
+		assert_memory_equal(&s, &all.samples[ks[i] - 1], sizeof(s));
+		/* index of the record after the ks[i]-th sample */
+		for (j = 0, seen = 0; seen < ks[i]; j++)
+			if (all.records[j].tag == SPULSE_TAG_SAMPLE)
+				seen++;
+		if (j == all.nrecords) {
+			assert_int_equal(spulse_replay_next_record(r, &rec), 0);
+			continue;
+		}
+		assert_int_equal(spulse_replay_next_record(r, &rec), 1);
+		assert_int_equal(rec.offset, all.records[j].offset);
+		assert_int_equal(rec.tag, all.records[j].tag);
+		if (rec.tag == SPULSE_TAG_SAMPLE)
+			assert_memory_equal(&rec.u.sample, &all.records[j].u.sample,
+					    sizeof(rec.u.sample));
+		/* and samples continue after that record */
+		if (rec.tag != SPULSE_TAG_SAMPLE && seen < all.nsamples) {
+			assert_int_equal(spulse_replay_next_sample(r, &s), 1);
+			assert_memory_equal(&s, &all.samples[seen], sizeof(s));
+		}
+	}
+	spulse_replay_close(r);
+	rr_free(&all);
+	tmp_remove(path);
+}
+
+static void next_samples_matches_next_sample(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_sample buf[700];
+	struct read_result all;
+	size_t n = 0;
+	int k;
+
+	(void)state;
+	make_realistic(path, 5000, 9);
+	read_replay(path, &all);
+	assert_int_equal(spulse_replay_open(path, NULL, &r, &err), 0);
+	while ((k = spulse_replay_next_samples(r, buf, 1 + n % 700)) > 0) {
+		assert_memory_equal(buf, &all.samples[n], (size_t)k * sizeof(*buf));
+		n += (size_t)k;
+	}
+	assert_int_equal(k, 0);
+	assert_int_equal(n, 5000);
+	spulse_replay_close(r);
+	rr_free(&all);
+	tmp_remove(path);
+}
+
 static void missing_file_is_an_errno_not_bad_data(void **state)
 {
 	struct spulse_replay *r = (void *)1;
@@ -173,6 +246,8 @@ int main(void)
 		cmocka_unit_test(index_has_one_entry_per_stride_up_to_the_limit),
 		cmocka_unit_test(seek_lands_on_the_same_sample_as_snapshot),
 		cmocka_unit_test(rewind_restarts_records_from_the_first),
+		cmocka_unit_test(records_continue_after_the_last_sample_returned),
+		cmocka_unit_test(next_samples_matches_next_sample),
 		cmocka_unit_test(missing_file_is_an_errno_not_bad_data),
 	};
 
