@@ -126,6 +126,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		t.dropped_buffer_full += READ_ONCE(c->stats.dropped_buffer_full);
 		t.dropped_busy += READ_ONCE(c->stats.dropped_busy);
 		t.dropped_too_deep += READ_ONCE(c->stats.dropped_too_deep);
+		t.handler_ns += READ_ONCE(c->stats.handler_ns);
 		records += READ_ONCE(c->enc.records);
 		bytes += READ_ONCE(c->enc.bytes);
 	}
@@ -145,6 +146,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "bytes_written %llu\n", bytes);
 	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
+	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

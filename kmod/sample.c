@@ -121,6 +121,8 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		c->stats.written++;
 	}
 	c->stats.taken++;
+	c->stats.handler_ns += ktime_get_mono_fast_ns() - spulse.start_mono -
+			       s.t_ns;
 	barrier();
 	c->busy = 0;
 }

@@ -229,6 +229,7 @@ struct spulse_cpu_stats {
 	u64 dropped_buffer_full;
 	u64 dropped_busy;
 	u64 dropped_too_deep;
+	u64 handler_ns;
 };
 
 #define SPULSE_PID_RING		32

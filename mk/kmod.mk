@@ -73,9 +73,18 @@ check-kmod-lint: $(KMOD_CHECKPATCH)
 # stream passes `spulse check`, meta contents, clean dmesg). Not a suite: the
 # e2e suite owns the VM assertions; this is the module's own quick look.
 .PHONY: kmod-vm-smoke
-kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse workloads
+kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads
 	@rm -rf $(BUILD)/kmod-vm && mkdir -p $(BUILD)/kmod-vm
 	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm -- \
 		$(TOP)/kmod/vm-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm/guest.log
 	@$(TOP)/kmod/vm-smoke-check.sh $(BUILD)/kmod-vm $(BUILD)/spulse
+
+# In-kernel cost: the gt workload's fixed work with and without spulse.ko
+# (no drainer), three times each, in one VM boot. Prints the times.
+.PHONY: kmod-vm-overhead
+kmod-vm-overhead: $(KMOD_KO) workloads
+	@rm -rf $(BUILD)/kmod-vm-overhead && mkdir -p $(BUILD)/kmod-vm-overhead
+	@$(TOP)/tests/vm/run-vm.sh --timeout 600 --out $(BUILD)/kmod-vm-overhead \
+		-- $(TOP)/kmod/vm-overhead.sh $(BUILD) && \
+		cat $(BUILD)/kmod-vm-overhead/guest.log
