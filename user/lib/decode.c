@@ -514,6 +514,36 @@ static inline int fast_uvar(const uint8_t *p, uint64_t *v)
 #endif
 }
 
+/*
+ * As fast_uvar() without the one-byte shortcut: for fields whose length
+ * varies unpredictably (stack ids), a data-dependent branch costs more than
+ * always taking the branch-free path.
+ */
+static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x, stop;
+	unsigned int bit;
+
+	memcpy(&x, p, sizeof(x));
+	stop = ~x & 0x8080808080808080ULL;
+	if (__builtin_expect(!stop, 0))
+		return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
+	bit = (unsigned int)__builtin_ctzll(stop);	/* bit 7 of the last byte */
+	x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7fULL;
+	/* a last byte (not the first) with all 7 bits zero: redundant group */
+	if (__builtin_expect((bit > 7) & !(x >> (bit - 7)), 0))
+		return SPULSE_VARINT_OVERLONG;
+	x = ((x & 0x7f007f007f007f00ULL) >> 1) | (x & 0x007f007f007f007fULL);
+	x = ((x & 0x3fff00003fff0000ULL) >> 2) | (x & 0x00003fff00003fffULL);
+	x = ((x & 0x0fffffff00000000ULL) >> 4) | (x & 0x000000000fffffffULL);
+	*v = x;
+	return (int)(bit >> 3) + 1;
+#else
+	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
+#endif
+}
+
 size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 			  size_t len, struct spulse_sample *out, size_t max,
 			  size_t *consumed)
@@ -539,7 +569,7 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 		b = fast_uvar(p + 1 + a, &th);
 		if (b < 0)
 			break;
-		e = fast_uvar(p + 1 + a + b, &st);
+		e = fast_uvar_nb(p + 1 + a + b, &st);
 		if (e < 0)
 			break;
 		if (th >= nthreads || st >= nstacks)
