@@ -25,8 +25,8 @@ static int reserve(struct spulse_snapshot *s, uint64_t room)
 	if (s->cap - s->nsamples >= room)
 		return 0;
 	ncap = s->cap ? s->cap * 2 : 65536;
-	while (ncap - s->nsamples < room)
-		ncap *= 2;
+	if (ncap < s->nsamples + room)
+		ncap = s->nsamples + room;
 	p = realloc(s->samples, ncap * sizeof(*s->samples));
 	if (!p)
 		return -ENOMEM;
@@ -53,6 +53,14 @@ static int decode_all(struct spulse_snapshot *s, const uint8_t *buf, size_t len,
 		return 0;
 	}
 	pos = n;
+	/*
+	 * A sample takes at least 4 bytes: reserve for the most the file can
+	 * hold (capped) so the array is not copied while growing; pages never
+	 * written are never touched, so RSS follows the real count.
+	 */
+	if (reserve(s, (len - pos) / 4 < (1u << 26) ? (len - pos) / 4 + 1 :
+			   (1u << 26)))
+		return spulse_fail_errno(err, -ENOMEM, "samples");
 	while (pos < len) {
 		if (reserve(s, 1))
 			return spulse_fail_errno(err, -ENOMEM, "samples");
@@ -75,6 +83,14 @@ static int decode_all(struct spulse_snapshot *s, const uint8_t *buf, size_t len,
 		pos += n;
 	}
 	info->complete_bytes = pos;
+	if (s->cap > s->nsamples + 65536) {	/* give back the unused tail */
+		void *p = realloc(s->samples, (s->nsamples + 1) * sizeof(*s->samples));
+
+		if (p) {
+			s->samples = p;
+			s->cap = s->nsamples + 1;
+		}
+	}
 	return 0;
 }
 
