@@ -117,6 +117,33 @@ static void module_relative_frames_follow_module_lifetime(void **state)
 	tmp_remove(path);
 }
 
+static void overlapping_mapping_newest_one_wins(void **state)
+{
+	char *path;
+	struct spulse_recorder *r = new_rec(&path, 0);
+	uint32_t m1, m2, f, other;
+	struct spulse_snapshot *s;
+	struct spulse_error err;
+	struct spulse_frame fr;
+
+	(void)state;
+	assert_int_equal(spulse_rec_module(r, 9, 0x1000, 0x3000, 0, "old", NULL, 0, &m1), 0);
+	assert_int_equal(spulse_rec_module(r, 9, 0x2000, 0x4000, 0x500, "new", NULL, 0, &m2), 0);
+	assert_int_equal(spulse_rec_frame_addr(r, 9, 0x2100, false, false, &f), 0);
+	/* another process's mappings are never used */
+	assert_int_equal(spulse_rec_frame_addr(r, 10, 0x2100, false, false, &other), 0);
+	assert_int_equal(spulse_recorder_close(r), 0);
+	assert_int_equal(spulse_snapshot_open(path, NULL, &s, &err), 0);
+	assert_int_equal(spulse_defs_frame(spulse_snapshot_defs(s), f, &fr), 0);
+	assert_int_equal(fr.kind, SPULSE_FRAME_MODULE);
+	assert_int_equal(fr.module, m2);
+	assert_true(fr.addr == 0x600);
+	assert_int_equal(spulse_defs_frame(spulse_snapshot_defs(s), other, &fr), 0);
+	assert_int_equal(fr.kind, SPULSE_FRAME_USER);
+	spulse_snapshot_close(s);
+	tmp_remove(path);
+}
+
 static void recorder_refuses_what_the_format_forbids(void **state)
 {
 	char *path;
@@ -293,6 +320,7 @@ int main(void)
 		cmocka_unit_test(interning_returns_the_same_id_for_the_same_content),
 		cmocka_unit_test(return_address_zero_cannot_be_normalized),
 		cmocka_unit_test(module_relative_frames_follow_module_lifetime),
+		cmocka_unit_test(overlapping_mapping_newest_one_wins),
 		cmocka_unit_test(recorder_refuses_what_the_format_forbids),
 		cmocka_unit_test(existing_file_is_not_overwritten_without_truncate),
 		cmocka_unit_test(file_is_a_complete_spool_after_every_flush),

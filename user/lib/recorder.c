@@ -522,8 +522,9 @@ SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 	}
 	if (is_kernel)
 		return intern_frame(r, SPULSE_FRAME_KERNEL, SPULSE_NONE, addr, id);
+	/* newest first: a mapping defined over an older one replaces it */
 	pm = pid_mods(r, pid, false);
-	for (i = 0; pm && i < pm->n; i++) {
+	for (i = pm ? pm->n : 0; i-- > 0;) {
 		const struct rec_mod *m = &r->mods[pm->ids[i]];
 
 		if (addr >= m->start && addr < m->end)
