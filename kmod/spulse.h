@@ -233,6 +233,19 @@ struct spulse_cpu_stats {
 };
 
 #define SPULSE_PID_RING		32
+#define SPULSE_UCACHE		512
+
+/**
+ * struct spulse_ucache - window of user stack read in one copy
+ * @base: user address of @buf[0]
+ * @len: valid bytes in @buf (0 = empty)
+ * @buf: the bytes
+ */
+struct spulse_ucache {
+	u64 base;
+	u32 len;
+	u8 buf[SPULSE_UCACHE];
+};
 
 /**
  * struct spulse_cpu - everything one CPU's sampler owns
@@ -244,6 +257,7 @@ struct spulse_cpu_stats {
  * @busy: nesting guard (NMI that finds it set drops the sample)
  * @stats: counters, written only by this CPU's handler
  * @event: this CPU's perf event, or NULL
+ * @uc: user stack window of the current sample
  * @pids: recently sampled tgids (whole-system mode), for the meta worker
  * @pid_head: next slot in @pids
  */
@@ -256,6 +270,7 @@ struct spulse_cpu {
 	int busy;
 	struct spulse_cpu_stats stats;
 	struct perf_event *event;
+	struct spulse_ucache uc;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;
 };
