@@ -45,6 +45,18 @@ if [ ! -f "$src/Makefile" ]; then
 	rmdir "$tmp"
 fi
 
+# Warm start: seed a new build tree from the newest finished tree of the
+# same source version; kbuild then rebuilds only what the config change
+# touches (fixdep tracks CONFIG_ dependencies per object).
+if [ ! -d "$out" ] && [ "${SPULSE_KUNIT_SEED:-1}" = 1 ]; then
+	seed=$(ls -td "$cache"/kunit-"$pkgver"-*/.spulse-built 2>/dev/null | head -n1)
+	if [ -n "$seed" ]; then
+		seed=${seed%/.spulse-built}
+		log "seeding $out from $seed"
+		cp -a "$seed" "$out.tmp" && rm -f "$out.tmp/.spulse-built" &&
+			mv "$out.tmp" "$out"
+	fi
+fi
 mkdir -p "$out"
 kmake() { make -C "$src" O="$out" ARCH=x86_64 "$@"; }
 

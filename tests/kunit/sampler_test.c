@@ -181,14 +181,8 @@ static void sampler_user_sample_has_exact_user_leaf(struct kunit *test)
 
 static bool leaf_in_this_module(u8 kind, u64 addr)
 {
-	bool in;
-
-	if (kind != SPULSE_FRAME_KERNEL)
-		return false;
-	preempt_disable();	/* __module_text_address() needs it */
-	in = __module_text_address((unsigned long)addr) == THIS_MODULE;
-	preempt_enable();
-	return in;
+	return kind == SPULSE_FRAME_KERNEL &&
+	       within_module_core((unsigned long)addr, THIS_MODULE);
 }
 
 static noinline void spin_ms(unsigned int ms)
