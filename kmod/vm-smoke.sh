@@ -2,10 +2,10 @@
 # Guest script (busybox sh, tests/vm/run-vm.sh): exercise spulse.ko on the
 # stock kernel and leave raw results in /out for the host to check.
 #   make kmod-vm-smoke   (runs it and validates the streams on the host)
-# usage: vm-smoke.sh BUILD_DIR
+# usage: vm-smoke.sh BUILD_DIR [MODULE.ko]
 . "$VM_LIB"
 B=$1
-KO=$VM_TOP/spulse.ko
+KO=${2:-$VM_TOP/spulse.ko}
 D=/sys/kernel/debug/spulse
 ins() { chroot /host /sbin/insmod "$KO" "$@"; }
 unload() { chroot /host /sbin/rmmod spulse; }
