@@ -10,9 +10,11 @@
 # newest Debian headers under /usr/src (the host may run a kernel without
 # headers; the VM runs Debian's stock kernel).
 
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+ifeq ($(origin KDIR),undefined)
+KDIR := $(shell d=/lib/modules/$$(uname -r)/build; \
 	if [ -f $$d/Makefile ]; then echo $$d; else \
 	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1; fi)
+endif
 KMOD_KO := $(TOP)/spulse.ko
 KMOD_DEPS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h \
 	$(TOP)/include/spulse/*.h) $(TOP)/Kbuild
