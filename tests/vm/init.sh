@@ -33,6 +33,10 @@ opts=trans=virtio,version=9p2000.L,msize=262144
 mkdir -p /host /out
 mount -t 9p -o "$opts,ro,cache=loose" host /host || die "cannot mount host root"
 mount -t 9p -o "$opts,cache=none" out /out || die "cannot mount out"
+# The repository has its own share: a clone under /tmp or /run would
+# otherwise be hidden by the tmpfs mounted on /host/tmp below.
+mkdir -p /top
+mount -t 9p -o "$opts,ro,cache=loose" top /top || die "cannot mount top"
 
 [ -f /out/.vm/cmd ] || die "no /out/.vm/cmd"
 # Defines VM_SCRIPT, VM_OUT_HOST, VM_TOP and the positional arguments (set --).
@@ -45,6 +49,12 @@ mount -t debugfs debugfs /host/sys/kernel/debug
 mount -t devtmpfs devtmpfs /host/dev
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run 2>/dev/null
+# The repository at its host path inside /host (first, so that an OUTDIR
+# inside the repository is bound on top of it).
+if [ -n "$VM_TOP" ]; then
+	mkdir -p "/host$VM_TOP" 2>/dev/null
+	mount --bind /top "/host$VM_TOP" || die "cannot bind the repository"
+fi
 # (an OUTDIR under /tmp or /run lives in the tmpfs just mounted: create it)
 [ -n "$VM_OUT_HOST" ] && mkdir -p "/host$VM_OUT_HOST" 2>/dev/null
 if [ -n "$VM_OUT_HOST" ] && [ -d "/host$VM_OUT_HOST" ]; then

@@ -85,7 +85,9 @@ qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-fsdev "local,id=hostfs,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=hostfs,mount_tag=host"
 	-fsdev "local,id=outfs,path=$out,security_model=none,multidevs=remap"
-	-device "virtio-9p-pci,fsdev=outfs,mount_tag=out")
+	-device "virtio-9p-pci,fsdev=outfs,mount_tag=out"
+	-fsdev "local,id=topfs,path=$top,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=topfs,mount_tag=top")
 
 start=$(date +%s.%N)
 set +e
