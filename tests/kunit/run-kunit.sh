@@ -13,7 +13,7 @@
 # 5. unless KUNIT_E2E=0, the same boot then runs guest-e2e.sh: spulse.ko
 #    recording busy.c (static) with hotplug, rmmod mid-recording, exec/exit
 #    and thread churn; its results count as suite "spulse_e2e".
-# Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 600),
+# Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 300),
 # KUNIT_APPEND (extra kernel command line), KUNIT_E2E (1).
 set -uo pipefail
 
@@ -49,7 +49,7 @@ rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 rsync -a --delete "$top/tests/kunit" "$top/tests/vectors" "$scratch/tests/" ||
 	die "rsync failed"
 [ -f "$top/Kbuild" ] || die "no Kbuild at the repository root (spulse.ko)"
-cp "$top/Kbuild" "$scratch/Kbuild"
+rsync -a "$top/Kbuild" "$scratch/Kbuild" || die "rsync failed"
 
 kmake() {
 	nice -n 10 make -s -C "$kdir" ARCH=x86_64 -j2 "$@"
@@ -76,7 +76,7 @@ grep -ho '^\s*\.name = "[a-z0-9_]*"' "$here"/*_test.c |
 rm -rf "$out/vm"
 append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
-	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-600}" \
+	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-300}" \
 	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
 	"$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" $busy
 vmrc=$?
