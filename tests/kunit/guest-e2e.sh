@@ -5,7 +5,8 @@
 # usage: guest-e2e.sh SPULSE_KO BUSY OUT_KTAP
 #
 # Each scenario prints "ok N name" or "not ok N name" into OUT_KTAP (KTAP,
-# same shape as a KUnit suite's results, suite "spulse_e2e"). Kernel splats
+# same shape as a KUnit suite's results, suite "spulse_e2e"); the streams
+# recorded by three of them go to /out/e2e/SCENARIO/cpuN. Kernel splats
 # during any of them are caught by the host's console/dmesg scan.
 ko=$1
 busy=$2
@@ -13,6 +14,7 @@ ktap=$3
 D=/sys/kernel/debug/spulse
 W=/tmp/e2e
 mkdir -p $W
+rm -rf /out/e2e
 n=0
 results=
 
@@ -49,6 +51,14 @@ reader_stop() {
 	wait $reader 2>/dev/null
 }
 
+# save_streams NAME: final read of every cpuN, then copy the streams to
+# /out/e2e/NAME for the host's `spulse check` (module still loaded)
+save_streams() {
+	for f in $D/cpu*; do cat "$f" >> "$W/${f##*/}" 2>/dev/null; done
+	mkdir -p "/out/e2e/$1"
+	for f in $W/cpu*; do [ -s "$f" ] && cp "$f" "/out/e2e/$1/"; done
+}
+
 # invariant_ok: the stats add up and something was sampled
 invariant_ok() {
 	t=$(stat samples_taken); w=$(stat samples_written)
@@ -76,7 +86,7 @@ scenario_record_target() {
 	echo stop > $D/control
 	sleep 0.3
 	reader_stop
-	for f in $D/cpu*; do cat "$f" >> "$W/${f##*/}"; done
+	save_streams record_target
 	invariant_ok && streams_ok || { rmmod spulse; return 1; }
 	rmmod spulse
 }
@@ -95,6 +105,7 @@ scenario_cpu_hotplug() {
 	wait $pid
 	echo stop > $D/control
 	reader_stop
+	save_streams cpu_hotplug
 	invariant_ok || { rmmod spulse; return 1; }
 	rmmod spulse
 }
@@ -130,6 +141,7 @@ scenario_whole_system_thread_churn() {
 	wait $pid
 	echo stop > $D/control
 	reader_stop
+	save_streams whole_system_thread_churn
 	invariant_ok || { rmmod spulse; return 1; }
 	rmmod spulse
 }

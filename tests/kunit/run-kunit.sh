@@ -88,6 +88,27 @@ summary=$("$here/ktap-verdict.sh" "$out/vm/ktap" "$out/expected-suites" \
 vrc=$?
 sed '$d' <<< "$summary"
 read -r p _ f _ <<< "$(tail -n1 <<< "$summary")"
+# The per-CPU streams the e2e scenarios recorded must pass libspulse's
+# validator (`spulse check`), one case per stream.
+if [ -d "$out/vm/e2e" ]; then
+	if make --no-print-directory -s -C "$top" "$build/spulse" >/dev/null 2>&1 &&
+		[ -x "$build/spulse" ]; then
+		for s in "$out"/vm/e2e/*/cpu*; do
+			[ -f "$s" ] || continue
+			name=spulse_e2e_streams.$(basename "$(dirname "$s")")/$(basename "$s")
+			if "$build/spulse" check "$s" > "$s.check" 2>&1; then
+				echo "PASS $name ($(stat -c %s "$s") bytes)"
+				p=$((p + 1))
+			else
+				echo "FAIL $name: $(tail -n1 "$s.check")"
+				f=$((f + 1))
+			fi
+		done
+	else
+		echo "FAIL spulse_e2e_streams (cannot build $build/spulse)"
+		f=$((f + 1))
+	fi
+fi
 if [ "$vmrc" -ne 0 ]; then
 	echo "FAIL guest script/VM exit code $vmrc (see $out/vm/console.log)"
 	f=$((f + 1))
