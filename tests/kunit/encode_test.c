@@ -242,7 +242,36 @@ static void batch_thread_redefined_when_comm_changes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->last_sample_thread, 1U);
 }
 
+/* The checker the suites rely on must itself reject what it guards against. */
+static void stream_check_rejects_dangling_and_gaps(struct kunit *test)
+{
+	struct sk_stream *sk = kunit_kzalloc(test, sizeof(*sk), GFP_KERNEL);
+	u8 buf[64];
+	size_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	n = spulse_enc_header(buf, 1, 1000);
+	n += spulse_enc_thread(buf + n, 0, 1, 1, "t", 1);
+	n += spulse_enc_frame_abs(buf + n, 0, SPULSE_FRAME_USER, 0x1000);
+	n += spulse_enc_stack(buf + n, 0, SPULSE_STACK_ROOT, 0);
+	sk_init(sk);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), 0);
+	/* sample naming stack 1: never defined */
+	n = spulse_enc_sample(buf, 1, 0, 1);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sk->err, "sample stack not defined");
+	/* frame id 2 after frame 0: a gap */
+	n = spulse_enc_frame_abs(buf, 2, SPULSE_FRAME_USER, 0x2000);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), -EINVAL);
+	/* truncated marker below the root */
+	n = spulse_enc_frame_truncated(buf, 1);
+	n += spulse_enc_stack(buf + n, 1, 1, 1);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sk->err, "truncated marker not at the root");
+}
+
 static struct kunit_case spulse_encode_cases[] = {
+	KUNIT_CASE(stream_check_rejects_dangling_and_gaps),
 	KUNIT_CASE(batch_first_sample_defines_all_it_references),
 	KUNIT_CASE(batch_repeated_sample_is_one_record),
 	KUNIT_CASE(batch_shares_common_prefix_between_stacks),
