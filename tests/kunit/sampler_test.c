@@ -198,7 +198,7 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 	struct spulse_params p = tiny_params(task_tgid_nr(current));
 	struct sk_stream **sk = new_checkers(test);
 	struct spulse_cpu_stats st;
-	u32 samples, in_module = 0, kframes = 0, uframes = 0;
+	u32 samples, in_module = 0, kframes = 0, uframes = 0, depth = 0;
 	int cpu;
 
 	p.subbuf_size = 256 << 10;
@@ -231,7 +231,11 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 		in_module += sk[cpu]->n_leaf_pred;
 		kframes += sk[cpu]->n_kernel_frames;
 		uframes += sk[cpu]->n_user_frames;
+		depth = max(depth, sk[cpu]->max_depth);
 	}
+	/* the ORC unwind got past the leaf: spin_ms <- this test <- kunit
+	 * runner <- kthread <- ret_from_fork */
+	KUNIT_EXPECT_GE(test, depth, 4U);
 	/* the sampled task is this kthread: kernel frames only, and the
 	 * interrupted IP was (mostly) in spin_ms() of this module */
 	KUNIT_EXPECT_GT(test, kframes, 0U);
