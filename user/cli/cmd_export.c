@@ -185,21 +185,23 @@ int cmd_export(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "symfs", required_argument, NULL, 'S' },
+		PROFILE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL, *kallsyms = NULL, *symfs = NULL;
+	const char *out = NULL;
 	struct profile p = { 0 };
 	enum fmt fmt = FMT_NONE;
 	FILE *f = stdout;
-	uint64_t v;
 	int c, rc;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		rc = profile_option(&p, c, optarg);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
 		switch (c) {
 		case 'F':
 			if (!strcmp(optarg, "folded"))
@@ -213,15 +215,6 @@ int cmd_export(int argc, char **argv)
 					"unknown format '%s'", optarg);
 			break;
 		case 'o': out = optarg; break;
-		case 'p':
-			if (!cli_parse_u64("--pid", optarg, &v) ||
-			    v > UINT32_MAX)
-				return EXIT_USAGE;
-			p.has_pid = true;
-			p.pid = (uint32_t)v;
-			break;
-		case 'k': kallsyms = optarg; break;
-		case 'S': symfs = optarg; break;
 		case 'h': fputs(export_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("export", "bad option");
 		}
@@ -230,7 +223,7 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "expected exactly one FILE");
 	if (fmt == FMT_NONE)
 		return cli_usage_error("export", "--format is required");
-	rc = profile_open(&p, argv[optind], kallsyms, symfs);
+	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK && fmt == FMT_FOLDED) {
 		rc = cli_write_tree(&p, out, true, NULL);
 	} else if (rc == EXIT_OK) {

@@ -80,33 +80,26 @@ int cmd_flame(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "folded", no_argument, NULL, 'f' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "symfs", required_argument, NULL, 'S' },
+		PROFILE_LONGOPTS,
 		{ "title", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL, *kallsyms = NULL, *title = NULL, *symfs = NULL;
+	const char *out = NULL, *title = NULL;
 	struct profile p = { 0 };
 	bool folded = false;
-	uint64_t v;
 	int c, rc;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		rc = profile_option(&p, c, optarg);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'f': folded = true; break;
-		case 'p':
-			if (!cli_parse_u64("--pid", optarg, &v) ||
-			    v > UINT32_MAX)
-				return EXIT_USAGE;
-			p.has_pid = true;
-			p.pid = (uint32_t)v;
-			break;
-		case 'k': kallsyms = optarg; break;
-		case 'S': symfs = optarg; break;
 		case 't': title = optarg; break;
 		case 'h': fputs(flame_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("flame", "bad option");
@@ -114,7 +107,7 @@ int cmd_flame(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("flame", "expected exactly one FILE");
-	rc = profile_open(&p, argv[optind], kallsyms, symfs);
+	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK)
 		rc = cli_write_tree(&p, out, folded,
 				    title ? title : argv[optind]);

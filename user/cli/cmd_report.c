@@ -172,21 +172,23 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "by", required_argument, NULL, 'b' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "symfs", required_argument, NULL, 'S' },
+		PROFILE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct profile p = { 0 };
 	struct report r = { 0 };
-	const char *kallsyms = NULL, *symfs = NULL;
-	uint64_t top = 20, v;
+	uint64_t top = 20;
 	int c, rc;
 
 	by_total = false;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		rc = profile_option(&p, c, optarg);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
 		switch (c) {
 		case 'n':
 			if (!cli_parse_u64("--top", optarg, &top))
@@ -201,22 +203,13 @@ int cmd_report(int argc, char **argv)
 				return cli_usage_error("report",
 					"--by must be self or total");
 			break;
-		case 'p':
-			if (!cli_parse_u64("--pid", optarg, &v) ||
-			    v > UINT32_MAX)
-				return EXIT_USAGE;
-			p.has_pid = true;
-			p.pid = (uint32_t)v;
-			break;
-		case 'k': kallsyms = optarg; break;
-		case 'S': symfs = optarg; break;
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("report", "bad option");
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("report", "expected exactly one FILE");
-	rc = profile_open(&p, argv[optind], kallsyms, symfs);
+	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK)
 		rc = profile_count(&p);
 	if (rc == EXIT_OK) {

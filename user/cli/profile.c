@@ -7,9 +7,30 @@
 #include "cli.h"
 #include "profile.h"
 
-int profile_open(struct profile *p, const char *file, const char *kallsyms,
-		 const char *symfs)
+int profile_option(struct profile *p, int c, const char *arg)
 {
+	uint64_t v;
+
+	switch (c) {
+	case 'p':
+		if (!cli_parse_u64("--pid", arg, &v) || v > UINT32_MAX)
+			return EXIT_USAGE;
+		p->has_pid = true;
+		p->pid = (uint32_t)v;
+		return 1;
+	case 'k':
+		p->kallsyms = arg;
+		return 1;
+	case 'S':
+		p->symfs = arg;
+		return 1;
+	}
+	return 0;
+}
+
+int profile_open(struct profile *p, const char *file)
+{
+	const char *kallsyms = p->kallsyms, *symfs = p->symfs;
 	struct spulse_read_opts opts = { .sz = sizeof(opts) };
 	struct spulse_error err = { 0 };
 	char *def = NULL;

@@ -22,19 +22,38 @@ struct profile {
 	uint64_t total;		/* samples counted (after the pid filter) */
 	bool has_pid;
 	uint32_t pid;
+	const char *kallsyms;	/* --kallsyms, or NULL for FILE.kallsyms */
+	const char *symfs;	/* --symfs, or NULL */
 };
+
+/*
+ * Options shared by report, flame and export, as getopt_long() codes:
+ * 'p' --pid P, 'k' --kallsyms PATH, 'S' --symfs DIR.
+ */
+#define PROFILE_LONGOPTS \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "kallsyms", required_argument, NULL, 'k' }, \
+	{ "symfs", required_argument, NULL, 'S' }
+
+/**
+ * profile_option() - apply one shared option to @p
+ * @p: profile being set up
+ * @c: getopt code
+ * @arg: its argument
+ *
+ * Return: 1 when @c was a shared option, 0 when it is not one, or
+ * EXIT_USAGE (after a message) for a bad value.
+ */
+int profile_option(struct profile *p, int c, const char *arg);
 
 /**
  * profile_open() - open @file and symbolizer (no counting yet)
  * @p: zero-initialized; set ->has_pid/->pid first to filter by process
- * @file: spool
- * @kallsyms: kallsyms path, or NULL for the FILE.kallsyms default
- * @symfs: directory to look module files up under first, or NULL
+ * @file: spool (->kallsyms and ->symfs, set by profile_option(), apply)
  *
  * Return: an exit code (EXIT_OK, or EXIT_INVALID after printing the error).
  */
-int profile_open(struct profile *p, const char *file, const char *kallsyms,
-		 const char *symfs);
+int profile_open(struct profile *p, const char *file);
 
 /* Count samples per leaf stack. Returns an exit code. */
 int profile_count(struct profile *p);
