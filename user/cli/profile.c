@@ -13,8 +13,13 @@ int profile_option(struct profile *p, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		if (!cli_parse_u64("--pid", arg, &v) || v > UINT32_MAX)
+		if (!cli_parse_u64("--pid", arg, &v))
 			return EXIT_USAGE;
+		if (v > UINT32_MAX) {
+			fprintf(stderr, "spulse: --pid %s is not a process id\n",
+				arg);
+			return EXIT_USAGE;
+		}
 		p->has_pid = true;
 		p->pid = (uint32_t)v;
 		return 1;
