@@ -6,6 +6,7 @@
  * docs/FORMAT.md sections 1-4 is checked here and nowhere else.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -544,9 +545,14 @@ static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
 #endif
 }
 
-size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
-			  size_t len, struct spulse_sample *out, size_t max,
-			  size_t *consumed)
+/*
+ * Portable sample loop: one fast_uvar() per field. @out may be NULL
+ * (validation only); the branch on it is hoisted by the compiler when this
+ * is inlined with a constant.
+ */
+static inline __attribute__((always_inline)) size_t
+samples_portable(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		 struct spulse_sample *out, size_t max, size_t *consumed)
 {
 	const uint8_t *p = buf, *safe_end;
 	const uint32_t nthreads = dec->defs.nthreads;
@@ -572,7 +578,7 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 		e = fast_uvar_nb(p + 1 + a + b, &st);
 		if (e < 0)
 			break;
-		if (th >= nthreads || st >= nstacks)
+		if ((th >= nthreads) | (st >= nstacks))
 			break;
 		if (__builtin_add_overflow(t, spulse_unzigzag(z), &nt) || nt < 0)
 			break;
@@ -590,3 +596,165 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 	*consumed = (size_t)(p - buf);
 	return n;
 }
+
+static size_t samples_portable_val(struct spulse_dec *dec, const uint8_t *buf,
+				   size_t len, size_t max, size_t *consumed)
+{
+	return samples_portable(dec, buf, len, NULL, max, consumed);
+}
+
+static size_t samples_portable_out(struct spulse_dec *dec, const uint8_t *buf,
+				   size_t len, struct spulse_sample *out,
+				   size_t max, size_t *consumed)
+{
+	return samples_portable(dec, buf, len, out, max, consumed);
+}
+
+size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
+				   size_t len, struct spulse_sample *out,
+				   size_t max, size_t *consumed)
+{
+	if (out)
+		return samples_portable_out(dec, buf, len, out, max, consumed);
+	return samples_portable_val(dec, buf, len, max, consumed);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && \
+	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <immintrin.h>
+
+#define SIMD_SAMPLE_READ	32	/* bytes read at and after a sample's tag */
+
+/*
+ * Sample loop for x86-64 with BMI2 (runtime-dispatched). One 16-byte SSE2
+ * load per sample; movemask gives the bytes with bit 7 clear (the tag and
+ * the last byte of each varint), so the three varint ends are the three
+ * lowest such bits above the tag, found without a data-dependent branch.
+ * _pext_u64 then compacts each field's 7-bit groups. Every condition that
+ * stops the loop (other tag, a field longer than 8 bytes or a sample longer
+ * than 16, overlong varint, id out of range, time overflow or negative) is
+ * folded into one predictable branch; the caller then decodes the record
+ * with spulse_dec_record(), which reports any error exactly. Fields of at
+ * most 8 bytes hold < 2^56, so one signed test covers both time overflow
+ * and a negative time, and one sign test covers both id bounds.
+ */
+static inline __attribute__((always_inline, target("bmi,bmi2"))) size_t
+samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+	     struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	const uint64_t nthreads = dec->defs.nthreads;
+	const uint64_t nstacks = dec->defs.nstacks;
+	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
+	const __m128i zero = _mm_setzero_si128();
+	const uint8_t *p = buf, *safe_end;
+	int64_t t = dec->time_ns;
+	size_t n = 0;
+
+	*consumed = 0;
+	if (len < SIMD_SAMPLE_READ)
+		return 0;
+	safe_end = buf + len - SIMD_SAMPLE_READ;
+	while (p <= safe_end && n < max) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		uint32_t stop = ~(uint32_t)_mm_movemask_epi8(v) & 0xffff;
+		uint32_t zb = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+		uint32_t t1 = stop & ~1u, t2 = _blsr_u32(t1), t3 = _blsr_u32(t2);
+		uint32_t e1 = _tzcnt_u32(t1), e2 = _tzcnt_u32(t2);
+		uint32_t e3 = _tzcnt_u32(t3);		/* 32: not in 16 bytes */
+		uint32_t a = e1, b = e2 - e1, e = e3 - e2;
+		uint32_t ends = t1 ^ _blsr_u32(t3);
+		uint64_t x1, x2, x3, z, th, st;
+		int64_t nt;
+		bool bad;
+
+		memcpy(&x1, p + 1, 8);
+		memcpy(&x2, p + 1 + (e1 & 15), 8);
+		memcpy(&x3, p + 1 + (e2 & 15), 8);
+		z = _pext_u64(_bzhi_u64(x1, 8 * a), g7);
+		th = _pext_u64(_bzhi_u64(x2, 8 * b), g7);
+		st = _pext_u64(_bzhi_u64(x3, 8 * e), g7);
+		nt = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
+		bad = (p[0] != SPULSE_TAG_SAMPLE) | (e3 > 15) |
+		      (((a - 1) | (b - 1) | (e - 1)) > 7) |
+		      /* a multi-byte varint whose last byte is 0x00 */
+		      ((ends & ~(stop << 1) & zb) != 0) |
+		      !(((th - nthreads) & (st - nstacks)) >> 63) |
+		      (nt < 0);
+		if (__builtin_expect(bad, 0))
+			break;
+		t = nt;
+		if (out) {
+			out[n].time_ns = t;
+			out[n].thread = (uint32_t)th;
+			out[n].stack = (uint32_t)st;
+		}
+		n++;
+		p += e3 + 1;
+	}
+	dec->time_ns = t;
+	dec->info.samples += n;
+	*consumed = (size_t)(p - buf);
+	return n;
+}
+
+static __attribute__((target("bmi,bmi2"))) size_t
+samples_bmi2_val(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		 size_t max, size_t *consumed)
+{
+	return samples_bmi2(dec, buf, len, NULL, max, consumed);
+}
+
+static __attribute__((target("bmi,bmi2"))) size_t
+samples_bmi2_out(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		 struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	return samples_bmi2(dec, buf, len, out, max, consumed);
+}
+
+static int have_bmi2 = -1;
+
+static inline bool use_bmi2(void)
+{
+	if (__builtin_expect(have_bmi2 < 0, 0)) {
+		__builtin_cpu_init();
+		have_bmi2 = __builtin_cpu_supports("bmi2") &&
+			    __builtin_cpu_supports("bmi") &&
+			    !getenv("SPULSE_NO_BMI2");
+	}
+	return have_bmi2;
+}
+
+size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
+			  size_t len, struct spulse_sample *out, size_t max,
+			  size_t *consumed)
+{
+	size_t n, c, total = 0, k;
+
+	if (!use_bmi2())
+		return spulse_dec_samples_portable(dec, buf, len, out, max,
+						   consumed);
+	n = out ? samples_bmi2_out(dec, buf, len, out, max, &c)
+		: samples_bmi2_val(dec, buf, len, max, &c);
+	/*
+	 * The last bytes of the input (less than SIMD_SAMPLE_READ) go
+	 * through the portable loop, so both stop at the same place.
+	 */
+	if (n < max && len - c >= SPULSE_SAMPLE_MAX &&
+	    buf[c] == SPULSE_TAG_SAMPLE) {
+		k = spulse_dec_samples_portable(dec, buf + c, len - c,
+						out ? out + n : NULL, max - n,
+						&total);
+		n += k;
+		c += total;
+	}
+	*consumed = c;
+	return n;
+}
+#else
+size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
+			  size_t len, struct spulse_sample *out, size_t max,
+			  size_t *consumed)
+{
+	return spulse_dec_samples_portable(dec, buf, len, out, max, consumed);
+}
+#endif

@@ -203,6 +203,11 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 			  size_t len, struct spulse_sample *out, size_t max,
 			  size_t *consumed);
 
+/* The same with the portable loop only (no SIMD/BMI2 dispatch), for tests. */
+size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
+				   size_t len, struct spulse_sample *out,
+				   size_t max, size_t *consumed);
+
 /* ---- filebuf.c: sequential pread buffer ---- */
 
 struct spulse_filebuf {
