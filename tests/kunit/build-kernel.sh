@@ -49,7 +49,7 @@ fi
 # same source version; kbuild then rebuilds only what the config change
 # touches (fixdep tracks CONFIG_ dependencies per object).
 if [ ! -d "$out" ] && [ "${SPULSE_KUNIT_SEED:-1}" = 1 ]; then
-	seed=$(ls -td "$cache"/kunit-"$pkgver"-*/.spulse-built 2>/dev/null | head -n1)
+	seed=$(ls -td "$cache"/kunit-"$pkgver"-*/.spulse-built 2>/dev/null | head -n1 || true)
 	if [ -n "$seed" ]; then
 		seed=${seed%/.spulse-built}
 		log "seeding $out from $seed"
