@@ -25,7 +25,10 @@ while [ $i -le $R ]; do
 	gt=$!
 	sleep 0.2
 	chroot /host /sbin/insmod "$VM_TOP/spulse.ko" target_pid=$gt freq=999
-	chroot /host "$B/spulse-drain" -o "$VM_OUT_HOST/bench.spulse" 2> /tmp/drain.log &
+	# The spool goes to the guest's tmpfs, like perf.data: 9p writes would
+	# charge spulse for the VM's file sharing.
+	rm -f /host/tmp/bench.spulse
+	chroot /host "$B/spulse-drain" -o /tmp/bench.spulse 2> /tmp/drain.log &
 	drain=$!
 	echo start > $D/control
 	wait $gt
@@ -35,7 +38,8 @@ while [ $i -le $R ]; do
 	grep -E '^samples_(taken|written|dropped) ' $D/stats | sed 's/ /=/' | sed 's/^/spulse_/' >> $res
 	chroot /host /sbin/rmmod spulse
 	echo "spulse_s=$(elapsed /tmp/sp.log)" >> $res
-	echo "spulse_bytes=$(wc -c < /out/bench.spulse)" >> $res
+	echo "spulse_bytes=$(wc -c < /host/tmp/bench.spulse)" >> $res
+	cp /host/tmp/bench.spulse /out/bench.spulse
 
 	# perf record -g (Debian linux-perf in the host root).
 	hrun perf record -q -g -F 999 -e cpu-clock -o /tmp/perf.data -- $GT -n $N > /tmp/perf.log 2> /tmp/perf.err

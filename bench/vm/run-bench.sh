@@ -8,7 +8,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 rounds=${BENCH_VM_ROUNDS:-150}
-reps=${BENCH_VM_REPS:-2}
+reps=${BENCH_VM_REPS:-3}
 out=$BUILD/bench-vm
 m() { make --no-print-directory -C "$top" "$@"; }
 m module "$BUILD/spulse-drain" "$BUILD/spulse" workloads >/dev/null
