@@ -34,8 +34,10 @@ while [ $i -le $R ]; do
 	wait $gt
 	echo stop > $D/control
 	sleep 0.5
+	# CPU time the drainer used (utime + stime, clock ticks of 10 ms)
+	echo "drain_cpu_s=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' /proc/$drain/stat)" >> $res
 	kill -TERM $drain; wait $drain
-	grep -E '^samples_(taken|written|dropped) ' $D/stats | sed 's/ /=/' | sed 's/^/spulse_/' >> $res
+	grep -E '^(samples_(taken|written|dropped)|handler_ns) ' $D/stats | sed 's/ /=/' | sed 's/^/spulse_/' >> $res
 	chroot /host /sbin/rmmod spulse
 	echo "spulse_s=$(elapsed /tmp/sp.log)" >> $res
 	echo "spulse_bytes=$(wc -c < /host/tmp/bench.spulse)" >> $res

@@ -40,4 +40,15 @@ print('spulse overhead %.1f%% vs perf %.1f%% (target: <= 1/2 of perf\'s): %s'
 print('bytes/sample ratio spulse/perf = 1/%.1f (target: <= 1/20): %s'
       % (pf_bps / sp_bps if sp_bps else float('inf'),
          'MET' if sp_bps * 20 <= pf_bps else 'NOT MET'))
+med = lambda xs: sorted(xs)[len(xs) // 2]
+mb, ms, mp = med(vals['base_s']), med(vals['spulse_s']), med(vals['perf_s'])
+print('medians: unprofiled %.3f, spulse %.3f (%+.1f%%), perf %.3f (%+.1f%%)'
+      % (mb, ms, 100 * (ms / mb - 1), mp, 100 * (mp / mb - 1)))
+if vals.get('spulse_handler_ns'):
+    print('spulse.ko handler time per run: %s s (%.1f us/sample)'
+          % ([round(x / 1e9, 3) for x in vals['spulse_handler_ns']],
+             sum(vals['spulse_handler_ns']) / 1e3
+             / max(sum(vals['spulse_samples_taken']), 1)))
+if vals.get('drain_cpu_s'):
+    print('spulse-drain CPU time per run: %s s' % vals['drain_cpu_s'])
 print('all runs: base %s spulse %s perf %s' % (vals['base_s'], vals['spulse_s'], vals['perf_s']))
