@@ -479,46 +479,13 @@ int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 }
 
 /*
- * Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p.
- * Up to 8 bytes are decoded without a loop or a data-dependent branch
- * (varint lengths in real data are unpredictable): one 64-bit load, the
- * length from the first byte with bit 7 clear, then the 7-bit groups are
- * packed pairwise (16-, 32-, 64-bit lanes). Same results as
+ * Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p,
+ * for fields whose length varies unpredictably (stack ids), where a
+ * data-dependent one-byte shortcut costs more than it saves. Up to 8 bytes
+ * are decoded without a loop or a data-dependent branch: one 64-bit load,
+ * the length from the first byte with bit 7 clear, then the 7-bit groups
+ * are packed pairwise (16-, 32-, 64-bit lanes). Same results as
  * spulse_get_uvar().
- */
-static inline int fast_uvar(const uint8_t *p, uint64_t *v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t x, stop;
-	unsigned int bit;
-
-	if (__builtin_expect(p[0] < 0x80, 1)) {
-		*v = p[0];
-		return 1;
-	}
-	memcpy(&x, p, sizeof(x));
-	stop = ~x & 0x8080808080808080ULL;
-	if (__builtin_expect(!stop, 0))
-		return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
-	bit = (unsigned int)__builtin_ctzll(stop);	/* bit 7 of the last byte */
-	x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7fULL;
-	/* a last byte (not the first) with all 7 bits zero: redundant group */
-	if (__builtin_expect((bit > 7) & !(x >> (bit - 7)), 0))
-		return SPULSE_VARINT_OVERLONG;
-	x = ((x & 0x7f007f007f007f00ULL) >> 1) | (x & 0x007f007f007f007fULL);
-	x = ((x & 0x3fff00003fff0000ULL) >> 2) | (x & 0x00003fff00003fffULL);
-	x = ((x & 0x0fffffff00000000ULL) >> 4) | (x & 0x000000000fffffffULL);
-	*v = x;
-	return (int)(bit >> 3) + 1;
-#else
-	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
-#endif
-}
-
-/*
- * As fast_uvar() without the one-byte shortcut: for fields whose length
- * varies unpredictably (stack ids), a data-dependent branch costs more than
- * always taking the branch-free path.
  */
 static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
 {
@@ -543,6 +510,16 @@ static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
 #else
 	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
 #endif
+}
+
+/* As fast_uvar_nb() with a shortcut for the common one-byte value. */
+static inline int fast_uvar(const uint8_t *p, uint64_t *v)
+{
+	if (__builtin_expect(p[0] < 0x80, 1)) {
+		*v = p[0];
+		return 1;
+	}
+	return fast_uvar_nb(p, v);
 }
 
 /*
