@@ -72,8 +72,9 @@ check-kmod-lint: $(KMOD_CHECKPATCH)
 
 # Boot the test VM, exercise the module (kmod/vm-smoke.sh) and assert on
 # what it saved (kmod/vm-smoke-check.sh: refusals, stats invariant, every
-# stream passes `spulse check`, meta contents, clean dmesg). Not a suite: the
-# e2e suite owns the VM assertions; this is the module's own quick look.
+# stream passes `spulse check`, meta contents (exec deactivation + new
+# modules, Python enter/leave), CPU hotplug while recording, clean dmesg).
+# Also run by `make check` as suite kmod-vm.
 .PHONY: kmod-vm-smoke
 kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads
 	@rm -rf $(BUILD)/kmod-vm && mkdir -p $(BUILD)/kmod-vm
@@ -81,6 +82,16 @@ kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads
 		$(TOP)/kmod/vm-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm/guest.log
 	@$(TOP)/kmod/vm-smoke-check.sh $(BUILD)/kmod-vm $(BUILD)/spulse
+
+CHECK_SUITES += kmod-vm
+.PHONY: check-kmod-vm
+check-kmod-vm:
+	@mkdir -p $(BUILD)/check
+	@$(MAKE) --no-print-directory kmod-vm-smoke > $(BUILD)/check/kmod-vm.log 2>&1; \
+	rc=$$?; cat $(BUILD)/check/kmod-vm.log; \
+	sed -n 's/^kmod-vm-smoke: \([0-9]*\) passed, \([0-9]*\) failed$$/\1 \2/p' \
+		$(BUILD)/check/kmod-vm.log > $(BUILD)/check/kmod-vm.result; \
+	exit $$rc
 
 # In-kernel cost: the gt workload's fixed work with and without spulse.ko
 # (no drainer), three times each, in one VM boot. Prints the times.
