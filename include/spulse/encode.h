@@ -230,4 +230,147 @@ static inline size_t spulse_enc_module_deactivate(uint8_t *p, uint32_t module)
 	return 1 + spulse_put_uvar(p + 1, module);
 }
 
+/* ---- Extension records (tag 9, docs/FORMAT.md section 3.10) ---------- */
+
+static inline size_t spulse_put_ext_hdr(uint8_t *p, uint32_t kind, size_t len)
+{
+	size_t n = 0;
+
+	p[n++] = SPULSE_TAG_EXT;
+	n += spulse_put_uvar(p + n, kind);
+	n += spulse_put_uvar(p + n, len);
+	return n;
+}
+
+/**
+ * spulse_enc_ext_cpu() - encode a cpu record (later samples ran on @cpu)
+ * @p: destination, SPULSE_EXT_CPU_MAX bytes
+ * @cpu: CPU number, < SPULSE_MAX_CPU
+ */
+static inline size_t spulse_enc_ext_cpu(uint8_t *p, uint32_t cpu)
+{
+	size_t n = spulse_put_ext_hdr(p, SPULSE_EXT_CPU, spulse_uvar_len(cpu));
+
+	return n + spulse_put_uvar(p + n, cpu);
+}
+
+/**
+ * struct spulse_offcpu_fields - one off-CPU interval as encoded
+ * @dt_ns: switch-out time minus the previous event-clock time (section 3.10)
+ * @thread: thread id
+ * @stack: leaf stack id at switch-out
+ * @state: enum spulse_offcpu_state
+ * @cpu_out: CPU the thread left
+ * @cpu_in: CPU the thread next ran on
+ * @blocked_ns: switch-out to wakeup (0 when @state is RUNNABLE)
+ * @runq_ns: wakeup (or switch-out when preempted) to switch-in
+ * @has_waker: a waker was recorded
+ * @waker_thread: waker thread id (when @has_waker)
+ * @waker_stack: waker leaf stack id (when @has_waker)
+ * @waker_cpu: CPU the waker ran on (when @has_waker)
+ */
+struct spulse_offcpu_fields {
+	int64_t dt_ns;
+	uint32_t thread;
+	uint32_t stack;
+	uint32_t state;
+	uint32_t cpu_out;
+	uint32_t cpu_in;
+	uint64_t blocked_ns;
+	uint64_t runq_ns;
+	bool has_waker;
+	uint32_t waker_thread;
+	uint32_t waker_stack;
+	uint32_t waker_cpu;
+};
+
+/**
+ * spulse_enc_ext_offcpu() - encode an off-CPU interval record
+ * @p: destination, SPULSE_EXT_OFFCPU_MAX bytes
+ * @f: the fields
+ */
+static inline size_t spulse_enc_ext_offcpu(uint8_t *p,
+					   const struct spulse_offcpu_fields *f)
+{
+	uint64_t waker = f->has_waker ? (uint64_t)f->waker_thread + 1 : 0;
+	size_t len, n;
+
+	len = spulse_uvar_len(spulse_zigzag(f->dt_ns)) +
+	      spulse_uvar_len(f->thread) + spulse_uvar_len(f->stack) +
+	      spulse_uvar_len(f->state) + spulse_uvar_len(f->cpu_out) +
+	      spulse_uvar_len(f->cpu_in) + spulse_uvar_len(f->blocked_ns) +
+	      spulse_uvar_len(f->runq_ns) + spulse_uvar_len(waker);
+	if (f->has_waker)
+		len += spulse_uvar_len(f->waker_stack) +
+		       spulse_uvar_len(f->waker_cpu);
+	n = spulse_put_ext_hdr(p, SPULSE_EXT_OFFCPU, len);
+	n += spulse_put_svar(p + n, f->dt_ns);
+	n += spulse_put_uvar(p + n, f->thread);
+	n += spulse_put_uvar(p + n, f->stack);
+	n += spulse_put_uvar(p + n, f->state);
+	n += spulse_put_uvar(p + n, f->cpu_out);
+	n += spulse_put_uvar(p + n, f->cpu_in);
+	n += spulse_put_uvar(p + n, f->blocked_ns);
+	n += spulse_put_uvar(p + n, f->runq_ns);
+	n += spulse_put_uvar(p + n, waker);
+	if (f->has_waker) {
+		n += spulse_put_uvar(p + n, f->waker_stack);
+		n += spulse_put_uvar(p + n, f->waker_cpu);
+	}
+	return n;
+}
+
+/**
+ * struct spulse_trigger_fields - one flight-recorder trigger mark
+ * @dt_ns: trigger time minus the previous event-clock time
+ * @reason: enum spulse_trigger_reason
+ * @seq: trigger number in the run, from 1
+ * @value_ns: measured duration that fired (0 for manual/signal)
+ * @threshold_ns: the trigger's threshold (0 for manual/signal)
+ * @window_start_ns: start of the window the spool covers (profile offset)
+ * @window_end_ns: end of that window (>= @window_start_ns; 0/0 = not a dump)
+ * @text: description bytes, clamped to SPULSE_MAX_TRIGGER_TEXT
+ * @text_len: length of @text
+ */
+struct spulse_trigger_fields {
+	int64_t dt_ns;
+	uint32_t reason;
+	uint32_t seq;
+	uint64_t value_ns;
+	uint64_t threshold_ns;
+	uint64_t window_start_ns;
+	uint64_t window_end_ns;
+	const char *text;
+	size_t text_len;
+};
+
+/**
+ * spulse_enc_ext_trigger() - encode a trigger record
+ * @p: destination, SPULSE_EXT_REC_MAX bytes
+ * @f: the fields
+ */
+static inline size_t spulse_enc_ext_trigger(uint8_t *p,
+					    const struct spulse_trigger_fields *f)
+{
+	size_t tl = f->text_len > SPULSE_MAX_TRIGGER_TEXT ?
+		    SPULSE_MAX_TRIGGER_TEXT : f->text_len;
+	size_t len, n;
+
+	len = spulse_uvar_len(spulse_zigzag(f->dt_ns)) +
+	      spulse_uvar_len(f->reason) + spulse_uvar_len(f->seq) +
+	      spulse_uvar_len(f->value_ns) + spulse_uvar_len(f->threshold_ns) +
+	      spulse_uvar_len(f->window_start_ns) +
+	      spulse_uvar_len(f->window_end_ns) + spulse_uvar_len(tl) + tl;
+	n = spulse_put_ext_hdr(p, SPULSE_EXT_TRIGGER, len);
+	n += spulse_put_svar(p + n, f->dt_ns);
+	n += spulse_put_uvar(p + n, f->reason);
+	n += spulse_put_uvar(p + n, f->seq);
+	n += spulse_put_uvar(p + n, f->value_ns);
+	n += spulse_put_uvar(p + n, f->threshold_ns);
+	n += spulse_put_uvar(p + n, f->window_start_ns);
+	n += spulse_put_uvar(p + n, f->window_end_ns);
+	n += spulse_put_bytes(p + n, f->text, tl);
+	return n;
+}
+
 #endif /* SPULSE_ENCODE_H */

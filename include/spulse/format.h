@@ -21,10 +21,56 @@ enum spulse_tag {
 	SPULSE_TAG_PYTHON = 6,
 	SPULSE_TAG_PROCESS_DEACTIVATE = 7,
 	SPULSE_TAG_MODULE_DEACTIVATE = 8,
+	SPULSE_TAG_EXT = 9,		/* length-prefixed extension record */
 };
 
 #define SPULSE_TAG_MIN		1
-#define SPULSE_TAG_MAX		8
+#define SPULSE_TAG_MAX		9
+
+/*
+ * Extension kinds (uvar after tag 9, then a uvar payload length). Readers
+ * validate the kinds they know and skip the others by length
+ * (docs/FORMAT.md section 3.10). Kind 0 is reserved (corruption).
+ */
+enum spulse_ext_kind {
+	SPULSE_EXT_CPU = 1,		/* samples that follow ran on this CPU */
+	SPULSE_EXT_OFFCPU = 2,		/* one closed off-CPU interval */
+	SPULSE_EXT_TRIGGER = 3,		/* flight-recorder trigger mark */
+};
+
+#define SPULSE_EXT_KIND_MAX_KNOWN	3
+#define SPULSE_EXT_MAX_KIND	0xffffffffU	/* kind is a u32 */
+#define SPULSE_EXT_MAX_LEN	4096	/* payload bytes */
+#define SPULSE_MAX_CPU		65536	/* cpu fields are < this */
+#define SPULSE_MAX_TRIGGER_TEXT	256
+
+/*
+ * Off-CPU states: the kernel's task_state_index() order ("RSDTtXZPI").
+ * 0 = preempted while runnable (no blocked time, no waker).
+ */
+enum spulse_offcpu_state {
+	SPULSE_STATE_RUNNABLE = 0,	/* R: preempted */
+	SPULSE_STATE_SLEEPING = 1,	/* S: interruptible sleep */
+	SPULSE_STATE_DISK = 2,		/* D: uninterruptible */
+	SPULSE_STATE_STOPPED = 3,	/* T */
+	SPULSE_STATE_TRACED = 4,	/* t */
+	SPULSE_STATE_DEAD = 5,		/* X */
+	SPULSE_STATE_ZOMBIE = 6,	/* Z */
+	SPULSE_STATE_PARKED = 7,	/* P */
+	SPULSE_STATE_IDLE = 8,		/* I: idle kernel thread */
+};
+
+#define SPULSE_STATE_MAX	8
+
+/* Trigger reasons (extension kind 3). */
+enum spulse_trigger_reason {
+	SPULSE_TRIGGER_MANUAL = 1,	/* debugfs "trigger" */
+	SPULSE_TRIGGER_SIGNAL = 2,	/* SIGUSR1 to spulse record */
+	SPULSE_TRIGGER_OFFCPU = 3,	/* a target thread off-CPU > threshold */
+	SPULSE_TRIGGER_RUNQ = 4,	/* run-queue delay > threshold */
+};
+
+#define SPULSE_TRIGGER_REASON_MAX	4
 
 /* Frame kinds (u8 after the frame id). */
 enum spulse_frame_kind {
@@ -61,6 +107,14 @@ enum spulse_frame_kind {
 #define SPULSE_THREAD_REC_MAX	(1 + 4 * SPULSE_VARINT_MAX + SPULSE_MAX_COMM)
 #define SPULSE_MODULE_REC_MAX	(1 + 6 * SPULSE_VARINT_MAX + \
 				 SPULSE_MAX_STRING + SPULSE_MAX_BUILD_ID)
-#define SPULSE_MAX_RECORD	SPULSE_MODULE_REC_MAX
+/* Extension records: tag + kind (u32) + length (<= 4096: 2 bytes) + payload. */
+#define SPULSE_EXT_HDR_MAX	(1 + 5 + 2)
+#define SPULSE_EXT_REC_MAX	(SPULSE_EXT_HDR_MAX + SPULSE_EXT_MAX_LEN)
+/* cpu: one uvar; off-CPU interval: at most 11 varints. */
+#define SPULSE_EXT_CPU_MAX	(SPULSE_EXT_HDR_MAX + SPULSE_VARINT_MAX)
+#define SPULSE_EXT_OFFCPU_PAYLOAD_MAX	(11 * SPULSE_VARINT_MAX)
+#define SPULSE_EXT_OFFCPU_MAX	(SPULSE_EXT_HDR_MAX + \
+				 SPULSE_EXT_OFFCPU_PAYLOAD_MAX)
+#define SPULSE_MAX_RECORD	SPULSE_MODULE_REC_MAX	/* > SPULSE_EXT_REC_MAX */
 
 #endif /* SPULSE_FORMAT_H */

@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/string.h>
 #else
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>

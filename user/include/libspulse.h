@@ -69,6 +69,33 @@ struct spulse_sample {
 	int64_t time_ns;		/* offset from the profile start (>= 0) */
 	uint32_t thread;
 	uint32_t stack;			/* leaf node */
+	uint32_t cpu;			/* from the last cpu record; SPULSE_NONE = unknown */
+	uint32_t reserved;		/* 0 */
+};
+
+/** One closed off-CPU interval (extension kind 2). */
+struct spulse_offcpu {
+	int64_t time_ns;		/* switch-out, offset from the profile start (>= 0) */
+	uint32_t thread;
+	uint32_t stack;			/* leaf node of the stack at switch-out */
+	uint8_t state;			/* enum spulse_offcpu_state */
+	uint32_t cpu_out, cpu_in;
+	uint64_t blocked_ns;		/* switch-out -> wakeup */
+	uint64_t runq_ns;		/* wakeup (or switch-out) -> switch-in */
+	uint32_t waker_thread;		/* SPULSE_NONE = no waker recorded */
+	uint32_t waker_stack;		/* SPULSE_NONE when no waker */
+	uint32_t waker_cpu;		/* SPULSE_NONE when no waker */
+};
+
+/** A flight-recorder trigger mark (extension kind 3). */
+struct spulse_trigger {
+	int64_t time_ns;		/* offset from the profile start (>= 0) */
+	uint8_t reason;			/* enum spulse_trigger_reason */
+	uint32_t seq;
+	uint64_t value_ns, threshold_ns;
+	uint64_t window_start_ns, window_end_ns;
+	const char *text;		/* NUL-terminated; valid as long as the record */
+	uint32_t text_len;
 };
 
 /** One record of any kind, in stream order. */
@@ -84,7 +111,12 @@ struct spulse_record {
 		struct { uint32_t pid; uint8_t state; } python;
 		struct { uint32_t pid; } process_deactivate;
 		struct { uint32_t module; } module_deactivate;
+		struct { uint32_t cpu; } cpu;			/* SPULSE_TAG_EXT, ext_kind 1 */
+		struct spulse_offcpu offcpu;			/* ext_kind 2 */
+		struct spulse_trigger trigger;			/* ext_kind 3 */
+		struct { uint32_t kind; uint32_t len; } ext_unknown; /* skipped */
 	} u;
+	uint32_t ext_kind;		/* tag SPULSE_TAG_EXT: the kind, else 0 */
 };
 
 /** Header fields and counts; valid for the prefix read so far. */
@@ -96,6 +128,9 @@ struct spulse_info {
 	uint64_t python, process_deactivations, module_deactivations;
 	uint64_t complete_bytes;	/* end of the last complete record */
 	bool recovered_from_truncated_tail;
+	/* extension records (appended fields) */
+	uint64_t cpu_records, offcpu, triggers;
+	uint64_t ext_skipped;		/* unknown extension kinds skipped by length */
 };
 
 /** Reader options; zero-initialize, set .sz = sizeof(opts). */
@@ -260,6 +295,53 @@ uint64_t spulse_recorder_samples(const struct spulse_recorder *r);
 const char *spulse_tag_name(uint8_t tag);	/* "module", "frame", ... */
 
 /* ---- Additions (appended; earlier declarations are unchanged) -------- */
+
+/* ---- Off-CPU intervals, cpu and trigger records (FORMAT.md 3.10) ------ */
+
+/* Snapshot: intervals and triggers in stream order. */
+uint64_t spulse_snapshot_offcpu_count(const struct spulse_snapshot *s);
+int spulse_snapshot_offcpu(const struct spulse_snapshot *s, uint64_t index,
+			   struct spulse_offcpu *out);
+uint64_t spulse_snapshot_trigger_count(const struct spulse_snapshot *s);
+/* out->text stays valid until the snapshot is closed. */
+int spulse_snapshot_trigger(const struct spulse_snapshot *s, uint64_t index,
+			    struct spulse_trigger *out);
+
+/*
+ * Replay: iterate intervals only (1 = *out filled, 0 = end, <0 error); an
+ * iterator of its own, independent of next_sample/next_record positions.
+ */
+int spulse_replay_next_offcpu(struct spulse_replay *r, struct spulse_offcpu *out);
+int spulse_replay_rewind_offcpu(struct spulse_replay *r);
+
+/*
+ * Tail: the intervals that the last spulse_tail_poll() made visible (at most
+ * SPULSE_TAIL_BATCH; a poll stops when either its samples or its intervals
+ * fill a batch). Valid until the next poll. Returns the count.
+ */
+int spulse_tail_offcpu(const struct spulse_tail *t,
+		       const struct spulse_offcpu **intervals);
+
+/*
+ * Recorder. spulse_rec_cpu() writes a cpu record only when @cpu differs from
+ * the current one; spulse_rec_sample_cpu() is rec_cpu + rec_sample.
+ * spulse_rec_offcpu() checks every rule a reader checks (ids defined, state,
+ * durations that overflow, RUNNABLE with blocked time or a waker).
+ * Intervals and triggers share the event clock: their times may go backwards
+ * relative to each other (signed deltas) but never below 0.
+ */
+int spulse_rec_cpu(struct spulse_recorder *r, uint32_t cpu);
+int spulse_rec_sample_cpu(struct spulse_recorder *r, int64_t time_ns,
+			  uint32_t thread, uint32_t stack, uint32_t cpu);
+int spulse_rec_offcpu(struct spulse_recorder *r, const struct spulse_offcpu *iv);
+int spulse_rec_trigger(struct spulse_recorder *r, const struct spulse_trigger *t);
+/* Write an extension record of any kind verbatim (for tests and pass-through). */
+int spulse_rec_ext_raw(struct spulse_recorder *r, uint32_t kind,
+		       const void *payload, size_t len);
+
+const char *spulse_state_name(uint8_t state);	/* "R", "S", "D", ... or NULL */
+const char *spulse_state_long_name(uint8_t state);	/* "runnable", "sleeping", ... */
+const char *spulse_trigger_reason_name(uint8_t reason); /* "manual", ... or NULL */
 
 /*
  * Replay: copy up to @max next samples into @out. Returns the number copied
