@@ -3,7 +3,8 @@
 # See docs/VM.md.
 
 WORKLOAD_DIR := $(BUILD)/workload
-WORKLOADS := $(WORKLOAD_DIR)/gt $(WORKLOAD_DIR)/churn $(WORKLOAD_DIR)/execself
+WORKLOADS := $(WORKLOAD_DIR)/gt $(WORKLOAD_DIR)/churn $(WORKLOAD_DIR)/execself \
+	$(WORKLOAD_DIR)/inject
 # Static, frame pointers everywhere, no inlining or tail calls: every user
 # stack of the workloads' own code is knowable (gcc 12 still drops the FP of
 # stackless leaves; the leaves keep a stack local for that).
