@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Print the bench-offcpu table (bench/vm/offcpu-run.sh).
+
+usage: offcpu-table.py OFFCPU_TXT HOST_TXT ROUNDS FREQ CPU
+
+OFFCPU_TXT: the guest's lines, one per run:
+    run rep=I mode=M s=WALL nvcsw=V nivcsw=I bytes=B [seen=N] [key=value...]
+HOST_TXT: host-side notes (spulse_skipped WHY, events FILE EVENT COUNT,
+    spool_check ok|FAILED ...).
+
+Per mode: median wall time (pingpong's own clock) with a bootstrap 95%
+interval, slowdown and added time vs unprofiled (bootstrap intervals too),
+output bytes, switches seen by the tool (spulse: off-CPU intervals written +
+filtered from the module's stats; perf: samples), bytes per switch seen and
+per switch of the workload (getrusage nvcsw + nivcsw, the same definition
+for every mode). Verdicts: spulse's added time <= 1/2 of perf's (MET / NOT
+MET only when the bootstrap intervals separate, INCONCLUSIVE otherwise);
+bytes per switch <= 1/10 of perf.data's.
+"""
+import collections
+import random
+import re
+import sys
+
+BOOT = 4000
+MODES = [('base', 'unprofiled'),
+         ('spulse', 'spulse offcpu=1'),
+         ('perfsw', 'perf record -e sched:sched_switch -g'),
+         ('perfsched', 'perf sched record')]
+NAME = dict(MODES)
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def boot_medians(xs, rng):
+    """BOOT bootstrap replicates of the median of xs."""
+    n = len(xs)
+    return [median([xs[rng.randrange(n)] for _ in range(n)]) for _ in range(BOOT)]
+
+
+def ci(reps):
+    s = sorted(reps)
+    return s[int(0.025 * (len(s) - 1))], s[int(0.975 * (len(s) - 1))]
+
+
+def separate(a, b):
+    """a, b: (lo, hi). -1 if a is entirely below b, 1 if above, 0 if they
+    overlap."""
+    if a[1] < b[0]:
+        return -1
+    if a[0] > b[1]:
+        return 1
+    return 0
+
+
+def parse(path):
+    runs = collections.defaultdict(list)
+    info, errors = {}, []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if line.startswith('run '):
+                kv = dict(x.split('=', 1) for x in line.split()[1:] if '=' in x)
+                runs[kv['mode']].append(kv)
+            elif line.startswith('error '):
+                errors.append(line[6:])
+            elif ' ' in line:
+                k, v = line.split(' ', 1)
+                info[k] = v
+    return runs, info, errors
+
+
+def spulse_seen(run):
+    """Off-CPU intervals the module saw: written + filtered, from its stats
+    (keys spulse_*offcpu*written* / *filtered*). None if the stats have no
+    such keys."""
+    w = [int(v) for k, v in run.items()
+         if k.startswith('spulse_') and 'offcpu' in k and 'written' in k]
+    fl = [int(v) for k, v in run.items()
+          if k.startswith('spulse_') and 'offcpu' in k and 'filtered' in k]
+    if not w:
+        return None
+    return sum(w) + sum(fl)
+
+
+def main():
+    runs, info, errors = parse(sys.argv[1])
+    host = collections.defaultdict(list)
+    with open(sys.argv[2]) as f:
+        for line in f:
+            k, _, v = line.rstrip('\n').partition(' ')
+            host[k].append(v)
+    rounds, freq, cpu = sys.argv[3], sys.argv[4], sys.argv[5]
+    rng = random.Random(7)
+
+    for e in errors:
+        print('bench-offcpu: guest error: %s' % e)
+    if not runs.get('base'):
+        print('bench-offcpu: no unprofiled runs')
+        return 1
+    nreps = min(len(v) for v in runs.values())
+    sw_s = [(int(r['nvcsw']) + int(r['nivcsw'])) / float(r['s'])
+            for r in runs['base']]
+    print('bench-offcpu: pingpong -n %s round trips%s, %s; TCG %s vCPUs, kernel %s'
+          % (rounds, ' pinned to vCPU %s' % cpu if cpu else ' (not pinned)',
+             info.get('perf', 'perf ?'), info.get('cpus', '?'), info.get('kernel', '?')))
+    print('%d reps per mode, interleaved in rotating order; median with bootstrap 95%% '
+          'interval (%d resamples)' % (nreps, BOOT))
+    print('unprofiled: %.0f switches/s measured (getrusage nvcsw+nivcsw / wall; median, '
+          'runs %.0f..%.0f)' % (median(sw_s), min(sw_s), max(sw_s)))
+    print('spulse: spulse.ko offcpu=1 offcpu_min_us=0 (every switch recorded) freq=%s '
+          '+ spulse-drain, spool on the guest tmpfs like perf.data' % freq)
+    if host.get('spulse_skipped') and host['spulse_skipped'][0]:
+        print('spulse: NOT RUN: %s' % host['spulse_skipped'][0])
+    print()
+    hdr = ('%-38s %8s %17s %8s %17s %9s %8s %9s %8s %8s'
+           % ('mode', 'wall_s', '95% interval', 'slowdn', 'added_s 95%', 'bytes',
+              'seen', 'B/seen', 'wl_sw', 'B/wl_sw'))
+    print(hdr)
+    base = [float(r['s']) for r in runs['base']]
+    bb = boot_medians(base, rng)
+    mb = median(base)
+    boot = {'base': bb}
+    row = {}
+    for mode, name in MODES:
+        rs = runs.get(mode)
+        if not rs:
+            continue
+        t = [float(r['s']) for r in rs]
+        bm = bb if mode == 'base' else boot_medians(t, rng)
+        boot[mode] = bm
+        mt = median(t)
+        lo, hi = ci(bm)
+        added = [m - b for m, b in zip(bm, bb)]
+        alo, ahi = ci(added)
+        byts = [int(r['bytes']) for r in rs]
+        wl = [int(r['nvcsw']) + int(r['nivcsw']) for r in rs]
+        if mode == 'spulse':
+            seen = [spulse_seen(r) for r in rs]
+            seen = None if None in seen else seen
+        elif mode == 'base':
+            seen = None
+        else:
+            seen = [int(r.get('seen', 0)) for r in rs]
+        bps = [b / s for b, s in zip(byts, seen) if s] if seen else []
+        bpw = [b / w for b, w in zip(byts, wl) if w]
+        row[mode] = dict(t=mt, added=(mt - mb, alo, ahi), added_boot=added,
+                         bps=median(bps) if bps else None, bpw=median(bpw))
+        if mode == 'base':
+            print('%-38s %8.3f %8.3f..%-8.3f %8.3f %17s %9s %8s %9s %8d %8s'
+                  % (name, mt, lo, hi, 1.0, '-', '-', '-', '-', median(wl), '-'))
+            continue
+        print('%-38s %8.3f %8.3f..%-8.3f %8.3f %+8.3f..%-+8.3f %9d %8s %9s %8d %8.1f'
+              % (name, mt, lo, hi, mt / mb, alo, ahi, median(byts),
+                 '%d' % median(seen) if seen else '?',
+                 '%.1f' % median(bps) if bps else '?', median(wl), median(bpw)))
+    print()
+    print('wall_s: pingpong\'s own clock of its round trips; slowdn: median / unprofiled '
+          'median; added_s: bootstrap 95% interval of (median - unprofiled median)')
+    print('seen: switches the tool recorded (spulse: off-CPU intervals written + filtered, '
+          'module stats; perf: samples, all events); wl_sw: the workload\'s own '
+          'nvcsw + nivcsw')
+    for ev in host.get('events', []):
+        f, e, n = ev.split()
+        print('  last rep %s: %s %s' % (f, e, n))
+    for c in host.get('spool_check', []):
+        print('  last rep spool: spulse check %s' % c)
+    if 'spulse' in runs:
+        keys = sorted({k for r in runs['spulse'] for k in r
+                       if k.startswith('spulse_') and ('offcpu' in k or 'handler' in k
+                                                        or 'dropped' in k)})
+        for k in keys:
+            vs = [int(r[k]) for r in runs['spulse'] if k in r]
+            print('  spulse stats %s: median %d (min %d, max %d)'
+                  % (k[7:], median(vs), min(vs), max(vs)))
+        dc = [float(r['drain_cpu_s']) for r in runs['spulse'] if 'drain_cpu_s' in r]
+        if dc:
+            print('  spulse-drain CPU time per run: median %.2f s (max %.2f)'
+                  % (median(dc), max(dc)))
+        bad = [r['rep'] for r in runs['spulse'] if r.get('drain_rc', '0') != '0']
+        if bad:
+            print('  spulse-drain exited non-zero in reps %s' % ','.join(bad))
+    print()
+    sp = row.get('spulse')
+    for pm in ('perfsw', 'perfsched'):
+        pf = row.get(pm)
+        if not pf:
+            continue
+        if not sp:
+            print('added time spulse <= 1/2 of %s: NOT MEASURED (no spulse runs)' % NAME[pm])
+            continue
+        s_ci = sp['added'][1:]
+        half = [x / 2 for x in pf['added_boot']]
+        h_ci = ci(half)
+        v = separate(s_ci, h_ci)
+        verdict = {-1: 'MET', 1: 'NOT MET', 0: 'INCONCLUSIVE (intervals overlap)'}[v]
+        print('added time: spulse %+.3f s [%+.3f..%+.3f] vs 1/2 of %s %+.3f s '
+              '[%+.3f..%+.3f] (target <= 1/2): %s'
+              % (sp['added'][0], s_ci[0], s_ci[1], NAME[pm], pf['added'][0] / 2,
+                 h_ci[0], h_ci[1], verdict))
+    for pm in ('perfsw', 'perfsched'):
+        pf = row.get(pm)
+        if not pf or not sp:
+            continue
+        for key, what in (('bps', 'switch seen'), ('bpw', 'workload switch')):
+            a, b = sp[key], pf[key]
+            if a is None or b is None:
+                print('bytes per %s vs %s: NOT MEASURED (no switch count)' % (what, NAME[pm]))
+                continue
+            print('bytes per %s: spulse %.1f vs %s %.1f = 1/%.1f (target <= 1/10): %s'
+                  % (what, a, NAME[pm], b, b / a if a else float('inf'),
+                     'MET' if a * 10 <= b else 'NOT MET'))
+    print('all runs (s): ' + '; '.join(
+        '%s %s' % (m, ' '.join(r['s'] for r in runs[m])) for m, _ in MODES if m in runs))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
