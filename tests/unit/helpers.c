@@ -117,10 +117,16 @@ void rr_free(struct read_result *r)
 			free((void *)r->records[i].u.module.build_id);
 		} else if (r->records[i].tag == SPULSE_TAG_THREAD) {
 			free((void *)r->records[i].u.thread.comm);
+		} else if (r->records[i].ext_kind == SPULSE_EXT_TRIGGER) {
+			free((void *)r->records[i].u.trigger.text);
 		}
 	}
+	for (i = 0; i < r->ntriggers; i++)
+		free((void *)r->triggers[i].text);
 	free(r->samples);
 	free(r->records);
+	free(r->offcpu);
+	free(r->triggers);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -133,6 +139,87 @@ static void push_sample(struct read_result *r, const struct spulse_sample *s)
 		assert_non_null(r->samples);
 	}
 	r->samples[r->nsamples++] = *s;
+}
+
+static void push_offcpu(struct read_result *r, const struct spulse_offcpu *iv)
+{
+	if ((r->noffcpu & (r->noffcpu - 1)) == 0) {
+		r->offcpu = realloc(r->offcpu, (r->noffcpu ? r->noffcpu * 2 : 1) *
+					       sizeof(*iv));
+		assert_non_null(r->offcpu);
+	}
+	r->offcpu[r->noffcpu++] = *iv;
+}
+
+static void push_trigger(struct read_result *r, const struct spulse_trigger *t)
+{
+	char *text;
+
+	if ((r->ntriggers & (r->ntriggers - 1)) == 0) {
+		r->triggers = realloc(r->triggers,
+				      (r->ntriggers ? r->ntriggers * 2 : 1) *
+				      sizeof(*t));
+		assert_non_null(r->triggers);
+	}
+	/* NUL-terminated, and exactly text_len bytes before the NUL */
+	assert_int_equal(strlen(t->text), t->text_len);
+	text = strdup(t->text);
+	assert_non_null(text);
+	r->triggers[r->ntriggers] = *t;
+	r->triggers[r->ntriggers++].text = text;
+}
+
+/* Collect what a record-yielding reader (Replay, Stream) returns. */
+static void collect_ext(struct read_result *r, const struct spulse_record *rec,
+			bool offcpu)
+{
+	if (rec->tag != SPULSE_TAG_EXT) {
+		assert_int_equal(rec->ext_kind, 0);
+		return;
+	}
+	if (rec->ext_kind == SPULSE_EXT_OFFCPU && offcpu)
+		push_offcpu(r, &rec->u.offcpu);
+	else if (rec->ext_kind == SPULSE_EXT_TRIGGER)
+		push_trigger(r, &rec->u.trigger);
+}
+
+void assert_offcpu_equal(const struct spulse_offcpu *a,
+			 const struct spulse_offcpu *b)
+{
+	if (a->time_ns != b->time_ns || a->thread != b->thread ||
+	    a->stack != b->stack || a->state != b->state ||
+	    a->cpu_out != b->cpu_out || a->cpu_in != b->cpu_in ||
+	    a->blocked_ns != b->blocked_ns || a->runq_ns != b->runq_ns ||
+	    a->waker_thread != b->waker_thread ||
+	    a->waker_stack != b->waker_stack || a->waker_cpu != b->waker_cpu)
+		fail_msg("interval differs: t %lld/%lld th %u/%u st %u/%u state %u/%u "
+			 "cpu %u>%u / %u>%u blocked %llu/%llu runq %llu/%llu "
+			 "waker %u/%u wstack %u/%u wcpu %u/%u",
+			 (long long)a->time_ns, (long long)b->time_ns,
+			 a->thread, b->thread, a->stack, b->stack,
+			 a->state, b->state, a->cpu_out, a->cpu_in,
+			 b->cpu_out, b->cpu_in,
+			 (unsigned long long)a->blocked_ns,
+			 (unsigned long long)b->blocked_ns,
+			 (unsigned long long)a->runq_ns,
+			 (unsigned long long)b->runq_ns,
+			 a->waker_thread, b->waker_thread,
+			 a->waker_stack, b->waker_stack,
+			 a->waker_cpu, b->waker_cpu);
+}
+
+void assert_trigger_equal(const struct spulse_trigger *a,
+			  const struct spulse_trigger *b)
+{
+	assert_true(a->time_ns == b->time_ns);
+	assert_int_equal(a->reason, b->reason);
+	assert_int_equal(a->seq, b->seq);
+	assert_true(a->value_ns == b->value_ns);
+	assert_true(a->threshold_ns == b->threshold_ns);
+	assert_true(a->window_start_ns == b->window_start_ns);
+	assert_true(a->window_end_ns == b->window_end_ns);
+	assert_int_equal(a->text_len, b->text_len);
+	assert_memory_equal(a->text, b->text, a->text_len);
 }
 
 static void push_record(struct read_result *r, const struct spulse_record *rec)
@@ -158,6 +245,8 @@ static void push_record(struct read_result *r, const struct spulse_record *rec)
 		}
 	} else if (rec->tag == SPULSE_TAG_THREAD) {
 		r->records[r->nrecords].u.thread.comm = strdup(rec->u.thread.comm);
+	} else if (rec->ext_kind == SPULSE_EXT_TRIGGER) {
+		r->records[r->nrecords].u.trigger.text = strdup(rec->u.trigger.text);
 	}
 	r->nrecords++;
 }
@@ -166,6 +255,8 @@ void read_snapshot_mem(const void *p, size_t len, struct read_result *out)
 {
 	struct spulse_snapshot *s;
 	struct spulse_sample sm;
+	struct spulse_offcpu iv;
+	struct spulse_trigger tr;
 	uint64_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -178,6 +269,18 @@ void read_snapshot_mem(const void *p, size_t len, struct read_result *out)
 		push_sample(out, &sm);
 	}
 	assert_int_equal(spulse_snapshot_sample(s, i, &sm), -ERANGE);
+	assert_int_equal(spulse_snapshot_offcpu_count(s), out->info.offcpu);
+	for (i = 0; i < spulse_snapshot_offcpu_count(s); i++) {
+		assert_int_equal(spulse_snapshot_offcpu(s, i, &iv), 0);
+		push_offcpu(out, &iv);
+	}
+	assert_int_equal(spulse_snapshot_offcpu(s, i, &iv), -ERANGE);
+	assert_int_equal(spulse_snapshot_trigger_count(s), out->info.triggers);
+	for (i = 0; i < spulse_snapshot_trigger_count(s); i++) {
+		assert_int_equal(spulse_snapshot_trigger(s, i, &tr), 0);
+		push_trigger(out, &tr);
+	}
+	assert_int_equal(spulse_snapshot_trigger(s, i, &tr), -ERANGE);
 	spulse_snapshot_close(s);
 }
 
@@ -186,6 +289,8 @@ void read_replay(const char *path, struct read_result *out)
 	struct spulse_replay *r;
 	struct spulse_sample sm;
 	struct spulse_record rec;
+	struct spulse_offcpu iv;
+	size_t k = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -197,9 +302,29 @@ void read_replay(const char *path, struct read_result *out)
 		push_sample(out, &sm);
 	assert_int_equal(ret, 0);
 	assert_int_equal(spulse_replay_rewind(r), 0);
-	while ((ret = spulse_replay_next_record(r, &rec)) == 1)
+	/* records and intervals interleaved: the two iterators are independent */
+	while ((ret = spulse_replay_next_record(r, &rec)) == 1) {
 		push_record(out, &rec);
+		collect_ext(out, &rec, false);
+		if (rec.ext_kind == SPULSE_EXT_OFFCPU || out->nrecords % 3 == 0) {
+			if (spulse_replay_next_offcpu(r, &iv) == 1)
+				push_offcpu(out, &iv);
+		}
+	}
 	assert_int_equal(ret, 0);
+	while ((ret = spulse_replay_next_offcpu(r, &iv)) == 1)
+		push_offcpu(out, &iv);
+	assert_int_equal(ret, 0);
+	assert_int_equal(out->noffcpu, out->info.offcpu);
+	/* a rewound interval iterator yields the same again */
+	assert_int_equal(spulse_replay_rewind_offcpu(r), 0);
+	while ((ret = spulse_replay_next_offcpu(r, &iv)) == 1) {
+		assert_true(k < out->noffcpu);
+		assert_offcpu_equal(&iv, &out->offcpu[k]);
+		k++;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(k, out->noffcpu);
 	spulse_replay_close(r);
 }
 
@@ -221,6 +346,7 @@ void read_stream(const void *p, size_t len, size_t chunk, struct read_result *ou
 		pos += n;
 		while ((ret = spulse_stream_next(s, &rec, &out->err)) == 1) {
 			push_record(out, &rec);
+			collect_ext(out, &rec, true);
 			if (rec.tag == SPULSE_TAG_SAMPLE)
 				push_sample(out, &rec.u.sample);
 		}
@@ -240,16 +366,26 @@ void read_tail(const char *path, struct read_result *out)
 {
 	struct spulse_tail *t;
 	const struct spulse_sample *ss;
-	int n, i;
+	const struct spulse_offcpu *iv;
+	int n, k, i;
 
 	memset(out, 0, sizeof(*out));
 	out->ret = spulse_tail_open(path, NULL, &t, &out->err);
 	if (out->ret)
 		return;
-	while ((n = spulse_tail_poll(t, &ss, &out->err)) > 0) {
+	for (;;) {
+		n = spulse_tail_poll(t, &ss, &out->err);
+		if (n < 0)
+			break;
+		k = spulse_tail_offcpu(t, &iv);
 		assert_true(n <= SPULSE_TAIL_BATCH);
+		assert_true(k >= 0 && k <= SPULSE_TAIL_BATCH);
 		for (i = 0; i < n; i++)
 			push_sample(out, &ss[i]);
+		for (i = 0; i < k; i++)
+			push_offcpu(out, &iv[i]);
+		if (!n && !k)
+			break;
 	}
 	if (n < 0)
 		out->ret = n;
@@ -330,14 +466,79 @@ static uint64_t rnd(uint64_t *s)
 	return *s * 2685821657736338717ULL;
 }
 
-void make_realistic(const char *path, unsigned samples, unsigned seed)
+/* Extension records after one sample (make_realistic_ext). */
+static void add_ext(struct spulse_recorder *r, uint64_t *e, int64_t t,
+		    const uint32_t *threads, unsigned th, uint32_t leaf,
+		    uint32_t prev_leaf, uint32_t *seq)
+{
+	static const uint8_t states[] = { 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4, 7, 8 };
+	uint64_t x = rnd(e);
+
+	if (x % 3 == 0) {
+		struct spulse_offcpu iv = {
+			.time_ns = t - (int64_t)(rnd(e) % 3000000),
+			.thread = threads[th], .stack = leaf,
+			.state = states[rnd(e) % sizeof(states)],
+			.cpu_out = (uint32_t)(rnd(e) % 4),
+			.cpu_in = (uint32_t)(rnd(e) % 4),
+			.runq_ns = rnd(e) % 200000,
+			.waker_thread = SPULSE_NONE, .waker_stack = SPULSE_NONE,
+			.waker_cpu = SPULSE_NONE,
+		};
+
+		if (iv.time_ns < 0)
+			iv.time_ns = 0;
+		if (rnd(e) % 50 == 0)	/* a CPU number needing 3 bytes */
+			iv.cpu_in = 40000;
+		if (iv.state != SPULSE_STATE_RUNNABLE) {
+			iv.blocked_ns = rnd(e) % 5000000;
+			if (rnd(e) % 10 < 7) {
+				iv.waker_thread = threads[(th + 1 + rnd(e) % 5) % 6];
+				iv.waker_stack = prev_leaf;
+				iv.waker_cpu = (uint32_t)(rnd(e) % 4);
+			}
+		}
+		assert_int_equal(spulse_rec_offcpu(r, &iv), 0);
+	}
+	if (x % 151 == 7) {
+		char text[64];
+		struct spulse_trigger tr = {
+			.time_ns = t, .reason = (uint8_t)(1 + rnd(e) % 4),
+			.seq = ++*seq, .window_start_ns = (uint64_t)t / 2,
+			.window_end_ns = (uint64_t)t + 1000,
+		};
+
+		if (tr.reason >= SPULSE_TRIGGER_OFFCPU) {
+			tr.threshold_ns = 50000000;
+			tr.value_ns = tr.threshold_ns + rnd(e) % 1000000;
+		}
+		tr.text_len = (uint32_t)snprintf(text, sizeof(text),
+						 "%s #%u", spulse_trigger_reason_name(tr.reason),
+						 tr.seq);
+		tr.text = text;
+		assert_int_equal(spulse_rec_trigger(r, &tr), 0);
+	}
+	if (x % 211 == 5) {	/* a kind no reader knows: skipped */
+		uint8_t junk[24];
+		size_t i, n = (size_t)(rnd(e) % sizeof(junk));
+
+		for (i = 0; i < n; i++)
+			junk[i] = (uint8_t)rnd(e);
+		assert_int_equal(spulse_rec_ext_raw(r, 4 + (uint32_t)(rnd(e) % 300),
+						    junk, n), 0);
+	}
+}
+
+static void realistic(const char *path, unsigned samples, unsigned seed,
+		      bool ext)
 {
 	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 1700000000000000ULL,
 					  .interval_us = 1000, .truncate = true,
 					  .flush_bytes = 512 };
 	struct spulse_recorder *r;
 	uint64_t s = 0x9e3779b97f4a7c15ULL ^ seed;
-	uint32_t threads[6], mods[3][2], trunc;
+	uint32_t threads[6], mods[3][2], trunc, prev_leaf = 0, seq = 0;
+	uint64_t e = 0x51ed2701f00dULL ^ ((uint64_t)seed << 17);
 	int64_t t = 0;
 	unsigned i, p;
 
@@ -388,7 +589,15 @@ void make_realistic(const char *path, unsigned samples, unsigned seed)
 		t += (int64_t)(rnd(&s) % 2000000) - 200000;
 		if (t < 0)
 			t = 0;
-		assert_int_equal(spulse_rec_sample(r, t, threads[th], leaf), 0);
+		if (ext) {
+			assert_int_equal(spulse_rec_sample_cpu(r, t, threads[th], leaf,
+							       (uint32_t)(rnd(&e) % 4)), 0);
+			add_ext(r, &e, t, threads, th, leaf, i ? prev_leaf : leaf,
+				&seq);
+			prev_leaf = leaf;
+		} else {
+			assert_int_equal(spulse_rec_sample(r, t, threads[th], leaf), 0);
+		}
 		switch (rnd(&s) % 97) {
 		case 0:
 			assert_int_equal(spulse_rec_python(r, pid, true), 0);
@@ -419,4 +628,14 @@ void make_realistic(const char *path, unsigned samples, unsigned seed)
 		}
 	}
 	assert_int_equal(spulse_recorder_close(r), 0);
+}
+
+void make_realistic(const char *path, unsigned samples, unsigned seed)
+{
+	realistic(path, samples, seed, false);
+}
+
+void make_realistic_ext(const char *path, unsigned samples, unsigned seed)
+{
+	realistic(path, samples, seed, true);
 }

@@ -56,6 +56,11 @@ struct read_result {
 	size_t nsamples;
 	struct spulse_record *records;
 	size_t nrecords;
+	/* off-CPU intervals (every reader) and triggers (not Tail) */
+	struct spulse_offcpu *offcpu;
+	size_t noffcpu;
+	struct spulse_trigger *triggers;	/* text: malloc'd copies */
+	size_t ntriggers;
 };
 
 void rr_free(struct read_result *r);
@@ -77,5 +82,16 @@ uint64_t expect_valid(const void *p, size_t len);
  * truncated stacks, python records. @samples samples; @seed varies it.
  */
 void make_realistic(const char *path, unsigned samples, unsigned seed);
+/*
+ * The same spool with extension records mixed in: samples carry cpus (cpu
+ * records), off-CPU intervals of every state (wakers from other threads,
+ * out-of-order switch-out times), triggers, and unknown kinds (skipped).
+ */
+void make_realistic_ext(const char *path, unsigned samples, unsigned seed);
+/* Field-by-field equality with a useful message. */
+void assert_offcpu_equal(const struct spulse_offcpu *a,
+			 const struct spulse_offcpu *b);
+void assert_trigger_equal(const struct spulse_trigger *a,
+			  const struct spulse_trigger *b);
 
 #endif

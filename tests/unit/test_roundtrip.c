@@ -308,7 +308,8 @@ static void tag_names_are_the_dump_names(void **state)
 	assert_string_equal(spulse_tag_name(SPULSE_TAG_MODULE_DEACTIVATE),
 			    "module-deactivate");
 	assert_string_equal(spulse_tag_name(0), "unknown");
-	assert_string_equal(spulse_tag_name(9), "unknown");
+	assert_string_equal(spulse_tag_name(SPULSE_TAG_EXT), "ext");
+	assert_string_equal(spulse_tag_name(10), "unknown");
 }
 
 int main(void)

@@ -28,7 +28,7 @@ static void bad_magic_is_corruption_at_offset_0(void **state)
 
 static void unknown_record_tags_are_corruption(void **state)
 {
-	static const uint8_t tags[] = { 0x00, 0x09, 0x2a, 0xff };
+	static const uint8_t tags[] = { 0x00, 0x0a, 0x2a, 0xff };
 	size_t i;
 
 	(void)state;

@@ -3,7 +3,8 @@
  * The single SPULSE record decoder and validator. Every reader (Snapshot,
  * Replay, Tail, Stream) goes through spulse_dec_header(), spulse_dec_record()
  * and the sample fast path spulse_dec_samples(); every rule of
- * docs/FORMAT.md sections 1-4 is checked here and nowhere else.
+ * docs/FORMAT.md sections 1-4 (extension records: section 3.10) is checked
+ * here and nowhere else.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ void spulse_dec_init(struct spulse_dec *dec, const struct spulse_read_opts *opts
 {
 	memset(dec, 0, sizeof(*dec));
 	spulse_defs_init(&dec->defs);
+	dec->cpu = SPULSE_NONE;
 	dec->max_ids = SPULSE_MAX_ID;
 	if (opts && opts->sz >= offsetof(struct spulse_read_opts, max_ids) +
 				 sizeof(opts->max_ids) &&
@@ -375,6 +377,8 @@ static int dec_sample(struct spulse_dec *dec, struct cur *c,
 	out->u.sample.time_ns = t;
 	out->u.sample.thread = (uint32_t)thread;
 	out->u.sample.stack = (uint32_t)stack;
+	out->u.sample.cpu = dec->cpu;
+	out->u.sample.reserved = 0;
 	return 1;
 }
 
@@ -433,6 +437,227 @@ static int dec_module_deactivate(struct spulse_dec *dec, struct cur *c,
 	return 1;
 }
 
+/* ---- tag 9: extension records (FORMAT.md section 3.10) ---- */
+
+/*
+ * Inside an extension payload every byte is present (the caller checked
+ * len), so a field that is cut by the payload's end runs past len.
+ */
+static int ext_short(struct cur *p, uint64_t off, const char *what)
+{
+	return spulse_fail(p->err, off, "extension payload length mismatch: "
+			   "%s runs past the payload end", what);
+}
+
+static int ext_uvar(struct cur *p, uint64_t *off, uint64_t *v,
+		    const char *what)
+{
+	int r;
+
+	*off = cur_off(p);
+	r = cur_uvar(p, v);
+	if (r == 0)
+		return ext_short(p, *off, what);
+	return r;
+}
+
+static int ext_cpu_field(struct cur *p, uint64_t off, uint64_t v,
+			 const char *what)
+{
+	if (v >= SPULSE_MAX_CPU)
+		return spulse_fail(p->err, off, "%s %" PRIu64
+				   " out of range (limit %u)", what, v,
+				   SPULSE_MAX_CPU);
+	return 1;
+}
+
+/* The event clock field: the new running offset in *t, not yet committed. */
+static int ext_clock(struct spulse_dec *dec, struct cur *p, int64_t *t)
+{
+	uint64_t z, off;
+
+	TRY(ext_uvar(p, &off, &z, "dt_ns"));
+	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), t))
+		return spulse_fail(p->err, off, "event clock overflows");
+	if (*t < 0)
+		return spulse_fail(p->err, off, "event before profile start");
+	return 1;
+}
+
+static int ext_cpu(struct spulse_dec *dec, struct cur *p,
+		   struct spulse_record *out)
+{
+	uint64_t cpu, off;
+
+	TRY(ext_uvar(p, &off, &cpu, "cpu"));
+	TRY(ext_cpu_field(p, off, cpu, "cpu"));
+	dec->cpu = (uint32_t)cpu;
+	dec->info.cpu_records++;
+	out->u.cpu.cpu = (uint32_t)cpu;
+	return 1;
+}
+
+static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
+		      struct spulse_record *out)
+{
+	const struct spulse_defs *d = &dec->defs;
+	struct spulse_offcpu *iv = &out->u.offcpu;
+	uint64_t v, off, blocked, runq, total, waker;
+	int64_t t;
+
+	TRY(ext_clock(dec, p, &t));
+	iv->time_ns = t;
+	TRY(ext_uvar(p, &off, &v, "thread"));
+	if (v >= d->nthreads)
+		return spulse_fail(p->err, off,
+				   "forward reference to thread %" PRIu64, v);
+	iv->thread = (uint32_t)v;
+	TRY(ext_uvar(p, &off, &v, "stack"));
+	if (v >= d->nstacks)
+		return spulse_fail(p->err, off,
+				   "forward reference to stack %" PRIu64, v);
+	iv->stack = (uint32_t)v;
+	TRY(ext_uvar(p, &off, &v, "state"));
+	if (v > SPULSE_STATE_MAX)
+		return spulse_fail(p->err, off, "unknown off-CPU state %" PRIu64,
+				   v);
+	iv->state = (uint8_t)v;
+	TRY(ext_uvar(p, &off, &v, "cpu_out"));
+	TRY(ext_cpu_field(p, off, v, "cpu_out"));
+	iv->cpu_out = (uint32_t)v;
+	TRY(ext_uvar(p, &off, &v, "cpu_in"));
+	TRY(ext_cpu_field(p, off, v, "cpu_in"));
+	iv->cpu_in = (uint32_t)v;
+	TRY(ext_uvar(p, &off, &blocked, "blocked_ns"));
+	if (iv->state == SPULSE_STATE_RUNNABLE && blocked)
+		return spulse_fail(p->err, off,
+				   "runnable (preempted) interval with blocked time");
+	TRY(ext_uvar(p, &off, &runq, "runq_ns"));
+	if (__builtin_add_overflow(blocked, runq, &total) ||
+	    total > (uint64_t)(INT64_MAX - t))
+		return spulse_fail(p->err, off, "off-CPU interval overflows");
+	iv->blocked_ns = blocked;
+	iv->runq_ns = runq;
+	TRY(ext_uvar(p, &off, &waker, "waker"));
+	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
+	if (waker) {
+		if (iv->state == SPULSE_STATE_RUNNABLE)
+			return spulse_fail(p->err, off,
+					   "runnable (preempted) interval with a waker");
+		if (waker - 1 >= d->nthreads)
+			return spulse_fail(p->err, off,
+					   "forward reference to waker thread %" PRIu64,
+					   waker - 1);
+		iv->waker_thread = (uint32_t)(waker - 1);
+		TRY(ext_uvar(p, &off, &v, "waker_stack"));
+		if (v >= d->nstacks)
+			return spulse_fail(p->err, off,
+					   "forward reference to waker stack %" PRIu64,
+					   v);
+		iv->waker_stack = (uint32_t)v;
+		TRY(ext_uvar(p, &off, &v, "waker_cpu"));
+		TRY(ext_cpu_field(p, off, v, "waker_cpu"));
+		iv->waker_cpu = (uint32_t)v;
+	}
+	dec->event_ns = t;
+	dec->info.offcpu++;
+	return 1;
+}
+
+static int ext_trigger(struct spulse_dec *dec, struct cur *p,
+		       struct spulse_record *out)
+{
+	struct spulse_trigger *tr = &out->u.trigger;
+	uint64_t v, off, wstart;
+	const uint8_t *text;
+	uint32_t text_len;
+	int64_t t;
+	int r;
+
+	TRY(ext_clock(dec, p, &t));
+	tr->time_ns = t;
+	TRY(ext_uvar(p, &off, &v, "reason"));
+	if (v < SPULSE_TRIGGER_MANUAL || v > SPULSE_TRIGGER_REASON_MAX)
+		return spulse_fail(p->err, off, "unknown trigger reason %" PRIu64,
+				   v);
+	tr->reason = (uint8_t)v;
+	TRY(ext_uvar(p, &off, &v, "seq"));
+	TRY(check_u32(p, off, v, "trigger seq"));
+	tr->seq = (uint32_t)v;
+	TRY(ext_uvar(p, &off, &tr->value_ns, "value_ns"));
+	TRY(ext_uvar(p, &off, &tr->threshold_ns, "threshold_ns"));
+	TRY(ext_uvar(p, &off, &wstart, "window_start_ns"));
+	TRY(ext_uvar(p, &off, &v, "window_end_ns"));
+	if (v < wstart)
+		return spulse_fail(p->err, off, "trigger window ends (%" PRIu64
+				   ") before it starts (%" PRIu64 ")", v, wstart);
+	tr->window_start_ns = wstart;
+	tr->window_end_ns = v;
+	off = cur_off(p);
+	r = cur_bytes(p, SPULSE_MAX_TRIGGER_TEXT, "trigger text", &text,
+		      &text_len);
+	if (r == 0)
+		return ext_short(p, off, "text");
+	if (r < 0)
+		return r;
+	memcpy(dec->text, text, text_len);
+	dec->text[text_len] = '\0';
+	tr->text = dec->text;
+	tr->text_len = text_len;
+	dec->event_ns = t;
+	dec->info.triggers++;
+	return 1;
+}
+
+static int dec_ext(struct spulse_dec *dec, struct cur *c,
+		   struct spulse_record *out)
+{
+	uint64_t kind, len, o_kind = cur_off(c), o_len;
+	struct cur p;
+	int r;
+
+	TRY(cur_uvar(c, &kind));
+	if (kind == 0)
+		return spulse_fail(c->err, o_kind, "reserved extension kind 0");
+	TRY(check_u32(c, o_kind, kind, "extension kind"));
+	o_len = cur_off(c);
+	TRY(cur_uvar(c, &len));
+	if (len > SPULSE_EXT_MAX_LEN)
+		return spulse_fail(c->err, o_len, "extension length %" PRIu64
+				   " exceeds limit %u", len, SPULSE_EXT_MAX_LEN);
+	if (c->len - c->pos < len)
+		return 0;
+	out->ext_kind = (uint32_t)kind;
+	p = (struct cur){ .buf = c->buf, .len = c->pos + (size_t)len,
+			  .pos = c->pos, .off = c->off, .err = c->err };
+	switch (kind) {
+	case SPULSE_EXT_CPU:
+		r = ext_cpu(dec, &p, out);
+		break;
+	case SPULSE_EXT_OFFCPU:
+		r = ext_offcpu(dec, &p, out);
+		break;
+	case SPULSE_EXT_TRIGGER:
+		r = ext_trigger(dec, &p, out);
+		break;
+	default:
+		dec->info.ext_skipped++;
+		out->u.ext_unknown.kind = (uint32_t)kind;
+		out->u.ext_unknown.len = (uint32_t)len;
+		p.pos = p.len;
+		r = 1;
+		break;
+	}
+	if (r <= 0)
+		return r;
+	if (p.pos != p.len)
+		return spulse_fail(c->err, cur_off(&p),
+				   "extension payload length mismatch: %zu bytes"
+				   " left over", p.len - p.pos);
+	c->pos = p.pos;
+	return 1;
+}
+
 int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		      uint64_t off, struct spulse_record *out, size_t *consumed,
 		      struct spulse_error *err)
@@ -445,6 +670,7 @@ int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		return 0;
 	out->tag = buf[0];
 	out->offset = off;
+	out->ext_kind = 0;
 	switch (buf[0]) {
 	case SPULSE_TAG_MODULE:
 		r = dec_module(dec, &c, out);
@@ -469,6 +695,9 @@ int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		break;
 	case SPULSE_TAG_MODULE_DEACTIVATE:
 		r = dec_module_deactivate(dec, &c, out);
+		break;
+	case SPULSE_TAG_EXT:
+		r = dec_ext(dec, &c, out);
 		break;
 	default:
 		return spulse_fail(err, off, "unknown record tag 0x%02x", buf[0]);
@@ -534,6 +763,7 @@ samples_portable(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 	const uint8_t *p = buf, *safe_end;
 	const uint32_t nthreads = dec->defs.nthreads;
 	const uint32_t nstacks = dec->defs.nstacks;
+	const uint32_t cpu = dec->cpu;
 	int64_t t = dec->time_ns;
 	size_t n = 0;
 
@@ -564,6 +794,8 @@ samples_portable(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			out[n].time_ns = t;
 			out[n].thread = (uint32_t)th;
 			out[n].stack = (uint32_t)st;
+			out[n].cpu = cpu;
+			out[n].reserved = 0;
 		}
 		n++;
 		p += 1 + a + b + e;
@@ -621,6 +853,7 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 {
 	const uint64_t nthreads = dec->defs.nthreads;
 	const uint64_t nstacks = dec->defs.nstacks;
+	const uint32_t cpu = dec->cpu;
 	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
 	const __m128i zero = _mm_setzero_si128();
 	const uint8_t *p = buf, *safe_end;
@@ -664,6 +897,8 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			out[n].time_ns = t;
 			out[n].thread = (uint32_t)th;
 			out[n].stack = (uint32_t)st;
+			out[n].cpu = cpu;
+			out[n].reserved = 0;
 		}
 		n++;
 		p += e3 + 1;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Error reporting and record-kind names.
+ * Error reporting and the names of record kinds, off-CPU states and
+ * trigger reasons.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,9 +45,53 @@ SPULSE_EXPORT const char *spulse_tag_name(uint8_t tag)
 		[SPULSE_TAG_PYTHON] = "python",
 		[SPULSE_TAG_PROCESS_DEACTIVATE] = "process-deactivate",
 		[SPULSE_TAG_MODULE_DEACTIVATE] = "module-deactivate",
+		[SPULSE_TAG_EXT] = "ext",
 	};
 
 	if (tag < SPULSE_TAG_MIN || tag > SPULSE_TAG_MAX)
 		return "unknown";
 	return names[tag];
+}
+
+SPULSE_EXPORT const char *spulse_state_name(uint8_t state)
+{
+	static const char *const strs[] = { "R", "S", "D", "T", "t", "X", "Z",
+					    "P", "I" };
+
+	if (state > SPULSE_STATE_MAX)
+		return NULL;
+	return strs[state];
+}
+
+SPULSE_EXPORT const char *spulse_state_long_name(uint8_t state)
+{
+	static const char *const names[] = {
+		[SPULSE_STATE_RUNNABLE] = "runnable",
+		[SPULSE_STATE_SLEEPING] = "sleeping",
+		[SPULSE_STATE_DISK] = "disk-sleep",
+		[SPULSE_STATE_STOPPED] = "stopped",
+		[SPULSE_STATE_TRACED] = "tracing-stop",
+		[SPULSE_STATE_DEAD] = "dead",
+		[SPULSE_STATE_ZOMBIE] = "zombie",
+		[SPULSE_STATE_PARKED] = "parked",
+		[SPULSE_STATE_IDLE] = "idle",
+	};
+
+	if (state > SPULSE_STATE_MAX)
+		return NULL;
+	return names[state];
+}
+
+SPULSE_EXPORT const char *spulse_trigger_reason_name(uint8_t reason)
+{
+	static const char *const names[] = {
+		[SPULSE_TRIGGER_MANUAL] = "manual",
+		[SPULSE_TRIGGER_SIGNAL] = "signal",
+		[SPULSE_TRIGGER_OFFCPU] = "offcpu",
+		[SPULSE_TRIGGER_RUNQ] = "runq",
+	};
+
+	if (reason < SPULSE_TRIGGER_MANUAL || reason > SPULSE_TRIGGER_REASON_MAX)
+		return NULL;
+	return names[reason];
 }

@@ -140,9 +140,13 @@ struct spulse_dec {
 	struct spulse_defs defs;
 	struct spulse_info info;
 	int64_t time_ns;	/* running offset from the profile start */
+	int64_t event_ns;	/* event clock (extension kinds 2 and 3) */
+	uint32_t cpu;		/* from the last cpu record; SPULSE_NONE */
 	uint32_t max_ids;
 	bool header_done;
 	bool trusted;		/* replay iteration: defs already complete */
+	/* text of the last trigger decoded, NUL-terminated */
+	char text[SPULSE_MAX_TRIGGER_TEXT + 1];
 };
 
 enum spulse_dec_status {

@@ -52,6 +52,8 @@ struct spulse_recorder {
 	uint64_t written;	/* bytes appended to the file */
 	uint64_t samples;
 	int64_t last_time;
+	int64_t last_event;	/* event clock of the last interval/trigger */
+	uint32_t cpu;		/* of the last cpu record, SPULSE_NONE */
 
 	struct rec_mod *mods;
 	struct rec_frame *frames;
@@ -201,6 +203,7 @@ SPULSE_EXPORT int spulse_recorder_fdopen(int fd,
 		return -ENOMEM;
 	}
 	r->fd = fd;
+	r->cpu = SPULSE_NONE;
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0 && !(fl & O_APPEND))
 		fcntl(fd, F_SETFL, fl | O_APPEND);
@@ -706,4 +709,177 @@ SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
 	if (r->len >= r->flush_bytes)
 		return spulse_recorder_flush(r);
 	return 0;
+}
+
+/* ---- extension records (FORMAT.md section 3.10) ---- */
+
+SPULSE_EXPORT int spulse_rec_cpu(struct spulse_recorder *r, uint32_t cpu)
+{
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (cpu >= SPULSE_MAX_CPU)
+		return -EINVAL;
+	if (cpu == r->cpu)
+		return 0;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->cpu = cpu;
+	return commit(r, spulse_enc_ext_cpu(p, cpu));
+}
+
+SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
+					int64_t time_ns, uint32_t thread,
+					uint32_t stack, uint32_t cpu)
+{
+	int ret;
+
+	if (r->err)
+		return r->err;
+	/* validate the sample first: no cpu record for a refused sample */
+	if (time_ns < 0 || cpu >= SPULSE_MAX_CPU)
+		return -EINVAL;
+	if (thread >= r->nthreads || stack >= r->nstacks)
+		return -ENOENT;
+	ret = spulse_rec_cpu(r, cpu);
+	if (ret)
+		return ret;
+	return spulse_rec_sample(r, time_ns, thread, stack);
+}
+
+/* The reader's rules for kind 2 (docs/FORMAT.md section 3.10). */
+static int check_offcpu(const struct spulse_recorder *r,
+			const struct spulse_offcpu *iv)
+{
+	bool waker = iv->waker_thread != SPULSE_NONE;
+	uint64_t total;
+
+	if (iv->time_ns < 0 || iv->state > SPULSE_STATE_MAX ||
+	    iv->cpu_out >= SPULSE_MAX_CPU || iv->cpu_in >= SPULSE_MAX_CPU)
+		return -EINVAL;
+	if (iv->thread >= r->nthreads || iv->stack >= r->nstacks)
+		return -ENOENT;
+	if (iv->state == SPULSE_STATE_RUNNABLE && (iv->blocked_ns || waker))
+		return -EINVAL;
+	if (__builtin_add_overflow(iv->blocked_ns, iv->runq_ns, &total) ||
+	    total > (uint64_t)(INT64_MAX - iv->time_ns))
+		return -EOVERFLOW;
+	if (waker) {
+		if (iv->waker_cpu >= SPULSE_MAX_CPU)
+			return -EINVAL;
+		if (iv->waker_thread >= r->nthreads ||
+		    iv->waker_stack >= r->nstacks)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_rec_offcpu(struct spulse_recorder *r,
+				    const struct spulse_offcpu *iv)
+{
+	struct spulse_offcpu_fields f;
+	uint8_t *p;
+	int ret;
+
+	if (r->err)
+		return r->err;
+	ret = check_offcpu(r, iv);
+	if (ret)
+		return ret;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	f = (struct spulse_offcpu_fields){
+		/* both times are in [0, INT64_MAX]: no overflow */
+		.dt_ns = iv->time_ns - r->last_event,
+		.thread = iv->thread, .stack = iv->stack, .state = iv->state,
+		.cpu_out = iv->cpu_out, .cpu_in = iv->cpu_in,
+		.blocked_ns = iv->blocked_ns, .runq_ns = iv->runq_ns,
+		.has_waker = iv->waker_thread != SPULSE_NONE,
+		.waker_thread = iv->waker_thread,
+		.waker_stack = iv->waker_stack, .waker_cpu = iv->waker_cpu,
+	};
+	r->last_event = iv->time_ns;
+	return commit(r, spulse_enc_ext_offcpu(p, &f));
+}
+
+SPULSE_EXPORT int spulse_rec_trigger(struct spulse_recorder *r,
+				     const struct spulse_trigger *t)
+{
+	struct spulse_trigger_fields f;
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (t->time_ns < 0 || t->reason < SPULSE_TRIGGER_MANUAL ||
+	    t->reason > SPULSE_TRIGGER_REASON_MAX ||
+	    t->window_start_ns > t->window_end_ns ||
+	    t->text_len > SPULSE_MAX_TRIGGER_TEXT || (t->text_len && !t->text))
+		return -EINVAL;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	f = (struct spulse_trigger_fields){
+		.dt_ns = t->time_ns - r->last_event,
+		.reason = t->reason, .seq = t->seq, .value_ns = t->value_ns,
+		.threshold_ns = t->threshold_ns,
+		.window_start_ns = t->window_start_ns,
+		.window_end_ns = t->window_end_ns,
+		.text = t->text ? t->text : "", .text_len = t->text_len,
+	};
+	r->last_event = t->time_ns;
+	return commit(r, spulse_enc_ext_trigger(p, &f));
+}
+
+/*
+ * A raw extension record: a known kind must pass the reader's validation
+ * against what this Recorder has defined (the decoder itself checks it, so
+ * the rules cannot drift apart), and its clock or cpu becomes the
+ * Recorder's; an unknown kind is written verbatim.
+ */
+SPULSE_EXPORT int spulse_rec_ext_raw(struct spulse_recorder *r, uint32_t kind,
+				     const void *payload, size_t len)
+{
+	struct spulse_record rec;
+	struct spulse_dec *dec;
+	size_t n, used;
+	uint8_t *p;
+	int ret;
+
+	if (r->err)
+		return r->err;
+	if (kind == 0 || len > SPULSE_EXT_MAX_LEN || (len && !payload))
+		return -EINVAL;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	n = spulse_put_ext_hdr(p, kind, len);
+	if (len)
+		memcpy(p + n, payload, len);
+	n += len;
+	if (kind <= SPULSE_EXT_KIND_MAX_KNOWN) {
+		/* the ext decoders only look at the definition counts */
+		dec = calloc(1, sizeof(*dec));
+		if (!dec)
+			return -ENOMEM;
+		dec->defs.nthreads = r->nthreads;
+		dec->defs.nstacks = r->nstacks;
+		dec->event_ns = r->last_event;
+		dec->cpu = r->cpu;
+		dec->max_ids = SPULSE_MAX_ID;
+		dec->header_done = true;
+		ret = spulse_dec_record(dec, p, n, 0, &rec, &used, NULL);
+		if (ret == 1 && used == n) {
+			if (kind == SPULSE_EXT_CPU)
+				r->cpu = rec.u.cpu.cpu;
+			else
+				r->last_event = dec->event_ns;
+		}
+		free(dec);
+		if (ret != 1 || used != n)
+			return -EINVAL;
+	}
+	return commit(r, n);
 }

@@ -17,11 +17,16 @@
 #define REPLAY_INDEX_STRIDE	65536
 #define REPLAY_BATCH		512	/* samples decoded ahead by iteration */
 
-/* Where sample number @sample starts, and the running time before it. */
+/*
+ * Where sample number @sample starts, and the decoder state before it: the
+ * running sample time, the event clock and the current cpu.
+ */
 struct index_entry {
 	uint64_t offset;
 	uint64_t sample;
 	int64_t time_ns;
+	int64_t event_ns;
+	uint32_t cpu;
 };
 
 struct spulse_replay {
@@ -45,7 +50,15 @@ struct spulse_replay {
 	unsigned int bpos, bn;
 	uint64_t batch_off;
 	int64_t batch_time;
+
+	/* off-CPU interval iteration: a decoder and a buffer of its own */
+	struct spulse_dec oit;
+	struct spulse_filebuf ofb;	/* allocated on first use */
+	uint64_t offcpu_done;		/* intervals handed out */
+	bool ostarted;
 };
+
+#define REPLAY_OFFCPU_BUF	(64u << 10)
 
 static int add_index(struct spulse_replay *r, uint64_t offset)
 {
@@ -63,7 +76,8 @@ static int add_index(struct spulse_replay *r, uint64_t offset)
 	}
 	r->index[r->nindex++] = (struct index_entry){
 		.offset = offset, .sample = r->dec.info.samples,
-		.time_ns = r->dec.time_ns };
+		.time_ns = r->dec.time_ns, .event_ns = r->dec.event_ns,
+		.cpu = r->dec.cpu };
 	return 0;
 }
 
@@ -190,6 +204,7 @@ SPULSE_EXPORT void spulse_replay_close(struct spulse_replay *r)
 		return;
 	spulse_dec_fini(&r->dec);
 	spulse_filebuf_fini(&r->fb);
+	spulse_filebuf_fini(&r->ofb);
 	free(r->index);
 	if (r->fd >= 0)
 		close(r->fd);
@@ -214,22 +229,31 @@ spulse_replay_recovered_from_truncated_tail(const struct spulse_replay *r)
 	return r->dec.info.recovered_from_truncated_tail;
 }
 
-/* Position the iterator at @offset with @sample samples before it. */
-static void position(struct spulse_replay *r, uint64_t offset, uint64_t sample,
-		     int64_t time_ns)
+/* Position the iterator at @e (@e->sample samples before it). */
+static void position(struct spulse_replay *r, const struct index_entry *e)
 {
 	r->it = r->dec;		/* shares the (complete) definition tables */
 	r->it.trusted = true;
-	r->it.time_ns = time_ns;
-	r->it_sample = sample;
-	spulse_filebuf_seek(&r->fb, offset);
+	r->it.time_ns = e->time_ns;
+	r->it.event_ns = e->event_ns;
+	r->it.cpu = e->cpu;
+	r->it_sample = e->sample;
+	spulse_filebuf_seek(&r->fb, e->offset);
 	r->started = true;
 	r->bpos = r->bn = 0;
 }
 
+static struct index_entry start_entry(const struct spulse_replay *r)
+{
+	return (struct index_entry){ .offset = r->data_start,
+				     .cpu = SPULSE_NONE };
+}
+
 SPULSE_EXPORT int spulse_replay_rewind(struct spulse_replay *r)
 {
-	position(r, r->data_start, 0, 0);
+	struct index_entry e = start_entry(r);
+
+	position(r, &e);
 	return 0;
 }
 
@@ -414,8 +438,7 @@ SPULSE_EXPORT int spulse_replay_seek_sample(struct spulse_replay *r,
 	if (lo == 0)
 		spulse_replay_rewind(r);
 	else
-		position(r, r->index[lo - 1].offset, r->index[lo - 1].sample,
-			 r->index[lo - 1].time_ns);
+		position(r, &r->index[lo - 1]);
 	while (r->it_sample < index) {
 		ret = spulse_replay_next_sample(r, &s);
 		if (ret < 0)
@@ -433,6 +456,78 @@ SPULSE_EXPORT size_t spulse_replay_index_entries(const struct spulse_replay *r)
 
 SPULSE_EXPORT size_t spulse_replay_memory_bytes(const struct spulse_replay *r)
 {
-	return sizeof(*r) + r->fb.cap + r->cap_index * sizeof(*r->index) +
+	return sizeof(*r) + r->fb.cap + r->ofb.cap +
+	       r->cap_index * sizeof(*r->index) +
 	       spulse_defs_bytes(&r->dec.defs);
+}
+
+/* ---- off-CPU intervals: an iterator of their own ---- */
+
+SPULSE_EXPORT int spulse_replay_rewind_offcpu(struct spulse_replay *r)
+{
+	r->ostarted = false;
+	return 0;
+}
+
+SPULSE_EXPORT int spulse_replay_next_offcpu(struct spulse_replay *r,
+					    struct spulse_offcpu *out)
+{
+	struct spulse_filebuf *fb = &r->ofb;
+	struct spulse_record rec;
+	struct spulse_error err;
+	size_t n;
+	ssize_t got;
+	int ret;
+
+	if (!r->dec.header_done)
+		return 0;
+	if (!r->ostarted) {
+		if (!fb->buf) {
+			ret = spulse_filebuf_init(fb, r->fd, REPLAY_OFFCPU_BUF,
+						  r->data_start);
+			if (ret)
+				return ret;
+		}
+		spulse_filebuf_seek(fb, r->data_start);
+		r->oit = r->dec;	/* shares the complete definitions */
+		r->oit.trusted = true;
+		r->oit.time_ns = 0;
+		r->oit.event_ns = 0;
+		r->oit.cpu = SPULSE_NONE;
+		r->offcpu_done = 0;
+		r->ostarted = true;
+	}
+	/* after the last interval, do not read the rest of the file */
+	if (r->offcpu_done >= r->dec.info.offcpu)
+		return 0;
+	for (;;) {
+		const uint8_t *p = fb->buf + fb->pos;
+		size_t avail = fb->fill - fb->pos;
+
+		if (avail) {
+			spulse_dec_samples(&r->oit, p, avail, NULL, SIZE_MAX, &n);
+			fb->pos += n;
+			if (n)
+				continue;
+			ret = spulse_dec_record(&r->oit, p, avail,
+						spulse_filebuf_offset(fb), &rec,
+						&n, &err);
+			if (ret < 0)
+				return ret;
+			if (ret == 1) {
+				fb->pos += n;
+				if (rec.ext_kind == SPULSE_EXT_OFFCPU) {
+					*out = rec.u.offcpu;
+					r->offcpu_done++;
+					return 1;
+				}
+				continue;
+			}
+		}
+		got = spulse_filebuf_refill(fb, r->dec.info.complete_bytes);
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			return fb->fill > fb->pos ? -EIO : 0;
+	}
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Snapshot: the whole spool decoded in memory, random access to samples.
+ * Snapshot: the whole spool decoded in memory, random access to samples,
+ * off-CPU intervals and triggers.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,7 +16,50 @@ struct spulse_snapshot {
 	struct spulse_dec dec;
 	struct spulse_sample *samples;
 	uint64_t nsamples, cap;
+	struct spulse_offcpu *offcpu;
+	uint64_t noffcpu, cap_offcpu;
+	struct spulse_trigger *triggers;	/* text copied into the arena */
+	uint64_t ntriggers, cap_triggers;
 };
+
+/* Append one element of @size to a doubling array. */
+static int push(void **arr, uint64_t *n, uint64_t *cap, size_t size,
+		const void *elem)
+{
+	if (*n == *cap) {
+		uint64_t ncap = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, ncap * size);
+
+		if (!p)
+			return -ENOMEM;
+		*arr = p;
+		*cap = ncap;
+	}
+	memcpy((char *)*arr + *n * size, elem, size);
+	(*n)++;
+	return 0;
+}
+
+static int keep_ext(struct spulse_snapshot *s, struct spulse_record *rec)
+{
+	struct spulse_trigger t;
+
+	switch (rec->ext_kind) {
+	case SPULSE_EXT_OFFCPU:
+		return push((void **)&s->offcpu, &s->noffcpu, &s->cap_offcpu,
+			    sizeof(*s->offcpu), &rec->u.offcpu);
+	case SPULSE_EXT_TRIGGER:
+		t = rec->u.trigger;
+		t.text = spulse_arena_copy(&s->dec.defs.arena, t.text,
+					   t.text_len);
+		if (!t.text)
+			return -ENOMEM;
+		return push((void **)&s->triggers, &s->ntriggers,
+			    &s->cap_triggers, sizeof(*s->triggers), &t);
+	default:
+		return 0;
+	}
+}
 
 static int reserve(struct spulse_snapshot *s, uint64_t room)
 {
@@ -80,6 +124,8 @@ static int decode_all(struct spulse_snapshot *s, const uint8_t *buf, size_t len,
 		}
 		if (rec.tag == SPULSE_TAG_SAMPLE)
 			s->samples[s->nsamples++] = rec.u.sample;
+		else if (rec.tag == SPULSE_TAG_EXT && keep_ext(s, &rec))
+			return spulse_fail_errno(err, -ENOMEM, "intervals");
 		pos += n;
 	}
 	info->complete_bytes = pos;
@@ -157,6 +203,8 @@ SPULSE_EXPORT void spulse_snapshot_close(struct spulse_snapshot *s)
 		return;
 	spulse_dec_fini(&s->dec);
 	free(s->samples);
+	free(s->offcpu);
+	free(s->triggers);
 	free(s);
 }
 
@@ -191,4 +239,34 @@ SPULSE_EXPORT bool
 spulse_snapshot_recovered_from_truncated_tail(const struct spulse_snapshot *s)
 {
 	return s->dec.info.recovered_from_truncated_tail;
+}
+
+SPULSE_EXPORT uint64_t spulse_snapshot_offcpu_count(const struct spulse_snapshot *s)
+{
+	return s->noffcpu;
+}
+
+SPULSE_EXPORT int spulse_snapshot_offcpu(const struct spulse_snapshot *s,
+					 uint64_t index,
+					 struct spulse_offcpu *out)
+{
+	if (index >= s->noffcpu)
+		return -ERANGE;
+	*out = s->offcpu[index];
+	return 0;
+}
+
+SPULSE_EXPORT uint64_t spulse_snapshot_trigger_count(const struct spulse_snapshot *s)
+{
+	return s->ntriggers;
+}
+
+SPULSE_EXPORT int spulse_snapshot_trigger(const struct spulse_snapshot *s,
+					  uint64_t index,
+					  struct spulse_trigger *out)
+{
+	if (index >= s->ntriggers)
+		return -ERANGE;
+	*out = s->triggers[index];
+	return 0;
 }

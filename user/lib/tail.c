@@ -2,8 +2,9 @@
 /*
  * Tail: incremental reader of a spool that is still being written. Each poll
  * reads what became visible, validates it record by record, and returns at
- * most SPULSE_TAIL_BATCH samples in storage reused by the next poll. A record
- * cut by the current end of file is left for a later poll.
+ * most SPULSE_TAIL_BATCH samples (and at most SPULSE_TAIL_BATCH off-CPU
+ * intervals, spulse_tail_offcpu()) in storage reused by the next poll. A
+ * record cut by the current end of file is left for a later poll.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ struct spulse_tail {
 	int fd;
 	struct spulse_filebuf fb;
 	struct spulse_sample *samples;	/* SPULSE_TAIL_BATCH entries */
+	struct spulse_offcpu *offcpu;	/* SPULSE_TAIL_BATCH entries */
+	unsigned int noffcpu;		/* of the last poll */
 	struct spulse_error failed;	/* sticky, code 0 = none */
 };
 
@@ -43,8 +46,9 @@ SPULSE_EXPORT int spulse_tail_open(const char *path,
 		return ret;
 	}
 	t->samples = malloc(SPULSE_TAIL_BATCH * sizeof(*t->samples));
-	ret = t->samples ? spulse_filebuf_init(&t->fb, t->fd, TAIL_BUF, 0) :
-			   -ENOMEM;
+	t->offcpu = malloc(SPULSE_TAIL_BATCH * sizeof(*t->offcpu));
+	ret = t->samples && t->offcpu ?
+	      spulse_filebuf_init(&t->fb, t->fd, TAIL_BUF, 0) : -ENOMEM;
 	if (ret) {
 		spulse_tail_close(t);
 		return spulse_fail_errno(err, ret, "tail buffers");
@@ -60,6 +64,7 @@ SPULSE_EXPORT void spulse_tail_close(struct spulse_tail *t)
 	spulse_dec_fini(&t->dec);
 	spulse_filebuf_fini(&t->fb);
 	free(t->samples);
+	free(t->offcpu);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -86,6 +91,7 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 	int ret;
 
 	*samples = t->samples;
+	t->noffcpu = 0;
 	if (t->failed.code)
 		return fail(t, t->failed.code, err);
 	while (!t->dec.header_done) {
@@ -105,7 +111,7 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 		if (got == 0)
 			return 0;
 	}
-	while (count < SPULSE_TAIL_BATCH) {
+	while (count < SPULSE_TAIL_BATCH && t->noffcpu < SPULSE_TAIL_BATCH) {
 		const uint8_t *p = fb->buf + fb->pos;
 		size_t avail = fb->fill - fb->pos;
 
@@ -123,7 +129,7 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 				/* deliver what came before; the error is sticky */
 				if (!t->failed.code)
 					t->failed.code = ret;
-				if (count)
+				if (count || t->noffcpu)
 					break;
 				return fail(t, ret, err);
 			}
@@ -131,6 +137,8 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 				fb->pos += n;
 				if (rec.tag == SPULSE_TAG_SAMPLE)
 					t->samples[count++] = rec.u.sample;
+				else if (rec.ext_kind == SPULSE_EXT_OFFCPU)
+					t->offcpu[t->noffcpu++] = rec.u.offcpu;
 				continue;
 			}
 		}
@@ -159,4 +167,11 @@ SPULSE_EXPORT const struct spulse_defs *spulse_tail_defs(const struct spulse_tai
 SPULSE_EXPORT uint64_t spulse_tail_offset(const struct spulse_tail *t)
 {
 	return spulse_filebuf_offset(&t->fb);
+}
+
+SPULSE_EXPORT int spulse_tail_offcpu(const struct spulse_tail *t,
+				     const struct spulse_offcpu **intervals)
+{
+	*intervals = t->offcpu;
+	return (int)t->noffcpu;
 }
