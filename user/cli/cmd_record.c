@@ -34,7 +34,7 @@
 #define DEBUGFS_MAGIC_NR 0x64626720
 #define SYSFS_MODULE	"/sys/module/spulse"
 
-static volatile sig_atomic_t rec_stop;
+static volatile sig_atomic_t rec_stop, rec_usr1;
 
 static void rec_on_signal(int sig)
 {
@@ -42,11 +42,20 @@ static void rec_on_signal(int sig)
 	rec_stop = 1;
 }
 
+static void rec_on_usr1(int sig)
+{
+	(void)sig;
+	rec_usr1++;
+}
+
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
 "usage: spulse record [-p PID | -- CMD ARGS] [-F HZ] [-o FILE] [-d SECONDS]\n"
 "                     [--module PATH] [--event cpu-clock|cycles]\n"
+"                     [--off-cpu [--offcpu-min-us N]]\n"
+"                     [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
+"                      [--max-dumps N] [--min-gap SECONDS]]\n"
 "  -p PID           sample the running process PID (and its threads)\n"
 "  -- CMD ARGS      run CMD and sample it (default: the whole system)\n"
 "  -F HZ            sampling frequency (default 999)\n"
@@ -55,10 +64,16 @@ static void rec_usage(FILE *f)
 "  --module PATH    spulse.ko to load (default: TOP/spulse.ko next to the\n"
 "                   binary's directory, else /lib/modules/RELEASE/extra)\n"
 "  --event E        cpu-clock (default) or cycles\n"
+"  --off-cpu        also record off-CPU intervals (stack at switch-out,\n"
+"                   waker and its stack, run-queue delay): offcpu=1\n"
+"  --offcpu-min-us N  only intervals at least N us long (offcpu_min_us=)\n"
 "  --debugfs DIR    spulse debugfs directory (default %s)\n"
 "  --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
 "  --no-load        do not load/unload the module (use what DIR provides)\n"
-"Stops when the target exits, on Ctrl-C, or after the duration.\n",
+DRAIN_FLIGHT_USAGE
+"Stops when the target exits, on Ctrl-C, or after the duration.\n"
+"With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
+"spulse record triggers a dump.\n",
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
 }
 
@@ -207,8 +222,17 @@ static void print_summary(const struct drain_stats *st, const char *out,
 		printf("%" PRId64, st->kernel_dropped);
 	else
 		printf("unknown");
-	printf(", file %s, size %lld bytes, duration %.2f s, stopped by %s",
-	       out, size, secs, why);
+	if (st->ring_bound)	/* flight mode: the dumps are the output */
+		printf(", flight dumps %u (triggers %" PRIu64 ", suppressed %"
+		       PRIu64 "), ring at most %" PRIu64 " bytes (bound %"
+		       PRIu64 "), duration %.2f s, stopped by %s", st->dumps,
+		       st->triggers_fired, st->triggers_suppressed,
+		       st->gen_bytes_max, st->ring_bound, secs, why);
+	else
+		printf(", file %s, size %lld bytes, duration %.2f s, stopped by %s",
+		       out, size, secs, why);
+	if (st->offcpu)
+		printf(", off-CPU intervals %" PRIu64, st->offcpu);
 	if (st->stream_errors)
 		printf(", %u stream errors", st->stream_errors);
 	printf("\n");
@@ -222,7 +246,10 @@ int cmd_record(int argc, char **argv)
 		{ "debugfs", required_argument, NULL, 'D' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "no-load", no_argument, NULL, 'N' },
+		{ "off-cpu", no_argument, NULL, 'O' },
+		{ "offcpu-min-us", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
+		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct drain_opts o = {
@@ -233,8 +260,12 @@ int cmd_record(int argc, char **argv)
 		.window_ms = 100,
 		.control = true,
 	};
-	struct sigaction sa, old_int, old_term;
-	unsigned long pid_arg = 0, freq = 999;
+	struct sigaction sa, old_int, old_term, old_usr1;
+	struct drain_flight_opts fo;
+	unsigned long pid_arg = 0, freq = 999, offcpu_min_us = 0;
+	bool off_cpu = false, have_min_us = false, any_flight = false;
+	sig_atomic_t usr1_seen = 0;
+	char msg[256];
 	const char *event = "cpu-clock", *why = "?";
 	char *module = NULL, *params = NULL;
 	bool no_load = false, loaded = false, target_gone = false;
@@ -245,10 +276,19 @@ int cmd_record(int argc, char **argv)
 	pid_t child = -1, target = 0;
 	int release_fd = -1, c, ret, rc = EXIT_OK, status = 0;
 
+	drain_flight_defaults(&fo);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+p:F:o:d:h", lo, NULL)) != -1) {
 		char *end;
 
+		if (c >= DRAIN_FLIGHT_OPT_BASE && c <= DRAIN_OPT_GEN_BYTES) {
+			if (drain_flight_option(&fo, c, optarg, msg, sizeof(msg))) {
+				free(module);
+				return rec_usage_error(msg, NULL);
+			}
+			any_flight = any_flight || c != DRAIN_OPT_FLIGHT;
+			continue;
+		}
 		switch (c) {
 		case 'p':
 			if (!parse_ulong(optarg, INT_MAX, &pid_arg) || !pid_arg)
@@ -285,6 +325,17 @@ int cmd_record(int argc, char **argv)
 		case 'N':
 			no_load = true;
 			break;
+		case 'O':
+			off_cpu = true;
+			break;
+		case 'U':
+			if (!parse_ulong(optarg, 10000000, &offcpu_min_us)) {
+				free(module);
+				return rec_usage_error("bad --offcpu-min-us "
+					"(microseconds, 0 to 10000000)", optarg);
+			}
+			have_min_us = true;
+			break;
 		case 'h':
 			rec_usage(stdout);
 			free(module);
@@ -308,6 +359,23 @@ int cmd_record(int argc, char **argv)
 		free(module);
 		return rec_usage_error("-p and -- CMD exclude each other", NULL);
 	}
+	if (have_min_us && !off_cpu) {
+		free(module);
+		return rec_usage_error("--offcpu-min-us needs --off-cpu", NULL);
+	}
+	if (drain_flight_check(&fo, any_flight, msg, sizeof(msg))) {
+		free(module);
+		return rec_usage_error(msg, NULL);
+	}
+	for (c = 0; c < (int)fo.nspecs; c++)
+		if (!off_cpu && (fo.specs[c].reason == SPULSE_TRIGGER_OFFCPU ||
+				 fo.specs[c].reason == SPULSE_TRIGGER_RUNQ)) {
+			free(module);
+			return rec_usage_error("off-CPU triggers need --off-cpu",
+					       fo.specs[c].text);
+		}
+	if (fo.seconds_ns)
+		o.flight = &fo;
 	if (pid_arg && kill((pid_t)pid_arg, 0) && errno == ESRCH) {
 		fprintf(stderr, "spulse record: no process %lu\n", pid_arg);
 		free(module);
@@ -319,7 +387,10 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = o.flight ? rec_on_usr1 : SIG_DFL;
+	sigaction(SIGUSR1, &sa, &old_usr1);
 	rec_stop = 0;
+	rec_usr1 = 0;
 
 	target = (pid_t)pid_arg;
 	if (cmd) {
@@ -336,10 +407,22 @@ int cmd_record(int argc, char **argv)
 		if (!module)
 			module = default_module();
 		if (!module || asprintf(&params,
-				"target_pid=%d freq=%lu autostart=0 event=%s",
-				(int)target, freq, event) < 0) {
+				"target_pid=%d freq=%lu autostart=0 event=%s%s",
+				(int)target, freq, event,
+				off_cpu ? " offcpu=1" : "") < 0) {
 			rc = EXIT_INVALID;
 			goto out;
+		}
+		if (have_min_us) {
+			char *p2;
+
+			if (asprintf(&p2, "%s offcpu_min_us=%lu", params,
+				     offcpu_min_us) < 0) {
+				rc = EXIT_INVALID;
+				goto out;
+			}
+			free(params);
+			params = p2;
 		}
 		ret = load_module(module, params);
 		if (ret < 0) {
@@ -351,7 +434,8 @@ int cmd_record(int argc, char **argv)
 		loaded = true;
 	} else if (!no_load) {
 		fprintf(stderr, "spulse record: spulse.ko is already loaded; "
-			"its parameters (target, frequency) are used\n");
+			"its parameters (target, frequency%s) are used\n",
+			off_cpu ? ", offcpu" : "");
 	}
 	if (!no_load) {
 		ret = ensure_debugfs(o.debugfs);
@@ -405,6 +489,10 @@ int cmd_record(int argc, char **argv)
 			why = "error";
 			break;
 		}
+		while (usr1_seen != rec_usr1) {
+			usr1_seen++;
+			drain_flight_signal(d);
+		}
 		if (drain_inputs_closed(d)) {
 			why = "inputs closed";
 			break;
@@ -453,6 +541,7 @@ out:
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGUSR1, &old_usr1, NULL);
 	free(module);
 	free(params);
 	return rc;

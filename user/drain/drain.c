@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +27,22 @@
 #include "renumber.h"
 
 #define READ_ROUND_MAX	(256u << 10)	/* bytes per input per round */
+
+/* One flight-recorder generation: a complete spool in a memfd. */
+struct fgen {
+	int fd;
+	int64_t min_ns, max_ns;	/* times of the items written into it */
+	bool any;
+	uint64_t bytes;		/* size once closed */
+};
+
+/* An accepted trigger waiting for its post time. */
+struct ftrig {
+	struct spulse_trigger t;
+	char text[SPULSE_MAX_TRIGGER_TEXT + 1];
+	int64_t ws, we;		/* requested window */
+	int64_t fired_wall_ns;
+};
 
 struct drain {
 	struct drain_opts o;
@@ -49,7 +67,26 @@ struct drain {
 	int64_t last_time_ns;
 	bool emitted;
 	uint64_t samples, late;
+	uint64_t offcpu, triggers, ext_dropped;
 	unsigned int errors, tails;
+	uint64_t interval_us;
+
+	/* flight recorder */
+	bool flight;
+	struct drain_flight_opts fo;
+	struct fgen *gens;		/* oldest first; the last one is open */
+	unsigned int ngens, capgens;
+	int64_t written_max;		/* newest item time written */
+	bool written_any;
+	struct ftrig *pend;
+	unsigned int npend, cappend;
+	unsigned int dumps;
+	uint32_t seq;
+	bool have_last_T;
+	int64_t last_T;
+	uint64_t fired, suppressed, gen_bytes_max;
+	bool dropped_any;
+	int64_t dropped_upto;		/* newest time in a dropped generation */
 	int fatal;
 	char *stats_path;
 	struct drain_stats st;
@@ -165,6 +202,11 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 		return -ENOMEM;
 	d->o = *opts;
 	d->log = opts->log ? opts->log : stderr;
+	if (opts->flight && opts->flight->seconds_ns) {
+		d->flight = true;
+		d->fo = *opts->flight;
+	}
+	d->o.flight = NULL;
 	d->out_fd = -1;
 	drain_meta_init(&d->fwd);
 	d->poll_useful = true;
@@ -208,16 +250,20 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 			       (int64_t)opts->window_ms * 1000000);
 	if (ret < 0)
 		goto fail;
-	/* Create the spool now so a drainer killed early leaves a file. */
-	d->out_fd = open(opts->output, O_WRONLY | O_CREAT | O_TRUNC |
-			 O_APPEND | O_CLOEXEC, 0644);
-	if (d->out_fd < 0) {
+	/*
+	 * Create the spool now so a drainer killed early leaves a file
+	 * (flight mode: only the dumps are files).
+	 */
+	if (!d->flight)
+		d->out_fd = open(opts->output, O_WRONLY | O_CREAT | O_TRUNC |
+				 O_APPEND | O_CLOEXEC, 0644);
+	if (!d->flight && d->out_fd < 0) {
 		ret = -errno;
 		fprintf(d->log, "spulse-drain: %s: %s\n", opts->output,
 			strerror(errno));
 		goto fail;
 	}
-	if (opts->kallsyms) {
+	if (opts->kallsyms && !d->flight) {
 		long n;
 
 		if (asprintf(&path, "%s.kallsyms", opts->output) < 0) {
@@ -246,6 +292,47 @@ fail:
 	return ret;
 }
 
+
+/* Flight mode: open a new generation (memfd) and its Recorder as d->rec. */
+static int new_generation(struct drain *d)
+{
+	struct spulse_recorder_opts ro = { .sz = sizeof(ro) };
+	struct fgen *g;
+	int fd, dfd, ret;
+
+	if (d->ngens == d->capgens) {
+		unsigned int cap = d->capgens ? d->capgens * 2 : 8;
+		struct fgen *v = realloc(d->gens, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->gens = v;
+		d->capgens = cap;
+	}
+	fd = memfd_create("spulse-gen", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ro.start_us = d->base_us;
+	ro.interval_us = d->interval_us;
+	ret = spulse_recorder_fdopen(dfd, &ro, &d->rec);
+	if (ret < 0) {
+		close(dfd);
+		close(fd);
+		d->rec = NULL;
+		return ret;
+	}
+	g = &d->gens[d->ngens++];
+	memset(g, 0, sizeof(*g));
+	g->fd = fd;
+	return 0;
+}
+
 /* Open the Recorder on the first stream header (meta preferred). */
 static int open_recorder(struct drain *d, const struct drain_input *in)
 {
@@ -254,6 +341,23 @@ static int open_recorder(struct drain *d, const struct drain_input *in)
 
 	ro.start_us = in ? in->start_us : 0;
 	ro.interval_us = in ? in->interval_us : 0;
+	if (d->flight) {
+		struct timespec ts;
+
+		if (!ro.start_us) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ro.start_us = (uint64_t)ts.tv_sec * 1000000 +
+				      (uint64_t)ts.tv_nsec / 1000;
+		}
+		d->base_us = ro.start_us;
+		d->interval_us = ro.interval_us;
+		ret = new_generation(d);
+		if (ret < 0)
+			fprintf(d->log, "spulse-drain: flight generation: %s\n",
+				strerror(-ret));
+		return ret;
+	}
+	d->interval_us = ro.interval_us;
 	ret = spulse_recorder_fdopen(d->out_fd, &ro, &d->rec);
 	if (ret < 0) {
 		fprintf(d->log, "spulse-drain: %s: recorder: %s\n",
@@ -304,17 +408,50 @@ static int cpu_record(struct drain *d, unsigned int i,
 		      const struct spulse_record *r)
 {
 	struct drain_input *in = &d->cpu[i];
+	int64_t shift = (int64_t)(in->start_us - d->base_us) * 1000, t;
 	struct drain_msample s;
-	int64_t t;
+	int ret;
 
-	if (r->tag != SPULSE_TAG_SAMPLE)
-		return 0;	/* definitions stay in the stream's defs */
-	t = (int64_t)(in->start_us - d->base_us) * 1000 + r->u.sample.time_ns;
-	s.time_ns = t < 0 ? 0 : t;
-	s.thread = r->u.sample.thread;
-	s.stack = r->u.sample.stack;
+	memset(&s, 0, sizeof(s));
+	if (r->tag == SPULSE_TAG_SAMPLE) {
+		t = shift + r->u.sample.time_ns;
+		s.time_ns = t < 0 ? 0 : t;
+		s.thread = r->u.sample.thread;
+		s.stack = r->u.sample.stack;
+		/* streams from before cpu records: the file's CPU number */
+		s.cpu = r->u.sample.cpu != SPULSE_NONE ? r->u.sample.cpu :
+			(uint32_t)in->cpu;
+	} else if (r->tag == SPULSE_TAG_EXT && r->ext_kind == SPULSE_EXT_OFFCPU) {
+		s.kind = DRAIN_ITEM_OFFCPU;
+		s.x.iv = r->u.offcpu;
+		t = shift + s.x.iv.time_ns;
+		s.x.iv.time_ns = t < 0 ? 0 : t;
+		/* ordered by the close (switch-in) time: when it was written */
+		s.time_ns = s.x.iv.time_ns +
+			    (int64_t)(s.x.iv.blocked_ns + s.x.iv.runq_ns);
+	} else if (r->tag == SPULSE_TAG_EXT &&
+		   r->ext_kind == SPULSE_EXT_TRIGGER) {
+		s.kind = DRAIN_ITEM_TRIGGER;
+		s.x.trig.t = r->u.trigger;
+		t = shift + s.x.trig.t.time_ns;
+		s.time_ns = s.x.trig.t.time_ns = t < 0 ? 0 : t;
+		s.x.trig.text = strndup(r->u.trigger.text ? r->u.trigger.text :
+					"", r->u.trigger.text_len);
+		if (!s.x.trig.text)
+			return -ENOMEM;
+		s.x.trig.t.text = s.x.trig.text;
+	} else {
+		if (r->tag == SPULSE_TAG_EXT && r->ext_kind != SPULSE_EXT_CPU)
+			d->ext_dropped++;	/* unknown kind: count, drop */
+		/* definitions stay in the stream's defs; cpu records are in
+		 * the samples (spulse_sample.cpu) */
+		return 0;
+	}
 	s.queued_ns = mono_ns();
-	return drain_merge_push(&d->merge, i, &s);
+	ret = drain_merge_push(&d->merge, i, &s);
+	if (ret < 0 && s.kind == DRAIN_ITEM_TRIGGER)
+		free(s.x.trig.text);
+	return ret;
 }
 
 /* Decode every complete record of @in. */
@@ -393,6 +530,59 @@ static long pump(struct drain *d, struct drain_input *in, unsigned int i)
 	return n;
 }
 
+static int flight_before(struct drain *d, int64_t t);
+static int flight_after(struct drain *d, const struct drain_msample *s,
+			uint32_t tid);
+
+/* Write one released item into the spool (or the current generation). */
+static int write_item(struct drain *d, unsigned int src, struct drain_msample *s)
+{
+	const struct spulse_defs *defs = spulse_stream_defs(d->cpu[src].stream);
+	uint32_t th, st;
+	int ret;
+
+	switch (s->kind) {
+	case DRAIN_ITEM_SAMPLE:
+		ret = drain_map_sample(d->rec, defs, &d->maps[src], d->fwd.gen,
+				       s->thread, s->stack, &th, &st);
+		if (ret < 0) {
+			fprintf(d->log, "spulse-drain: cpu%d: mapping sample: %s\n",
+				d->cpu[src].cpu, strerror(-ret));
+			return ret;
+		}
+		ret = spulse_rec_sample_cpu(d->rec, s->time_ns, th, st, s->cpu);
+		if (ret < 0)
+			return ret;
+		if (d->emitted && s->time_ns < d->last_time_ns)
+			d->late++;
+		else
+			d->last_time_ns = s->time_ns;
+		d->emitted = true;
+		d->samples++;
+		return 0;
+	case DRAIN_ITEM_OFFCPU:
+		ret = drain_map_offcpu(d->rec, defs, &d->maps[src], d->fwd.gen,
+				       &s->x.iv);
+		if (ret < 0) {
+			fprintf(d->log, "spulse-drain: cpu%d: mapping off-CPU "
+				"interval: %s\n", d->cpu[src].cpu,
+				strerror(-ret));
+			return ret;
+		}
+		ret = spulse_rec_offcpu(d->rec, &s->x.iv);
+		if (ret < 0)
+			return ret;
+		d->offcpu++;
+		return 0;
+	default:
+		ret = spulse_rec_trigger(d->rec, &s->x.trig.t);
+		if (ret < 0)
+			return ret;
+		d->triggers++;
+		return 0;
+	}
+}
+
 /* Write the samples the merge releases. */
 static int release(struct drain *d, bool all)
 {
@@ -402,34 +592,341 @@ static int release(struct drain *d, bool all)
 	int ret;
 
 	while (drain_merge_pop(&d->merge, now, all, &src, &s) == 1) {
-		uint32_t th, st;
+		uint32_t tid = 0;
 
-		ret = drain_meta_apply_pending(&d->fwd, d->rec, s.time_ns);
-		if (ret < 0)
-			return ret;
+		if (d->flight && s.kind == DRAIN_ITEM_OFFCPU) {
+			struct spulse_thread th;
 
-		ret = drain_map_sample(d->rec, spulse_stream_defs(d->cpu[src].stream),
-				       &d->maps[src], d->fwd.gen, s.thread, s.stack,
-				       &th, &st);
-		if (ret < 0) {
-			fprintf(d->log, "spulse-drain: cpu%d: mapping sample: %s\n",
-				d->cpu[src].cpu, strerror(-ret));
-			return ret;
+			if (!spulse_defs_thread(spulse_stream_defs(d->cpu[src].stream),
+						s.x.iv.thread, &th))
+				tid = th.tid;
 		}
-		ret = spulse_rec_sample(d->rec, s.time_ns, th, st);
+		ret = d->flight ? flight_before(d, s.time_ns) : 0;
+		if (!ret)
+			ret = drain_meta_apply_pending(&d->fwd, d->rec, s.time_ns);
+		if (!ret)
+			ret = write_item(d, src, &s);
+		if (!ret && d->flight)
+			ret = flight_after(d, &s, tid);
+		if (s.kind == DRAIN_ITEM_TRIGGER)
+			free(s.x.trig.text);
 		if (ret < 0)
 			return ret;
-		if (d->emitted && s.time_ns < d->last_time_ns)
-			d->late++;
-		else
-			d->last_time_ns = s.time_ns;
-		d->emitted = true;
-		d->samples++;
 	}
 	/* nothing read is waiting any more: held records can apply */
 	if (!d->merge.queued)
 		return drain_meta_apply_pending(&d->fwd, d->rec, INT64_MAX);
 	return 0;
+}
+
+
+/* ---- flight recorder ring (docs/DRAIN.md, "Flight recorder") ---------- */
+
+static uint64_t gen_size(const struct drain *d, const struct fgen *g)
+{
+	if (d->rec && g == &d->gens[d->ngens - 1])
+		return spulse_recorder_bytes(d->rec);
+	return g->bytes;
+}
+
+static void ring_account(struct drain *d)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < d->ngens; i++)
+		sum += gen_size(d, &d->gens[i]);
+	if (sum > d->gen_bytes_max)
+		d->gen_bytes_max = sum;
+}
+
+static void drop_oldest(struct drain *d)
+{
+	struct fgen *g = &d->gens[0];
+
+	if (g->any && (!d->dropped_any || g->max_ns > d->dropped_upto)) {
+		d->dropped_upto = g->max_ns;
+		d->dropped_any = true;
+	}
+	close(g->fd);
+	memmove(d->gens, d->gens + 1, (d->ngens - 1) * sizeof(*d->gens));
+	d->ngens--;
+}
+
+/* Keep just the generations a current or future dump can need. */
+static void retain(struct drain *d)
+{
+	int64_t keep = d->written_max - (int64_t)d->fo.seconds_ns -
+		       (int64_t)d->fo.post_ns;
+	unsigned int i, max = drain_flight_max_gens(&d->fo);
+
+	for (i = 0; i < d->npend; i++)
+		if (d->pend[i].ws < keep)
+			keep = d->pend[i].ws;
+	while (d->ngens > 1 && d->gens[0].any && d->gens[0].max_ns < keep)
+		drop_oldest(d);
+	while (d->ngens > max)
+		drop_oldest(d);	/* the byte cap cut generations short */
+}
+
+static int rotate(struct drain *d)
+{
+	struct fgen *cur = &d->gens[d->ngens - 1];
+	struct stat sb;
+	unsigned int i;
+	int ret;
+
+	ring_account(d);
+	ret = spulse_recorder_close(d->rec);
+	d->rec = NULL;
+	if (ret < 0)
+		return ret;
+	cur->bytes = fstat(cur->fd, &sb) ? 0 : (uint64_t)sb.st_size;
+	ret = new_generation(d);
+	if (ret < 0)
+		return ret;
+	/* the new generation is a spool of its own: ids start again */
+	for (i = 0; i < d->ncpu; i++)
+		drain_idmap_free(&d->maps[i]);
+	if (d->have_meta) {
+		ret = drain_meta_redefine(&d->fwd, d->rec,
+					  spulse_stream_defs(d->meta.stream));
+		if (ret < 0)
+			return ret;
+	}
+	retain(d);
+	return 0;
+}
+
+static int flight_before(struct drain *d, int64_t t)
+{
+	struct fgen *cur = &d->gens[d->ngens - 1];
+	uint64_t cap = d->fo.gen_bytes ? d->fo.gen_bytes : DRAIN_FLIGHT_GEN_BYTES;
+
+	if (cur->any && (t - cur->min_ns >= (int64_t)drain_flight_gen_ns(&d->fo) ||
+			 spulse_recorder_bytes(d->rec) >= cap))
+		return rotate(d);
+	return 0;
+}
+
+static void fmt_ms(char *b, size_t n, uint64_t ns)
+{
+	snprintf(b, n, "%.3fms", (double)ns / 1e6);
+}
+
+/* A trigger fired at @t: accept it (pending until its post time) or not. */
+static int fire(struct drain *d, uint8_t reason, int64_t t, uint64_t value,
+		uint64_t threshold, const char *text)
+{
+	struct ftrig *p;
+	int64_t gap = (int64_t)d->fo.min_gap_ns;
+
+	d->seq++;
+	d->fired++;
+	if (d->dumps + d->npend >= d->fo.max_dumps) {
+		d->suppressed++;
+		fprintf(d->log, "spulse-drain: trigger %u (%s) at %.3f s "
+			"suppressed: --max-dumps %u reached\n", d->seq, text,
+			(double)t / 1e9, d->fo.max_dumps);
+		return 0;
+	}
+	if (d->have_last_T && t < d->last_T + gap && t > d->last_T - gap) {
+		d->suppressed++;
+		fprintf(d->log, "spulse-drain: trigger %u (%s) at %.3f s "
+			"suppressed: within --min-gap of the trigger at "
+			"%.3f s\n", d->seq, text, (double)t / 1e9,
+			(double)d->last_T / 1e9);
+		return 0;
+	}
+	if (d->npend == d->cappend) {
+		unsigned int cap = d->cappend ? d->cappend * 2 : 4;
+		struct ftrig *v = realloc(d->pend, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->pend = v;
+		d->cappend = cap;
+	}
+	p = &d->pend[d->npend++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->text, sizeof(p->text), "%s", text);
+	p->t.time_ns = t;
+	p->t.reason = reason;
+	p->t.seq = d->seq;
+	p->t.value_ns = value;
+	p->t.threshold_ns = threshold;
+	p->ws = t > (int64_t)d->fo.seconds_ns ? t - (int64_t)d->fo.seconds_ns : 0;
+	p->we = t + (int64_t)d->fo.post_ns;
+	p->fired_wall_ns = mono_ns();
+	d->have_last_T = true;
+	d->last_T = t;
+	fprintf(d->log, "spulse-drain: trigger %u (%s) at %.3f s: dump after "
+		"%.3f s more\n", d->seq, text, (double)t / 1e9,
+		(double)d->fo.post_ns / 1e9);
+	return 1;
+}
+
+/* Write the dump of pending trigger @k, window end at most @we_max. */
+static int cut_pending(struct drain *d, unsigned int k, int64_t we_max)
+{
+	struct ftrig *p = &d->pend[k];
+	struct drain_cut_stats cs;
+	struct spulse_error err;
+	int64_t ws = p->ws, we = p->we < we_max ? p->we : we_max;
+	int *fds = NULL;
+	size_t n = 0;
+	unsigned int i;
+	char *path = NULL, note[64] = "";
+	int ret;
+
+	if (we < ws)
+		we = ws;
+	if (d->dropped_any && ws <= d->dropped_upto) {
+		ws = d->dropped_upto + 1;
+		if (we < ws)
+			we = ws;
+		snprintf(note, sizeof(note), " (start cut by the memory cap)");
+	}
+	if (d->rec) {
+		ret = spulse_recorder_flush(d->rec);
+		if (ret < 0)
+			return ret;
+	}
+	fds = calloc(d->ngens ? d->ngens : 1, sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	for (i = 0; i < d->ngens; i++)
+		if (d->gens[i].any && d->gens[i].max_ns >= ws &&
+		    d->gens[i].min_ns <= we)
+			fds[n++] = d->gens[i].fd;
+	p->t.window_start_ns = (uint64_t)ws;
+	p->t.window_end_ns = (uint64_t)we;
+	p->t.text = p->text;
+	p->t.text_len = (uint32_t)strlen(p->text);
+	path = drain_dump_name(d->o.output, d->dumps + 1);
+	if (!path) {
+		free(fds);
+		return -ENOMEM;
+	}
+	ret = drain_cut(fds, n, path, d->base_us, d->interval_us, ws, we, &p->t,
+			&cs, &err);
+	free(fds);
+	if (ret < 0) {
+		fprintf(d->log, "spulse-drain: dump %s: %s\n", path, err.msg);
+		free(path);
+		return ret;
+	}
+	d->dumps++;
+	fprintf(d->log, "spulse-drain: dump %u: %s: trigger %u (%s); window "
+		"%.3f..%.3f s%s; %" PRIu64 " samples, %" PRIu64 " off-CPU "
+		"intervals from %zu generations\n", d->dumps, path, p->t.seq,
+		p->text, (double)ws / 1e9, (double)we / 1e9, note, cs.samples,
+		cs.offcpu, n);
+	if (d->o.kallsyms) {
+		char *ks;
+
+		if (asprintf(&ks, "%s.kallsyms", path) >= 0) {
+			long r = drain_copy_kallsyms(d->o.kallsyms, ks);
+
+			if (r < 0)
+				fprintf(d->log, "spulse-drain: warning: %s: %s\n",
+					ks, strerror((int)-r));
+			free(ks);
+		}
+	}
+	free(path);
+	memmove(d->pend + k, d->pend + k + 1,
+		(d->npend - k - 1) * sizeof(*d->pend));
+	d->npend--;
+	return 0;
+}
+
+/* Cut every pending dump whose window is complete (or @force / timed out). */
+static int flight_poll(struct drain *d, bool force)
+{
+	int64_t now = mono_ns();
+	unsigned int k = 0;
+	int ret;
+
+	while (k < d->npend) {
+		struct ftrig *p = &d->pend[k];
+		int64_t wait = (int64_t)d->fo.post_ns +
+			       2 * (int64_t)d->o.window_ms * 1000000 +
+			       1000000000;
+
+		if (force || (d->written_any && d->written_max > p->we) ||
+		    now - p->fired_wall_ns >= wait) {
+			ret = cut_pending(d, k, d->written_any ? d->written_max :
+					  p->we);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		k++;
+	}
+	return 0;
+}
+
+static int flight_after(struct drain *d, const struct drain_msample *s,
+			uint32_t tid)
+{
+	struct fgen *cur = &d->gens[d->ngens - 1];
+	unsigned int i;
+	int ret;
+
+	if (!cur->any || s->time_ns < cur->min_ns)
+		cur->min_ns = s->time_ns;
+	if (!cur->any || s->time_ns > cur->max_ns)
+		cur->max_ns = s->time_ns;
+	cur->any = true;
+	if (!d->written_any || s->time_ns > d->written_max)
+		d->written_max = s->time_ns;
+	d->written_any = true;
+	if (s->kind == DRAIN_ITEM_TRIGGER &&
+	    s->x.trig.t.reason == SPULSE_TRIGGER_MANUAL) {
+		ret = fire(d, SPULSE_TRIGGER_MANUAL, s->time_ns, 0, 0,
+			   "manual (debugfs control)");
+		if (ret < 0)
+			return ret;
+	}
+	if (s->kind == DRAIN_ITEM_OFFCPU) {
+		const struct spulse_offcpu *iv = &s->x.iv;
+		uint64_t off = iv->blocked_ns + iv->runq_ns;
+
+		for (i = 0; i < d->fo.nspecs; i++) {
+			const struct drain_trigger_spec *sp = &d->fo.specs[i];
+			uint64_t v = sp->reason == SPULSE_TRIGGER_OFFCPU ? off :
+				     iv->runq_ns;
+			const char *st = spulse_state_name(iv->state);
+			char text[SPULSE_MAX_TRIGGER_TEXT], ms[32];
+
+			if ((sp->reason != SPULSE_TRIGGER_OFFCPU &&
+			     sp->reason != SPULSE_TRIGGER_RUNQ) ||
+			    v <= sp->threshold_ns)
+				continue;
+			fmt_ms(ms, sizeof(ms), v);
+			snprintf(text, sizeof(text), "%s tid %u state %s %s",
+				 sp->text, tid, st ? st : "?", ms);
+			ret = fire(d, sp->reason, s->time_ns, v,
+				   sp->threshold_ns, text);
+			if (ret < 0)
+				return ret;
+			break;	/* one trigger per interval */
+		}
+	}
+	ring_account(d);
+	return flight_poll(d, false);
+}
+
+int drain_flight_signal(struct drain *d)
+{
+	int64_t t = d->merge.any ? d->merge.newest_ns : 0;
+
+	if (!d->flight)
+		return -EINVAL;
+	if (d->written_any && d->written_max > t)
+		t = d->written_max;
+	return fire(d, SPULSE_TRIGGER_SIGNAL, t, 0, 0, "signal SIGUSR1");
 }
 
 static long round_read(struct drain *d)
@@ -528,6 +1025,8 @@ long drain_step(struct drain *d, int timeout_ms)
 		goto fatal;
 	if (d->rec) {
 		ret = release(d, false);
+		if (!ret && d->flight)
+			ret = flight_poll(d, false);
 		if (!ret)
 			ret = maybe_sync(d, false);
 		if (ret < 0) {
@@ -606,6 +1105,8 @@ int drain_finish(struct drain *d)
 			return d->fatal = ret;
 	}
 	ret = release(d, true);
+	if (!ret && d->flight)
+		ret = flight_poll(d, true);	/* the data ends here */
 	if (!ret)
 		ret = maybe_sync(d, true);
 	if (ret < 0)
@@ -640,6 +1141,21 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 	d->st.stream_errors = d->errors;
 	d->st.truncated_tails = d->tails;
 	d->st.late_samples = d->late;
+	d->st.offcpu = d->offcpu;
+	d->st.triggers = d->triggers;
+	d->st.ext_dropped = d->ext_dropped;
+	d->st.dumps = d->dumps;
+	d->st.triggers_fired = d->fired;
+	d->st.triggers_suppressed = d->suppressed;
+	d->st.generations = d->ngens;
+	d->st.gen_bytes = 0;
+	for (i = 0; i < d->ngens; i++)
+		d->st.gen_bytes += gen_size(d, &d->gens[i]);
+	if (d->flight)
+		ring_account(d);
+	d->st.gen_bytes_max = d->gen_bytes_max;
+	d->st.ring_bound = d->flight ?
+		drain_flight_bound(&d->fo, d->fwd.mod_cap) : 0;
 	d->st.kernel_dropped = -1;
 	if (d->stats_path && !drain_kstat(d->stats_path, "samples_dropped", &v))
 		d->st.kernel_dropped = v;
@@ -664,6 +1180,18 @@ void drain_print_stats(struct drain *d, FILE *f)
 		fprintf(f, "%" PRId64 "\n", st.kernel_dropped);
 	else
 		fprintf(f, "unknown\n");
+	if (st.offcpu || st.triggers || st.ext_dropped)
+		fprintf(f, "spulse-drain: off-CPU intervals %" PRIu64
+			", trigger marks %" PRIu64 ", unknown extension "
+			"records dropped %" PRIu64 "\n", st.offcpu,
+			st.triggers, st.ext_dropped);
+	if (d->flight)
+		fprintf(f, "spulse-drain: flight: triggers %" PRIu64 ", dumps "
+			"%u, suppressed %" PRIu64 "; generations %u holding %"
+			PRIu64 " bytes (most %" PRIu64 ", bound %" PRIu64 ")\n",
+			st.triggers_fired, st.dumps, st.triggers_suppressed,
+			st.generations, st.gen_bytes, st.gen_bytes_max,
+			st.ring_bound);
 }
 
 int drain_close(struct drain *d)
@@ -675,6 +1203,10 @@ int drain_close(struct drain *d)
 		return 0;
 	if (d->rec)
 		ret = spulse_recorder_close(d->rec);
+	for (i = 0; i < d->ngens; i++)
+		close(d->gens[i].fd);
+	free(d->gens);
+	free(d->pend);
 	if (d->fatal)
 		ret = d->fatal;
 	if (d->out_fd >= 0)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flight.h"
+
 #define DRAIN_DEFAULT_DEBUGFS	"/sys/kernel/debug/spulse"
 #define DRAIN_DEFAULT_KALLSYMS	"/proc/kallsyms"
 
@@ -21,6 +23,12 @@ struct drain_opts {
 	unsigned int window_ms;	/* merge window */
 	bool control;		/* write start/stop to DIR/control */
 	FILE *log;		/* diagnostics (stream errors); NULL = stderr */
+	/*
+	 * Flight recorder (docs/DRAIN.md): with seconds_ns set, nothing is
+	 * written to @output itself; the last seconds are kept in memory and
+	 * each trigger writes OUTPUT-NNN.EXT. NULL = off.
+	 */
+	const struct drain_flight_opts *flight;
 };
 
 struct drain;
@@ -36,6 +44,18 @@ struct drain_stats {
 	unsigned int truncated_tails;	/* streams ending inside a record */
 	uint64_t late_samples;		/* emitted out of order (beyond window) */
 	int64_t kernel_dropped;		/* stats samples_dropped; -1 unknown */
+	/* extension records (FORMAT.md 3.10) */
+	uint64_t offcpu;		/* intervals written */
+	uint64_t triggers;		/* trigger marks passed through */
+	uint64_t ext_dropped;		/* unknown extension kinds dropped */
+	/* flight recorder */
+	unsigned int dumps;		/* dump files written */
+	uint64_t triggers_fired;	/* triggers seen (accepted or not) */
+	uint64_t triggers_suppressed;	/* by --min-gap or --max-dumps */
+	unsigned int generations;	/* held now */
+	uint64_t gen_bytes;		/* bytes held by the generations now */
+	uint64_t gen_bytes_max;		/* most ever held at once */
+	uint64_t ring_bound;		/* the stated bound (flight.h) */
 };
 
 /* Open inputs, copy kallsyms, open the spool lazily on the first header. */
@@ -59,6 +79,11 @@ int drain_finish(struct drain *d);
 bool drain_inputs_closed(const struct drain *d);
 /* Current totals (kernel_dropped re-read from DIR/stats). */
 void drain_get_stats(struct drain *d, struct drain_stats *st);
+/*
+ * Flight mode: fire a SIGUSR1 trigger now (call from the main loop after
+ * the signal handler set a flag). 1 accepted, 0 suppressed, <0 not flight.
+ */
+int drain_flight_signal(struct drain *d);
 /* Print the one-line final summary. */
 void drain_print_stats(struct drain *d, FILE *f);
 /* Close the spool (if still open) and free. Returns the first error. */

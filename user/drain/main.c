@@ -18,12 +18,18 @@
 
 #include "drain.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, usr1_requested;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_requested++;
 }
 
 static void usage(FILE *f)
@@ -32,6 +38,8 @@ static void usage(FILE *f)
 "usage: spulse-drain -o FILE [--debugfs DIR] [--sync-ms N] [--window-ms N]\n"
 "                    [--duration S] [--control] [--once]\n"
 "                    [--kallsyms PATH | --no-kallsyms]\n"
+"                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
+"                     [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
 "  -o, --output FILE   spool to write (replaced if it exists)\n"
 "  --debugfs DIR       spulse debugfs directory (default %s)\n"
 "  --sync-ms N         fsync the spool every N ms (default 1000; 0 = at end)\n"
@@ -40,7 +48,8 @@ static void usage(FILE *f)
 "  --control           write start to DIR/control first, stop at the end\n"
 "  --once              drain what is readable now, then stop\n"
 "  --kallsyms PATH     kernel symbols saved as FILE.kallsyms (default %s)\n"
-"  --no-kallsyms       do not save kernel symbols\n",
+"  --no-kallsyms       do not save kernel symbols\n"
+DRAIN_FLIGHT_USAGE,
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
 }
 
@@ -94,6 +103,7 @@ int main(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "no-kallsyms", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
+		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct drain_opts o = {
@@ -104,15 +114,28 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa;
 	struct drain_stats st;
+	struct drain_flight_opts fo;
+	bool any_flight = false;
+	char msg[256];
+	sig_atomic_t usr1_seen = 0;
 	struct drain *d;
 	double duration = -1, t0, last_t = 0, next_progress = 1;
 	uint64_t last_samples = 0;
 	bool once = false, tty;
 	int c, ret, tick;
 
+	drain_flight_defaults(&fo);
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
 		char *end;
 
+		if (c >= DRAIN_FLIGHT_OPT_BASE && c <= DRAIN_OPT_GEN_BYTES) {
+			if (drain_flight_option(&fo, c, optarg, msg, sizeof(msg))) {
+				fprintf(stderr, "spulse-drain: %s\n", msg);
+				return 2;
+			}
+			any_flight = any_flight || c != DRAIN_OPT_FLIGHT;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -155,12 +178,22 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !o.output)
 		goto bad;
+	if (drain_flight_check(&fo, any_flight, msg, sizeof(msg))) {
+		fprintf(stderr, "spulse-drain: %s\n", msg);
+		return 2;
+	}
+	if (fo.seconds_ns)
+		o.flight = &fo;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.flight) {
+		sa.sa_handler = on_usr1;
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = drain_open(&o, &d);
@@ -183,6 +216,10 @@ int main(int argc, char **argv)
 		n = drain_step(d, tick);
 		if (n < 0)
 			break;
+		while (usr1_seen != usr1_requested) {
+			usr1_seen++;
+			drain_flight_signal(d);
+		}
 		if (drain_inputs_closed(d)) {
 			fprintf(stderr, "spulse-drain: every input is closed; "
 				"stopping\n");

@@ -30,8 +30,18 @@ void drain_merge_free(struct drain_merge *m)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->nsrc; i++)
-		free(m->q[i].v);
+	for (i = 0; i < m->nsrc; i++) {
+		struct drain_mqueue *q = &m->q[i];
+		size_t k;
+
+		for (k = 0; k < q->len; k++) {
+			struct drain_msample *s = &q->v[(q->head + k) % q->cap];
+
+			if (s->kind == DRAIN_ITEM_TRIGGER)
+				free(s->x.trig.text);
+		}
+		free(q->v);
+	}
 	free(m->q);
 	memset(m, 0, sizeof(*m));
 }

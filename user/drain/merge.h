@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Time-ordered k-way merge of per-CPU sample queues with a bounded window.
+ * The queues also carry off-CPU intervals (ordered by close time, which is
+ * when the kernel writes them, so each source stays in order) and trigger
+ * marks; "sample" below means any queued item.
  *
  * Each source (CPU) pushes its samples in its own stream order, and is
  * told when it was last read dry (nothing more readable at that moment).
@@ -27,12 +30,42 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/** A queued sample: ids are the source's local (per-CPU) ids. */
+#include <libspulse.h>
+
+/* What a queued item is (the merge itself only looks at the times). */
+enum drain_item_kind {
+	DRAIN_ITEM_SAMPLE = 0,
+	DRAIN_ITEM_OFFCPU,	/* off-CPU interval, ordered by its close time */
+	DRAIN_ITEM_TRIGGER,	/* trigger mark passed through */
+};
+
+/**
+ * struct drain_msample - a queued item; ids are the source's local ids
+ * @time_ns: ordering time, offset from the spool start: the sample time,
+ *           an interval's close (switch-in) time, a trigger's time
+ * @thread: per-source thread id (samples)
+ * @stack: per-source leaf stack id (samples)
+ * @queued_ns: wall clock (CLOCK_MONOTONIC) when pushed
+ * @kind: enum drain_item_kind (0 = sample)
+ * @cpu: the sample's CPU (samples)
+ * @x: the interval (local ids, time_ns = switch-out offset from the spool
+ *     start) or the trigger (text owned by @x.trig.text, freed by the
+ *     consumer, or by drain_merge_free() for one still queued)
+ */
 struct drain_msample {
-	int64_t time_ns;	/* offset from the spool start */
-	uint32_t thread;	/* per-source thread id */
-	uint32_t stack;		/* per-source leaf stack id */
-	int64_t queued_ns;	/* wall clock (CLOCK_MONOTONIC) when pushed */
+	int64_t time_ns;
+	uint32_t thread;
+	uint32_t stack;
+	int64_t queued_ns;
+	uint8_t kind;
+	uint32_t cpu;
+	union {
+		struct spulse_offcpu iv;
+		struct {
+			struct spulse_trigger t;
+			char *text;
+		} trig;
+	} x;
 };
 
 struct drain_mqueue {

@@ -21,6 +21,8 @@ void drain_meta_init(struct drain_meta_fwd *m)
 void drain_meta_free(struct drain_meta_fwd *m)
 {
 	free(m->mod_map);
+	free(m->mod_pid);
+	free(m->mod_active);
 	free(m->pend);
 	memset(m, 0, sizeof(*m));
 }
@@ -30,7 +32,8 @@ static int meta_map_set(struct drain_meta_fwd *d, uint32_t meta_id,
 {
 	if (meta_id >= d->mod_cap) {
 		size_t cap = d->mod_cap ? d->mod_cap * 2 : 64;
-		uint32_t *v;
+		uint32_t *v, *p;
+		bool *a;
 
 		while (cap <= meta_id)
 			cap *= 2;
@@ -38,9 +41,42 @@ static int meta_map_set(struct drain_meta_fwd *d, uint32_t meta_id,
 		if (!v)
 			return -ENOMEM;
 		d->mod_map = v;
+		p = realloc(d->mod_pid, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		d->mod_pid = p;
+		a = realloc(d->mod_active, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		memset(a + d->mod_cap, 0, (cap - d->mod_cap) * sizeof(*a));
+		d->mod_active = a;
 		d->mod_cap = cap;
 	}
 	d->mod_map[meta_id] = id;
+	return 0;
+}
+
+int drain_meta_redefine(struct drain_meta_fwd *d, struct spulse_recorder *rec,
+			const struct spulse_defs *meta_defs)
+{
+	size_t i;
+
+	for (i = 0; i < d->mod_cap; i++) {
+		struct spulse_module m;
+		int ret;
+
+		if (!d->mod_active[i])
+			continue;
+		ret = spulse_defs_module(meta_defs, (uint32_t)i, &m);
+		if (ret < 0)
+			return ret;
+		ret = spulse_rec_module(rec, m.pid, m.start, m.end,
+					m.file_offset, m.path, m.build_id,
+					m.build_id_len, &d->mod_map[i]);
+		if (ret < 0)
+			return ret;
+	}
+	d->gen++;
 	return 0;
 }
 
@@ -59,17 +95,26 @@ static int meta_apply(struct drain_meta_fwd *d, struct spulse_recorder *rec,
 					m->build_id_len, &id);
 		if (!ret)
 			ret = meta_map_set(d, m->id, id);
+		if (!ret) {
+			d->mod_pid[m->id] = m->pid;
+			d->mod_active[m->id] = true;
+		}
 		d->gen++;
 		break;
 	case SPULSE_TAG_MODULE_DEACTIVATE:
 		/* the stream validated the id: it is defined and active */
 		ret = spulse_rec_module_deactivate(rec,
 				d->mod_map[r->u.module_deactivate.module]);
+		d->mod_active[r->u.module_deactivate.module] = false;
 		d->gen++;
 		break;
 	case SPULSE_TAG_PROCESS_DEACTIVATE:
 		ret = spulse_rec_process_deactivate(rec,
 				r->u.process_deactivate.pid);
+		for (id = 0; id < d->mod_cap; id++)
+			if (d->mod_active[id] &&
+			    d->mod_pid[id] == r->u.process_deactivate.pid)
+				d->mod_active[id] = false;
 		d->gen++;
 		break;
 	case SPULSE_TAG_PYTHON:

@@ -26,7 +26,9 @@ struct drain_pending_meta {
 /**
  * struct drain_meta_fwd - meta forwarding state
  * @mod_map: meta module id -> spool module id
- * @mod_cap: entries in @mod_map
+ * @mod_pid: meta module id -> its pid
+ * @mod_active: meta module id -> active in the spool (applied so far)
+ * @mod_cap: entries in @mod_map, @mod_pid and @mod_active
  * @gen: module generation (from 1), bumped whenever the set of active
  *       modules in the spool changes; renumbering caches key on it
  * @pend: ring of held records
@@ -36,6 +38,8 @@ struct drain_pending_meta {
  */
 struct drain_meta_fwd {
 	uint32_t *mod_map;
+	uint32_t *mod_pid;
+	bool *mod_active;
 	size_t mod_cap;
 	uint32_t gen;
 	struct drain_pending_meta *pend;
@@ -70,5 +74,14 @@ int drain_meta_record(struct drain_meta_fwd *m, struct spulse_recorder *rec,
  */
 int drain_meta_apply_pending(struct drain_meta_fwd *m,
 			     struct spulse_recorder *rec, int64_t next_ns);
+
+/*
+ * Define every module active in the spool so far again, into a new
+ * Recorder @rec (a flight-recorder generation), from the meta stream's
+ * definitions; the meta id -> spool id map then names @rec's ids and the
+ * module generation is bumped. 0 or -errno.
+ */
+int drain_meta_redefine(struct drain_meta_fwd *m, struct spulse_recorder *rec,
+			const struct spulse_defs *meta_defs);
 
 #endif

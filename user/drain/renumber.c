@@ -146,9 +146,9 @@ static int map_stack(struct spulse_recorder *rec,
 	return 0;
 }
 
-int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs,
-		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
-		     uint32_t stack, uint32_t *gthread, uint32_t *gstack)
+int drain_map_thread(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t thread, uint32_t *gthread,
+		     uint32_t *pid)
 {
 	struct drain_idmap_ent *e = slot(&map->threads, thread);
 	struct spulse_thread th;
@@ -167,5 +167,47 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 		e->gen = 1;
 	}
 	*gthread = e->global;
-	return map_stack(rec, defs, map, gen, th.pid, stack, gstack);
+	*pid = th.pid;
+	return 0;
+}
+
+int drain_map_stack(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		    struct drain_idmap *map, uint32_t gen, uint32_t pid,
+		    uint32_t stack, uint32_t *gstack)
+{
+	return map_stack(rec, defs, map, gen, pid, stack, gstack);
+}
+
+int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
+		     uint32_t stack, uint32_t *gthread, uint32_t *gstack)
+{
+	uint32_t pid;
+	int ret = drain_map_thread(rec, defs, map, thread, gthread, &pid);
+
+	if (ret < 0)
+		return ret;
+	return map_stack(rec, defs, map, gen, pid, stack, gstack);
+}
+
+int drain_map_offcpu(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t gen,
+		     struct spulse_offcpu *iv)
+{
+	uint32_t pid;
+	int ret;
+
+	ret = drain_map_thread(rec, defs, map, iv->thread, &iv->thread, &pid);
+	if (ret < 0)
+		return ret;
+	ret = map_stack(rec, defs, map, gen, pid, iv->stack, &iv->stack);
+	if (ret < 0 || iv->waker_thread == SPULSE_NONE)
+		return ret;
+	/* the waker's user frames resolve in the waker's process */
+	ret = drain_map_thread(rec, defs, map, iv->waker_thread,
+			       &iv->waker_thread, &pid);
+	if (ret < 0)
+		return ret;
+	return map_stack(rec, defs, map, gen, pid, iv->waker_stack,
+			 &iv->waker_stack);
 }

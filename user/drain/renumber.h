@@ -55,4 +55,32 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
 		     uint32_t stack, uint32_t *gthread, uint32_t *gstack);
 
+/*
+ * drain_map_thread() - map a local thread id (*pid gets its process);
+ * drain_map_stack() - map a local leaf stack id for process @pid.
+ */
+int drain_map_thread(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t thread, uint32_t *gthread,
+		     uint32_t *pid);
+int drain_map_stack(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		    struct drain_idmap *map, uint32_t gen, uint32_t pid,
+		    uint32_t stack, uint32_t *gstack);
+
+/**
+ * drain_map_offcpu() - map an interval's ids in place
+ * @rec: the output Recorder
+ * @defs: the per-CPU stream's definitions
+ * @map: that stream's cache
+ * @gen: current module generation
+ * @iv: interval with local ids; thread, stack, waker thread and waker stack
+ *      are replaced by global ids. The stack resolves user frames in the
+ *      thread's process, the waker stack in the waker's process (waker
+ *      stacks go through the same re-interning as sample stacks).
+ *
+ * Return: 0 or a negative errno.
+ */
+int drain_map_offcpu(struct spulse_recorder *rec, const struct spulse_defs *defs,
+		     struct drain_idmap *map, uint32_t gen,
+		     struct spulse_offcpu *iv);
+
 #endif
