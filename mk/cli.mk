@@ -48,8 +48,14 @@ $(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
 
+# Test helper: extension lines (cpu, offcpu, trigger) -> spoolgen raw lines.
+$(BUILD)/tests/cli/extgen: $(TOP)/tests/cli/extgen.c $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
+
 CHECK_SUITES += cli
-check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen
+check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen \
+		$(BUILD)/tests/cli/extgen
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) CC="$(CC)" $(TOP)/tests/cli/run.sh \
 		$(BUILD)/spulse $(BUILD)/cli-san/spulse

@@ -5,12 +5,14 @@
 # $BUILD/check/cli.result ("PASSED FAILED").
 #
 # usage: run.sh SPULSE [SPULSE ...]
+# CLI_TESTS="pattern" runs only the tests whose names match (grep -E).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 export CC=${CC:-cc}
 SPOOLGEN=$BUILD/tests/cli/spoolgen
+EXTGEN=$BUILD/tests/cli/extgen
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -26,10 +28,15 @@ bindir=$(mktemp -d "${TMPDIR:-/tmp}/spulse-cli-bin.XXXXXX")
 trap 'rm -rf "$bindir"' EXIT
 cp "$SPOOLGEN" "$bindir/spoolgen" || exit 1
 SPOOLGEN=$bindir/spoolgen
+cp "$EXTGEN" "$bindir/extgen" || exit 1
+EXTGEN=$bindir/extgen
 
 pass=0
 fail=0
 tests=$(declare -F | awk '$3 ~ /^test_/ {print $3}')
+if [ -n "${CLI_TESTS:-}" ]; then
+	tests=$(echo "$tests" | grep -E -- "$CLI_TESTS")
+fi
 for bin in "$@"; do
 	case $bin in
 	*san*) flavour=san; TRUNC_STRIDE=17 ;;

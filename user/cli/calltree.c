@@ -51,18 +51,51 @@ static int64_t child_of(struct calltree *t, uint32_t parent, uint32_t label,
 	return nc;
 }
 
+static int calltree_init(struct calltree *t, struct profile *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->sym = p->sym;
+	t->ns = p->offcpu;
+	t->palette = p->offcpu ? CT_PALETTE_OFFCPU : CT_PALETTE_ONCPU;
+	if (new_node(t, CALLTREE_NONE, 0) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Walk down from @cur along @frames (in the order given), adding @c. */
+static int64_t add_frames(struct calltree *t, uint32_t cur,
+			  const uint32_t *frames, int n, int step,
+			  bool waker, uint64_t c)
+{
+	int i, k;
+
+	for (k = 0, i = step > 0 ? 0 : n - 1; k < n; k++, i += step) {
+		const struct sym_frame *sf = symbolizer_frame(t->sym, frames[i]);
+		int64_t lid = symbolizer_label_id(t->sym, frames[i]);
+		int64_t nc;
+
+		if (!sf || lid < 0)
+			return -ENOMEM;
+		nc = child_of(t, cur, (uint32_t)lid, sf->kind);
+		if (nc < 0)
+			return -ENOMEM;
+		cur = (uint32_t)nc;
+		t->nodes[cur].waker = waker;
+		t->nodes[cur].value += c;
+	}
+	return cur;
+}
+
 int calltree_build(struct calltree *t, struct profile *p)
 {
 	uint32_t frames[SPULSE_MAX_DEPTH], s;
-	int n, i;
+	int n;
 
-	memset(t, 0, sizeof(*t));
-	t->sym = p->sym;
-	if (new_node(t, CALLTREE_NONE, 0) < 0)
+	if (calltree_init(t, p) < 0)
 		return -ENOMEM;
 	for (s = 0; s < p->nstacks; s++) {
 		uint64_t c = p->stack_count[s];
-		uint32_t cur = 0;
+		int64_t cur;
 
 		if (!c)
 			continue;
@@ -70,20 +103,54 @@ int calltree_build(struct calltree *t, struct profile *p)
 		if (n <= 0)
 			return -EBADMSG;
 		t->nodes[0].value += c;
-		for (i = 0; i < n; i++) {
-			const struct sym_frame *sf =
-				symbolizer_frame(p->sym, frames[i]);
-			int64_t lid = symbolizer_label_id(p->sym, frames[i]);
-			int64_t nc;
+		cur = add_frames(t, 0, frames, n, 1, false, c);
+		if (cur < 0)
+			return (int)cur;
+		t->nodes[cur].self += c;
+	}
+	return 0;
+}
 
-			if (!sf || lid < 0)
+int calltree_build_wakers(struct calltree *t, struct profile *p,
+			  const struct spulse_offcpu *iv, size_t n)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH];
+	int64_t sep;
+	size_t i;
+
+	if (calltree_init(t, p) < 0)
+		return -ENOMEM;
+	sep = symbolizer_intern_label(p->sym, "--");
+	if (sep < 0)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t c = profile_offcpu_weight(p, &iv[i]);
+		int64_t cur;
+		int d;
+
+		if (!c)
+			continue;
+		d = profile_stack_frames(p, iv[i].stack, frames);
+		if (d <= 0)
+			return -EBADMSG;
+		t->nodes[0].value += c;
+		cur = add_frames(t, 0, frames, d, 1, false, c);
+		if (cur >= 0 && iv[i].waker_thread != SPULSE_NONE &&
+		    iv[i].waker_stack != SPULSE_NONE) {
+			cur = child_of(t, (uint32_t)cur, (uint32_t)sep,
+				       CT_KIND_SEPARATOR);
+			if (cur < 0)
 				return -ENOMEM;
-			nc = child_of(t, cur, (uint32_t)lid, sf->kind);
-			if (nc < 0)
-				return -ENOMEM;
-			cur = (uint32_t)nc;
 			t->nodes[cur].value += c;
+			d = profile_stack_frames(p, iv[i].waker_stack, frames);
+			if (d <= 0)
+				return -EBADMSG;
+			/* the waker's stack top-down: leaf first */
+			cur = add_frames(t, (uint32_t)cur, frames, d, -1, true,
+					 c);
 		}
+		if (cur < 0)
+			return (int)cur;
 		t->nodes[cur].self += c;
 	}
 	return 0;
@@ -211,23 +278,49 @@ static uint32_t name_hash(const char *s)
 	return h;
 }
 
-static void node_color(const struct ct_node *nd, const char *name,
-		       int *r, int *g, int *b)
+static void node_color(const struct calltree *t, const struct ct_node *nd,
+		       const char *name, int *r, int *g, int *b)
 {
 	uint32_t h = name_hash(name);
 
+	if (nd->kind == SPULSE_FRAME_TRUNCATED ||
+	    nd->kind == CT_KIND_SEPARATOR) {	/* grey */
+		*r = *g = *b = nd->kind == CT_KIND_SEPARATOR ? 200 : 170;
+		return;
+	}
+	if (t->palette == CT_PALETTE_OFFCPU) {
+		if (nd->waker) {		/* violet (waker) */
+			*r = 150 + (int)(h % 50);
+			*g = 110 + (int)((h >> 8) % 40);
+			*b = 220 + (int)((h >> 16) % 30);
+		} else if (nd->kind == SPULSE_FRAME_KERNEL) {	/* cyan */
+			*r = (int)(h % 60);
+			*g = 170 + (int)((h >> 8) % 60);
+			*b = 200 + (int)((h >> 16) % 45);
+		} else {			/* blue (FlameGraph "io") */
+			*r = *g = 80 + (int)(h % 60);
+			*b = 190 + (int)((h >> 8) % 55);
+		}
+		return;
+	}
 	switch (nd->kind) {
 	case SPULSE_FRAME_KERNEL:	/* orange */
 		*r = 230; *g = 140 + (int)(h % 50); *b = 40 + (int)(h % 30);
-		break;
-	case SPULSE_FRAME_TRUNCATED:	/* grey */
-		*r = *g = *b = 170;
 		break;
 	default:			/* warm red/yellow */
 		*r = 205 + (int)(h % 50);
 		*g = 70 + (int)((h >> 8) % 150);
 		*b = 40 + (int)((h >> 16) % 40);
 	}
+}
+
+/* "N samples" or "X.XXX ms" */
+static void put_value(const struct calltree *t, FILE *f, uint64_t v)
+{
+	if (t->ns)
+		fprintf(f, "%.3f ms", (double)v / 1e6);
+	else
+		fprintf(f, "%llu samples", (unsigned long long)v);
 }
 
 static uint32_t max_depth(const struct calltree *t, uint32_t node)
@@ -256,12 +349,14 @@ static void svg_node(const struct calltree *t, FILE *f, uint32_t node,
 
 	if (w < SVG_MIN_WIDTH)
 		return;
-	node_color(nd, name, &r, &g, &b);
+	node_color(t, nd, name, &r, &g, &b);
 	fprintf(f, "<g><title>");
 	put_xml(f, name, 4096);
-	fprintf(f, " (%llu samples, %.2f%%)</title>"
+	fputs(" (", f);
+	put_value(t, f, nd->value);
+	fprintf(f, ", %.2f%%)</title>"
 		"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>", (unsigned long long)nd->value,
+		"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>",
 		pct, x, y, w, SVG_ROW - 1, r, g, b);
 	if (w > 25) {
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x + 3,
@@ -293,8 +388,9 @@ int calltree_write_svg(const struct calltree *t, FILE *f, const char *title)
 		"style=\"font-size:16px\">", SVG_WIDTH, height, SVG_WIDTH,
 		height, SVG_WIDTH / 2);
 	put_xml(f, title, 200);
-	fprintf(f, " (%llu samples)</text>\n",
-		(unsigned long long)t->nodes[0].value);
+	fputs(" (", f);
+	put_value(t, f, t->nodes[0].value);
+	fprintf(f, "%s)</text>\n", t->ns ? " off-CPU" : "");
 	/* the root "all" box at the bottom, callers below callees */
 	svg_node(t, f, 0, SVG_PAD_SIDE, 0, scale, height - 10);
 	fprintf(f, "</svg>\n");

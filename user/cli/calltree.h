@@ -7,18 +7,27 @@
 #ifndef SPULSE_CALLTREE_H
 #define SPULSE_CALLTREE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "profile.h"
 
 #define CALLTREE_NONE UINT32_MAX
+#define CT_KIND_SEPARATOR 0xff	/* the "--" frame between wakee and waker */
+
+enum ct_palette {
+	CT_PALETTE_ONCPU = 0,	/* red/yellow user, orange kernel */
+	CT_PALETTE_OFFCPU,	/* blue user, cyan kernel, violet waker */
+};
 
 struct ct_node {
 	uint32_t label;		/* symbolizer label id */
-	uint8_t kind;		/* frame kind of the first frame seen */
-	uint64_t value;		/* samples in this subtree */
-	uint64_t self;		/* samples ending here */
+	uint8_t kind;		/* frame kind of the first frame seen, or
+				 * CT_KIND_SEPARATOR */
+	uint8_t waker;		/* frame of a waker's stack (above "--") */
+	uint64_t value;		/* samples (or ns) in this subtree */
+	uint64_t self;		/* samples (or ns) ending here */
 	uint32_t child, sibling;	/* CALLTREE_NONE terminated */
 };
 
@@ -26,10 +35,19 @@ struct calltree {
 	struct ct_node *nodes;	/* nodes[0] is the synthetic root "all" */
 	uint32_t n, cap;
 	struct symbolizer *sym;
+	bool ns;		/* values are nanoseconds, not samples */
+	int palette;		/* enum ct_palette */
 };
 
 /* Build from the per-stack counts of @p (profile_count() first). */
 int calltree_build(struct calltree *t, struct profile *p);
+/*
+ * Build from off-CPU intervals (off-CPU profile @p): each interval's
+ * blocked stack root first, then with a waker the separator "--" and the
+ * waker's stack leaf first (bcc offwaketime), weighted by the metric.
+ */
+int calltree_build_wakers(struct calltree *t, struct profile *p,
+			  const struct spulse_offcpu *iv, size_t n);
 void calltree_free(struct calltree *t);
 
 /* Sort every node's children by label text (stable output). */

@@ -49,17 +49,49 @@ void cli_print_read_error(const char *file, int rc,
 		fprintf(stderr, "%s: %s\n", file, strerror(-rc));
 }
 
+/* Length of the well-formed UTF-8 sequence at @s (RFC 3629), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t left)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;	/* ASCII, continuation, overlong lead, > U+10FFFF */
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (left < n)
+		return 0;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/*
+ * Well-formed UTF-8 passes through; any other byte >= 0x80 (and control
+ * characters, DEL) is written as \u00XX of the byte, so the output is
+ * always valid UTF-8 JSON and no byte is lost.
+ */
 void cli_json_string(FILE *f, const char *s, size_t len)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n;
 
 	fputc('"', f);
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = u[i];
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c >= 0x80 && (n = utf8_len(u + i, len - i))) {
+			fwrite(u + i, 1, n, f);
+			i += n - 1;
+		} else if (c < 0x20 || c >= 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);

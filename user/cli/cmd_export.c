@@ -6,13 +6,15 @@
 
 #include "cli.h"
 #include "profile.h"
+#include "trace_event.h"
 
 int cli_write_tree(struct profile *p, const char *out, bool folded,
-		   const char *title);
+		   const char *title, bool wakers);
 
 static const char export_help[] =
-"usage: spulse export FILE --format folded|json|perf-script [-o OUT]\n"
-"                     [--pid P] [--kallsyms PATH] [--symfs DIR]\n"
+"usage: spulse export FILE --format folded|json|perf-script|trace-event\n"
+"                     [-o OUT] [--pid P] [--kallsyms PATH] [--symfs DIR]\n"
+"                     [--state S,D,...] [--running]\n"
 "\n"
 "  folded       \"root;...;leaf count\" lines (as spulse flame --folded)\n"
 "  json         JSON Lines: first a header object\n"
@@ -29,13 +31,26 @@ static const char export_help[] =
 "               FlameGraph's stackcollapse-perf.pl:\n"
 "                 COMM PID/TID SEC.USEC: 1 cpu-clock:\n"
 "                 \\t ADDR SYMBOL+0xOFF (DSO)     (leaf first)\n"
+"  trace-event  Chrome/Perfetto trace-event JSON, one object\n"
+"                 {\"traceEvents\":[...],\"displayTimeUnit\":\"ns\",...}\n"
+"               for ui.perfetto.dev, chrome://tracing, speedscope: a track\n"
+"               per thread (process/thread names as \"M\" events), off-CPU\n"
+"               intervals as \"X\" slices \"blocked S|D|..\" (switch-out to\n"
+"               wakeup, with the stack and waker in args) then \"runnable\n"
+"               (runq)\" (to switch-in), flow arrows waker -> wakee, samples\n"
+"               as instant events named by their leaf (stack in args).\n"
+"               ts/dur are microseconds from start_us (in otherData),\n"
+"               with ns fractions; each track is in time order.\n"
+"  --state S,D  (trace-event) only intervals that left in these states\n"
+"  --running    (trace-event) also \"running\" slices from a switch-in\n"
+"               to the thread's next switch-out\n"
 "\n"
 "  -o, --output OUT  output file (default: standard output)\n"
 "  --pid P           only samples of process P\n"
 "  --kallsyms PATH   kernel symbols (default FILE.kallsyms when present)\n"
 "  --symfs DIR    look module files up under DIR first (DIR/PATH)\n";
 
-enum fmt { FMT_NONE, FMT_FOLDED, FMT_JSON, FMT_PERF };
+enum fmt { FMT_NONE, FMT_FOLDED, FMT_JSON, FMT_PERF, FMT_TRACE };
 
 static const char *kind_name(uint8_t k)
 {
@@ -186,12 +201,15 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		PROFILE_LONGOPTS,
+		{ "state", required_argument, NULL, 's' },
+		{ "running", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *out = NULL;
 	struct profile p = { 0 };
 	enum fmt fmt = FMT_NONE;
+	bool running = false;
 	FILE *f = stdout;
 	int c, rc;
 
@@ -210,11 +228,14 @@ int cmd_export(int argc, char **argv)
 				fmt = FMT_JSON;
 			else if (!strcmp(optarg, "perf-script"))
 				fmt = FMT_PERF;
+			else if (!strcmp(optarg, "trace-event"))
+				fmt = FMT_TRACE;
 			else
 				return cli_usage_error("export",
 					"unknown format '%s'", optarg);
 			break;
 		case 'o': out = optarg; break;
+		case 'r': running = true; break;
 		case 'h': fputs(export_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("export", "bad option");
 		}
@@ -223,9 +244,13 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export", "expected exactly one FILE");
 	if (fmt == FMT_NONE)
 		return cli_usage_error("export", "--format is required");
+	if ((p.offcpu_opts || running) && fmt != FMT_TRACE)
+		return cli_usage_error("export", "--state and --running are "
+				       "for --format trace-event");
+	p.offcpu = fmt == FMT_TRACE;
 	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK && fmt == FMT_FOLDED) {
-		rc = cli_write_tree(&p, out, true, NULL);
+		rc = cli_write_tree(&p, out, true, NULL, false);
 	} else if (rc == EXIT_OK) {
 		if (out && strcmp(out, "-")) {
 			f = fopen(out, "w");
@@ -234,7 +259,9 @@ int cmd_export(int argc, char **argv)
 				rc = EXIT_INVALID;
 			}
 		}
-		if (rc == EXIT_OK)
+		if (rc == EXIT_OK && fmt == FMT_TRACE)
+			rc = export_trace_event(&p, f, running);
+		else if (rc == EXIT_OK)
 			rc = export_samples(&p, f, fmt);
 		if (f && f != stdout && fclose(f))
 			rc = EXIT_INVALID;

@@ -4,6 +4,8 @@
 
 #include "cli.h"
 
+int cmd_latency(int argc, char **argv);	/* cmd_latency.c */
+
 struct subcommand {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -14,9 +16,10 @@ static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "record a process or command into a spool" },
 	{ "check", cmd_check, "validate a spool and print its counts" },
 	{ "dump", cmd_dump, "print every record as one line of text" },
-	{ "report", cmd_report, "top functions by self and total samples" },
-	{ "flame", cmd_flame, "flame graph (SVG) or folded stacks" },
-	{ "export", cmd_export, "export samples as folded, JSON or perf-script" },
+	{ "report", cmd_report, "top functions by samples or off-CPU time" },
+	{ "flame", cmd_flame, "flame graph (SVG) or folded stacks, on/off-CPU" },
+	{ "latency", cmd_latency, "run-queue and off-CPU histograms, longest waits" },
+	{ "export", cmd_export, "export as folded, JSON, perf-script, trace-event" },
 	{ "synth", cmd_synth, "write a deterministic synthetic profile" },
 };
 

@@ -24,6 +24,19 @@ struct profile {
 	uint32_t pid;
 	const char *kallsyms;	/* --kallsyms, or NULL for FILE.kallsyms */
 	const char *symfs;	/* --symfs, or NULL */
+	/* off-CPU analysis (--off-cpu, --state, --metric) */
+	bool offcpu;		/* weights are ns of off-CPU intervals */
+	int metric;		/* enum profile_metric */
+	uint32_t state_mask;	/* bit per enum spulse_offcpu_state; 0 = all */
+	uint64_t intervals;	/* intervals counted by profile_count() */
+	bool offcpu_opts;	/* --state or --metric was given */
+};
+
+/* What an off-CPU interval weighs. */
+enum profile_metric {
+	METRIC_OFFCPU = 0,	/* blocked_ns + runq_ns (default) */
+	METRIC_BLOCKED,		/* blocked_ns: switch-out -> wakeup */
+	METRIC_RUNQ,		/* runq_ns: wakeup -> switch-in */
 };
 
 /*
@@ -34,6 +47,12 @@ struct profile {
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "kallsyms", required_argument, NULL, 'k' }, \
 	{ "symfs", required_argument, NULL, 'S' }
+
+/* Off-CPU options: 'O' --off-cpu, 's' --state S,D,..., 'M' --metric M. */
+#define PROFILE_OFFCPU_LONGOPTS \
+	{ "off-cpu", no_argument, NULL, 'O' }, \
+	{ "state", required_argument, NULL, 's' }, \
+	{ "metric", required_argument, NULL, 'M' }
 
 /**
  * profile_option() - apply one shared option to @p
@@ -55,8 +74,46 @@ int profile_option(struct profile *p, int c, const char *arg);
  */
 int profile_open(struct profile *p, const char *file);
 
-/* Count samples per leaf stack. Returns an exit code. */
+/*
+ * Count samples per leaf stack, or with ->offcpu the metric's nanoseconds
+ * of the wanted intervals per leaf stack (->total is then in ns). Returns
+ * an exit code.
+ */
 int profile_count(struct profile *p);
+
+/*
+ * --state/--metric without --off-cpu: print a usage error for @cmd and
+ * return EXIT_USAGE; else EXIT_OK.
+ */
+int profile_check_offcpu_opts(const struct profile *p, const char *cmd);
+
+/* Does interval @iv pass the pid and state filters? */
+bool profile_wants_offcpu(const struct profile *p,
+			  const struct spulse_offcpu *iv);
+
+/* The weight of @iv under ->metric, in ns. */
+uint64_t profile_offcpu_weight(const struct profile *p,
+			       const struct spulse_offcpu *iv);
+
+/* "offcpu (blocked+runq)", "blocked" or "runq": for header lines. */
+const char *profile_metric_text(const struct profile *p);
+
+/* The --state filter as "S,D" (or "all"), into @buf of @len bytes. */
+const char *profile_states_text(const struct profile *p, char *buf,
+				size_t len);
+
+/*
+ * Every wanted interval, in stream order, into a malloc'd *@out (*@n
+ * entries; caller frees). Returns an exit code.
+ */
+int profile_load_offcpu(struct profile *p, struct spulse_offcpu **out,
+			size_t *n);
+
+/*
+ * Print "FILE: no off-CPU intervals ..." to stderr when the spool holds
+ * none at all (recorded without offcpu=1, or an older spool).
+ */
+void profile_note_no_offcpu(const struct profile *p);
 
 /* Does sample @s pass the pid filter? */
 bool profile_wants(const struct profile *p, const struct spulse_sample *s);
@@ -67,6 +124,15 @@ bool profile_wants(const struct profile *p, const struct spulse_sample *s);
  */
 int profile_stack_frames(const struct profile *p, uint32_t leaf,
 			 uint32_t *frames);
+
+/*
+ * Group the defined threads by (pid, tid): *@keys gets the sorted distinct
+ * pid << 32 | tid (*@n of them), *@map thread id -> index in *@keys, and
+ * *@latest (may be NULL) per index the last thread id defining it (for its
+ * newest comm). Caller frees all three. Returns 0 or -1 (out of memory).
+ */
+int profile_thread_groups(const struct profile *p, uint64_t **keys,
+			  size_t *n, uint32_t **map, uint32_t **latest);
 
 void profile_close(struct profile *p);
 

@@ -259,3 +259,8 @@ uint32_t symbolizer_label_count(const struct symbolizer *s)
 {
 	return (uint32_t)s->labels.n;
 }
+
+int64_t symbolizer_intern_label(struct symbolizer *s, const char *text)
+{
+	return strtab_intern(&s->labels, text);
+}

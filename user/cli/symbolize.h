@@ -47,6 +47,8 @@ const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id);
 int64_t symbolizer_label_id(struct symbolizer *s, uint32_t id);
 const char *symbolizer_label(const struct symbolizer *s, uint32_t label_id);
 uint32_t symbolizer_label_count(const struct symbolizer *s);
+/* Label id of an arbitrary display text (e.g. the "--" separator). */
+int64_t symbolizer_intern_label(struct symbolizer *s, const char *text);
 
 /* Default kallsyms sidecar of @spool (@spool + ".kallsyms") if it exists;
  * caller frees. */

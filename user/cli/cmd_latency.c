@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spulse latency: log2 histograms of run-queue delay and of off-CPU time
+ * per state (bcc runqlat / offcputime -h style), overall or per thread,
+ * then the longest off-CPU intervals with their stacks and wakers.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profile.h"
+
+static const char latency_help[] =
+"usage: spulse latency FILE [--per-thread] [--top N] [--frames N] [--json]\n"
+"                      [--pid P] [--state S,D,...] [--kallsyms PATH]\n"
+"                      [--symfs DIR]\n"
+"\n"
+"From the off-CPU intervals of a spool recorded with offcpu=1, print log2\n"
+"histograms in microseconds (bucket \"2^k -> 2^(k+1)-1\", the first one\n"
+"\"0 -> 1\"): the run-queue delay of every interval (wakeup, or preemption,\n"
+"to switch-in), then per state (S, D, R, ...) the total off-CPU time\n"
+"(blocked + run-queue) of the intervals that left in that state. Then the\n"
+"N longest intervals by off-CPU time: when (s from the profile start),\n"
+"thread, state, blocked and run-queue time, the stack at switch-out (leaf\n"
+"first) and the waker (thread, CPU, its stack leaf first).\n"
+"\n"
+"  --per-thread     histograms for each thread (pid/tid) instead of all\n"
+"  --top N          longest intervals to list (default 10, 0 = none)\n"
+"  --frames N       frames shown per stack (default 6, 0 = all)\n"
+"  --json           one JSON object (see docs/CLI.md)\n"
+"  --pid P          only intervals of process P\n"
+"  --state S,D,...  only intervals that left in these states\n"
+"  --kallsyms PATH  kernel symbols (default FILE.kallsyms when present)\n"
+"  --symfs DIR      look module files up under DIR first (DIR/PATH)\n";
+
+#define NBUCKETS 64
+#define NSTATES (SPULSE_STATE_MAX + 1)
+#define BAR_WIDTH 40
+
+struct hist {
+	uint64_t n;
+	uint64_t b[NBUCKETS];
+};
+
+/* Histograms of one thread (or of all threads). */
+struct group {
+	uint32_t pid, tid;
+	uint32_t thread;		/* a thread id of the group, for comm */
+	struct hist runq;
+	struct hist state[NSTATES];
+};
+
+struct latency {
+	struct profile p;
+	struct spulse_offcpu *iv;
+	size_t n;
+	struct group *groups;		/* [0] = all when !per_thread */
+	size_t ngroups;
+	uint32_t *thread_group;		/* thread id -> group */
+	bool per_thread, json;
+	uint64_t top, frames;
+};
+
+static unsigned int bucket_of(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	if (us < 2)
+		return 0;
+	return 63u - (unsigned int)__builtin_clzll(us);
+}
+
+static uint64_t bucket_low(unsigned int k)
+{
+	return k ? 1ULL << k : 0;
+}
+
+static uint64_t bucket_high(unsigned int k)
+{
+	return k >= 63 ? UINT64_MAX : (2ULL << k) - 1;
+}
+
+static void hist_add(struct hist *h, uint64_t ns)
+{
+	h->n++;
+	h->b[bucket_of(ns)]++;
+}
+
+/* One group per distinct (pid, tid) of the defined threads, or one. */
+static int make_groups(struct latency *l)
+{
+	uint64_t *keys;
+	uint32_t *latest;
+	size_t i, n;
+
+	if (!l->per_thread) {
+		l->groups = calloc(1, sizeof(*l->groups));
+		l->ngroups = 1;
+		return l->groups ? 0 : -1;
+	}
+	if (profile_thread_groups(&l->p, &keys, &n, &l->thread_group,
+				  &latest) < 0)
+		return -1;
+	l->groups = calloc(n ? n : 1, sizeof(*l->groups));
+	if (l->groups) {
+		for (i = 0; i < n; i++) {
+			l->groups[i].pid = (uint32_t)(keys[i] >> 32);
+			l->groups[i].tid = (uint32_t)keys[i];
+			l->groups[i].thread = latest[i];
+		}
+		l->ngroups = n;
+	}
+	free(keys);
+	free(latest);
+	return l->groups ? 0 : -1;
+}
+
+static void fill(struct latency *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct spulse_offcpu *v = &l->iv[i];
+		struct group *g = &l->groups[l->per_thread ?
+					     l->thread_group[v->thread] : 0];
+
+		hist_add(&g->runq, v->runq_ns);
+		if (v->state < NSTATES)
+			hist_add(&g->state[v->state], v->blocked_ns + v->runq_ns);
+	}
+}
+
+static int hist_last(const struct hist *h)
+{
+	int k;
+
+	for (k = NBUCKETS - 1; k >= 0; k--)
+		if (h->b[k])
+			return k;
+	return -1;
+}
+
+static void print_hist(const struct hist *h, const char *title)
+{
+	int last = hist_last(h), k;
+	uint64_t max = 0;
+
+	printf("\n%s, %llu intervals\n", title, (unsigned long long)h->n);
+	printf("%20s : %-8s %s\n", "usecs", "count", "distribution");
+	for (k = 0; k <= last; k++)
+		if (h->b[k] > max)
+			max = h->b[k];
+	for (k = 0; k <= last; k++) {
+		int stars = max ? (int)(h->b[k] * BAR_WIDTH / max) : 0;
+		char range[48];
+
+		snprintf(range, sizeof(range), "%llu -> %llu",
+			 (unsigned long long)bucket_low((unsigned int)k),
+			 (unsigned long long)bucket_high((unsigned int)k));
+		printf("%20s : %-8llu |%-*.*s|\n", range,
+		       (unsigned long long)h->b[k], BAR_WIDTH, stars,
+		       "****************************************");
+	}
+}
+
+static void print_group_text(const struct group *g)
+{
+	char title[128];
+	unsigned int st;
+
+	print_hist(&g->runq, "run-queue delay (wakeup or preemption -> "
+		   "switch-in)");
+	for (st = 0; st < NSTATES; st++) {
+		if (!g->state[st].n)
+			continue;
+		snprintf(title, sizeof(title), "off-CPU time (blocked + runq), "
+			 "state %s (%s)", spulse_state_name((uint8_t)st),
+			 spulse_state_long_name((uint8_t)st));
+		print_hist(&g->state[st], title);
+	}
+}
+
+static void json_hist(const struct hist *h, const char *metric,
+		      const char *state, const struct latency *l,
+		      const struct group *g, bool first)
+{
+	int last = hist_last(h), k;
+
+	printf("%s{\"metric\":\"%s\",\"state\":", first ? "" : ",", metric);
+	if (state)
+		cli_json_string(stdout, state, strlen(state));
+	else
+		fputs("null", stdout);
+	if (l->per_thread) {
+		struct spulse_thread t;
+
+		printf(",\"pid\":%u,\"tid\":%u,\"comm\":", g->pid, g->tid);
+		if (spulse_defs_thread(l->p.defs, g->thread, &t) == 0)
+			cli_json_string(stdout, t.comm, t.comm_len);
+		else
+			fputs("null", stdout);
+	}
+	printf(",\"count\":%llu,\"buckets\":[", (unsigned long long)h->n);
+	for (k = 0; k <= last; k++)
+		printf("%s{\"low\":%llu,\"high\":%llu,\"count\":%llu}",
+		       k ? "," : "",
+		       (unsigned long long)bucket_low((unsigned int)k),
+		       (unsigned long long)bucket_high((unsigned int)k),
+		       (unsigned long long)h->b[k]);
+	fputs("]}", stdout);
+}
+
+static const struct latency *sort_lat;
+
+/* Longest off-CPU time first; ties: earlier first, then stream order. */
+static int cmp_longest(const void *a, const void *b)
+{
+	const struct spulse_offcpu *x = &sort_lat->iv[*(const size_t *)a];
+	const struct spulse_offcpu *y = &sort_lat->iv[*(const size_t *)b];
+	uint64_t tx = x->blocked_ns + x->runq_ns;
+	uint64_t ty = y->blocked_ns + y->runq_ns;
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Frames of @leaf, leaf first, "a <- b <- c" or a JSON array. */
+static void put_stack(const struct latency *l, uint32_t leaf, bool json)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH];
+	int n = profile_stack_frames(&l->p, leaf, frames), i, shown = 0;
+
+	if (json)
+		putchar('[');
+	for (i = n - 1; i >= 0; i--, shown++) {
+		const struct sym_frame *sf =
+			symbolizer_frame(l->p.sym, frames[i]);
+		const char *name = sf ? sf->label : "?";
+
+		if (l->frames && (uint64_t)shown == l->frames) {
+			if (!json)
+				fputs(" <- ...", stdout);
+			break;
+		}
+		if (json) {
+			if (shown)
+				putchar(',');
+			cli_json_string(stdout, name, strlen(name));
+		} else {
+			printf("%s%s", shown ? " <- " : "", name);
+		}
+	}
+	if (n < 0 && !json)
+		fputs("(broken stack)", stdout);
+	if (json)
+		putchar(']');
+}
+
+static void put_thread(const struct latency *l, uint32_t id, bool json)
+{
+	struct spulse_thread t;
+
+	if (spulse_defs_thread(l->p.defs, id, &t) < 0) {
+		fputs(json ? "\"pid\":null,\"tid\":null,\"comm\":null" :
+		      "? ?/?", stdout);
+		return;
+	}
+	if (json) {
+		printf("\"pid\":%u,\"tid\":%u,\"comm\":", t.pid, t.tid);
+		cli_json_string(stdout, t.comm, t.comm_len);
+	} else {
+		printf("%s %u/%u", t.comm, t.pid, t.tid);
+	}
+}
+
+static void print_longest(const struct latency *l, const size_t *order,
+			  size_t k)
+{
+	size_t i;
+
+	printf("\n# %zu longest off-CPU intervals (of %zu), by blocked + "
+	       "runq\n", k, l->n);
+	for (i = 0; i < k; i++) {
+		const struct spulse_offcpu *v = &l->iv[order[i]];
+
+		printf("%3zu. %.6f s  ", i + 1, (double)v->time_ns / 1e9);
+		put_thread(l, v->thread, false);
+		printf("  %s  off-CPU %.3f ms  blocked %.3f ms  runq %.3f ms"
+		       "  cpu %u->%u\n", spulse_state_name(v->state) ?
+		       spulse_state_name(v->state) : "?",
+		       (double)(v->blocked_ns + v->runq_ns) / 1e6,
+		       (double)v->blocked_ns / 1e6, (double)v->runq_ns / 1e6,
+		       v->cpu_out, v->cpu_in);
+		fputs("     stack: ", stdout);
+		put_stack(l, v->stack, false);
+		fputs("\n     waker: ", stdout);
+		if (v->waker_thread == SPULSE_NONE) {
+			fputs("none recorded", stdout);
+		} else {
+			put_thread(l, v->waker_thread, false);
+			printf(" cpu %u: ", v->waker_cpu);
+			put_stack(l, v->waker_stack, false);
+		}
+		putchar('\n');
+	}
+}
+
+static void json_longest(const struct latency *l, const size_t *order,
+			 size_t k)
+{
+	size_t i;
+
+	fputs(",\"longest\":[", stdout);
+	for (i = 0; i < k; i++) {
+		const struct spulse_offcpu *v = &l->iv[order[i]];
+		const char *st = spulse_state_name(v->state);
+
+		printf("%s{\"time_ns\":%lld,", i ? "," : "",
+		       (long long)v->time_ns);
+		put_thread(l, v->thread, true);
+		printf(",\"state\":\"%s\",\"offcpu_ns\":%llu,\"blocked_ns\":"
+		       "%llu,\"runq_ns\":%llu,\"cpu_out\":%u,\"cpu_in\":%u,"
+		       "\"stack\":", st ? st : "?",
+		       (unsigned long long)(v->blocked_ns + v->runq_ns),
+		       (unsigned long long)v->blocked_ns,
+		       (unsigned long long)v->runq_ns, v->cpu_out, v->cpu_in);
+		put_stack(l, v->stack, true);
+		fputs(",\"waker\":", stdout);
+		if (v->waker_thread == SPULSE_NONE) {
+			fputs("null", stdout);
+		} else {
+			putchar('{');
+			put_thread(l, v->waker_thread, true);
+			printf(",\"cpu\":%u,\"stack\":", v->waker_cpu);
+			put_stack(l, v->waker_stack, true);
+			putchar('}');
+		}
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static int output(struct latency *l)
+{
+	uint64_t blocked = 0, runq = 0;
+	size_t *order, i, k;
+	char states[32];
+	bool first = true;
+
+	order = malloc((l->n ? l->n : 1) * sizeof(*order));
+	if (!order)
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		order[i] = i;
+		blocked += l->iv[i].blocked_ns;
+		runq += l->iv[i].runq_ns;
+	}
+	sort_lat = l;
+	qsort(order, l->n, sizeof(*order), cmp_longest);
+	k = l->top < l->n ? (size_t)l->top : l->n;
+	if (l->json) {
+		printf("{\"unit\":\"us\",\"intervals\":%zu,\"blocked_ns\":%llu,"
+		       "\"runq_ns\":%llu,\"histograms\":[", l->n,
+		       (unsigned long long)blocked, (unsigned long long)runq);
+		for (i = 0; i < l->ngroups; i++) {
+			const struct group *g = &l->groups[i];
+			unsigned int st;
+
+			if (l->per_thread && !g->runq.n)
+				continue;
+			json_hist(&g->runq, "runq", NULL, l, g, first);
+			first = false;
+			for (st = 0; st < NSTATES; st++)
+				if (g->state[st].n)
+					json_hist(&g->state[st], "offcpu",
+						  spulse_state_name((uint8_t)st),
+						  l, g, false);
+		}
+		putchar(']');
+		json_longest(l, order, k);
+		fputs("}\n", stdout);
+	} else {
+		printf("# %s: %zu off-CPU intervals, %.3f ms off-CPU "
+		       "(blocked %.3f ms, runq %.3f ms)", l->p.file, l->n,
+		       (double)(blocked + runq) / 1e6, (double)blocked / 1e6,
+		       (double)runq / 1e6);
+		if (l->p.has_pid)
+			printf(", pid %u", l->p.pid);
+		if (l->p.state_mask)
+			printf(", states %s", profile_states_text(&l->p, states,
+								 sizeof(states)));
+		putchar('\n');
+		for (i = 0; i < l->ngroups; i++) {
+			const struct group *g = &l->groups[i];
+
+			if (l->per_thread) {
+				if (!g->runq.n)
+					continue;
+				printf("\n== thread ");
+				put_thread(l, g->thread, false);
+				printf(" ==\n");
+			}
+			print_group_text(g);
+		}
+		if (k)
+			print_longest(l, order, k);
+	}
+	free(order);
+	return ferror(stdout) ? -1 : 0;
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "per-thread", no_argument, NULL, 'T' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "frames", required_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		PROFILE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct latency l = { .top = 10, .frames = 6 };
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		rc = profile_option(&l.p, c, optarg);
+		if (rc == 1)
+			continue;
+		if (rc)
+			return rc;
+		switch (c) {
+		case 'T': l.per_thread = true; break;
+		case 'j': l.json = true; break;
+		case 'n':
+			if (!cli_parse_u64("--top", optarg, &l.top))
+				return EXIT_USAGE;
+			break;
+		case 'F':
+			if (!cli_parse_u64("--frames", optarg, &l.frames))
+				return EXIT_USAGE;
+			break;
+		case 'h': fputs(latency_help, stdout); return EXIT_OK;
+		default: return cli_usage_error("latency", "bad option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error("latency", "expected exactly one FILE");
+	l.p.offcpu = true;
+	rc = profile_open(&l.p, argv[optind]);
+	if (rc == EXIT_OK) {
+		profile_note_no_offcpu(&l.p);
+		rc = profile_load_offcpu(&l.p, &l.iv, &l.n);
+	}
+	if (rc == EXIT_OK && make_groups(&l) < 0) {
+		fprintf(stderr, "spulse: out of memory\n");
+		rc = EXIT_INVALID;
+	}
+	if (rc == EXIT_OK) {
+		fill(&l);
+		if (output(&l) < 0) {
+			fprintf(stderr, "spulse latency: write failed\n");
+			rc = EXIT_INVALID;
+		}
+	}
+	free(l.iv);
+	free(l.groups);
+	free(l.thread_group);
+	profile_close(&l.p);
+	return rc;
+}
