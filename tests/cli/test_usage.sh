@@ -3,10 +3,10 @@
 test_help_everywhere() {
 	local c
 	expect_rc 0 "$SP" --help || return 1
-	for c in record check dump report flame export synth; do
+	for c in record check dump report flame latency export synth; do
 		grep -q "^  $c " out || die "top-level help lacks $c" || return 1
 	done
-	for c in record check dump report flame export synth; do
+	for c in record check dump report flame latency export synth; do
 		expect_rc 0 "$SP" "$c" --help || return 1
 		grep -q "^usage: spulse $c" out ||
 			die "$c --help prints no usage line" || return 1
@@ -32,12 +32,22 @@ test_usage_errors_exit_2() {
 	expect_rc 2 "$SP" flame ok.spulse extra || return 1
 	expect_rc 2 "$SP" export ok.spulse || return 1
 	expect_rc 2 "$SP" export ok.spulse --format xml || return 1
-	grep -q "spulse export" err || die "no message naming the command"
+	grep -q "spulse export" err || die "no message naming the command" ||
+		return 1
+	expect_rc 2 "$SP" latency || return 1
+	expect_rc 2 "$SP" latency ok.spulse --top lots || return 1
+	expect_rc 2 "$SP" latency ok.spulse --state Y || return 1
+	expect_rc 2 "$SP" latency ok.spulse --metric blocked || return 1
+	expect_rc 2 "$SP" flame ok.spulse --metric runq || return 1
+	expect_rc 2 "$SP" report ok.spulse --off-cpu --state ',' || return 1
+	expect_rc 2 "$SP" export ok.spulse --format trace-event --metric runq ||
+		return 1
+	expect_rc 2 "$SP" export ok.spulse --format folded --state S
 }
 
 test_missing_file_exit_1() {
 	local c
-	for c in check dump report; do
+	for c in check dump report latency; do
 		expect_rc 1 "$SP" "$c" does-not-exist.spulse || return 1
 		grep -q "does-not-exist.spulse" err ||
 			die "$c: error does not name the file" || return 1
