@@ -17,12 +17,15 @@
  * spulse_control_start() - enable sampling (no-op when running)
  *
  * The first start fixes the session: start_us (realtime) and the monotonic
- * origin that sample times are measured from, on every CPU.
+ * origin that sample times are measured from, on every CPU. With offcpu=1
+ * the scheduler probes are registered first.
  *
- * Return: 0.
+ * Return: 0 or the probe registration error (then still stopped).
  */
 int spulse_control_start(void)
 {
+	int r = 0;
+
 	mutex_lock(&spulse.lock);
 	if (!spulse.running) {
 		if (!spulse.started) {
@@ -30,11 +33,14 @@ int spulse_control_start(void)
 			spulse.start_us = ktime_get_real_ns() / NSEC_PER_USEC;
 			spulse.started = true;
 		}
-		spulse_meta_start();
-		spulse_sample_enable(true);
+		r = spulse_offcpu_start();
+		if (!r) {
+			spulse_meta_start();
+			spulse_sample_enable(true);
+		}
 	}
 	mutex_unlock(&spulse.lock);
-	return 0;
+	return r;
 }
 
 /**
@@ -45,9 +51,67 @@ void spulse_control_stop(void)
 	mutex_lock(&spulse.lock);
 	if (spulse.running) {
 		spulse_sample_enable(false);
+		spulse_offcpu_stop();
 		spulse_meta_stop();
 	}
 	mutex_unlock(&spulse.lock);
+}
+
+/**
+ * spulse_control_trigger() - write a manual trigger mark (extension kind 3)
+ *
+ * Into the stream of the CPU this runs on, with interrupts off and the
+ * CPU's busy flag held like a sample (an NMI sample landing meanwhile is
+ * dropped as busy). Reason manual, seq 0, no window, text
+ * "debugfs trigger", event-clock time now. Counted in triggers_written or
+ * triggers_dropped. Works running or stopped, once a session has started.
+ *
+ * Return: 0, -EINVAL (no session started yet), -ENOSPC (buffer full or
+ * CPU busy: dropped and counted).
+ */
+int spulse_control_trigger(void)
+{
+	struct spulse_cpu *c;
+	unsigned long flags;
+	int r = 0;
+	u64 t;
+
+	mutex_lock(&spulse.lock);
+	if (!spulse.started) {
+		mutex_unlock(&spulse.lock);
+		return -EINVAL;
+	}
+	local_irq_save(flags);
+	c = this_cpu_ptr(spulse.cpu);
+	if (c->busy) {
+		c->stats.triggers_dropped++;
+		r = -ENOSPC;
+		goto out;
+	}
+	c->busy = 1;
+	barrier();
+	t = ktime_get_mono_fast_ns() - spulse.start_mono;
+	if (spulse_batch_build_trigger(&c->enc, &c->batch, t,
+				       SPULSE_TRIGGER_MANUAL, "debugfs trigger",
+				       spulse.start_us, spulse.interval_us)) {
+		r = -ENOSPC;
+	} else if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
+				     c->batch.buf, c->batch.len)) {
+		spulse_batch_rollback(&c->enc, &c->batch);
+		r = -ENOSPC;
+	} else {
+		spulse_batch_commit_event(&c->enc, &c->batch, t);
+	}
+	if (r)
+		c->stats.triggers_dropped++;
+	else
+		c->stats.triggers_written++;
+	barrier();
+	c->busy = 0;
+out:
+	local_irq_restore(flags);
+	mutex_unlock(&spulse.lock);
+	return r;
 }
 
 /**
@@ -74,16 +138,23 @@ void spulse_control_flush(void)
 static ssize_t spulse_control_write(struct file *f, const char __user *ubuf,
 				    size_t len, loff_t *pos)
 {
-	char cmd[8];
+	char cmd[16];
+	int r;
 
 	if (len == 0 || len >= sizeof(cmd))
 		return -EINVAL;
 	if (copy_from_user(cmd, ubuf, len))
 		return -EFAULT;
 	cmd[len] = 0;
-	if (sysfs_streq(cmd, "start"))
-		spulse_control_start();
-	else if (sysfs_streq(cmd, "stop"))
+	if (sysfs_streq(cmd, "start")) {
+		r = spulse_control_start();
+		if (r)
+			return r;
+	} else if (sysfs_streq(cmd, "trigger")) {
+		r = spulse_control_trigger();
+		if (r)
+			return r;
+	} else if (sysfs_streq(cmd, "stop"))
 		spulse_control_stop();
 	else if (sysfs_streq(cmd, "flush"))
 		spulse_control_flush();
@@ -112,6 +183,40 @@ static const struct file_operations spulse_control_fops = {
 	.release = single_release,
 };
 
+#define SPULSE_OC_STATS(X) \
+	X(offcpu_taken) X(offcpu_written) X(offcpu_filtered) \
+	X(offcpu_dropped_buffer_full) X(offcpu_dropped_busy) \
+	X(offcpu_dropped_no_slot) X(offcpu_dropped_too_deep) \
+	X(offcpu_dropped_error) X(offcpu_lost) X(offcpu_handler_ns) \
+	X(wakeups_taken) X(wakeups_attached) X(wakeups_early) \
+	X(wakeups_runnable) X(wakeups_repeat) X(wakeups_unslotted) \
+	X(wakeups_dropped_busy) X(wakeups_dropped_no_slot) \
+	X(wakeups_dropped_too_deep) X(early_applied) X(early_stale) \
+	X(triggers_written) X(triggers_dropped)
+
+static void spulse_stats_add_offcpu(struct spulse_cpu_stats *t,
+				    const struct spulse_cpu_stats *c)
+{
+#define SPULSE_OC_ADD(f) t->f += READ_ONCE(c->f);
+	SPULSE_OC_STATS(SPULSE_OC_ADD)
+#undef SPULSE_OC_ADD
+}
+
+static void spulse_stats_show_offcpu(struct seq_file *m,
+				     const struct spulse_cpu_stats *t)
+{
+	seq_printf(m, "offcpu %d\n", spulse.p.offcpu);
+	seq_printf(m, "offcpu_min_us %u\n", spulse.p.offcpu_min_us);
+	seq_printf(m, "offcpu_threads %u\n",
+		   spulse.p.offcpu ? spulse_oc_table_slots(spulse.p.offcpu_threads) : 0);
+#define SPULSE_OC_SHOW(f) seq_printf(m, #f " %llu\n", t->f);
+	SPULSE_OC_STATS(SPULSE_OC_SHOW)
+#undef SPULSE_OC_SHOW
+	seq_printf(m, "offcpu_open_at_stop %llu\n",
+		   READ_ONCE(spulse.offcpu_open_at_stop));
+	seq_printf(m, "early_at_stop %llu\n", READ_ONCE(spulse.early_at_stop));
+}
+
 static int spulse_stats_show(struct seq_file *m, void *v)
 {
 	struct spulse_cpu_stats t = {};
@@ -127,6 +232,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		t.dropped_busy += READ_ONCE(c->stats.dropped_busy);
 		t.dropped_too_deep += READ_ONCE(c->stats.dropped_too_deep);
 		t.handler_ns += READ_ONCE(c->stats.handler_ns);
+		spulse_stats_add_offcpu(&t, &c->stats);
 		records += READ_ONCE(c->enc.records);
 		bytes += READ_ONCE(c->enc.bytes);
 	}
@@ -147,6 +253,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
 	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
+	spulse_stats_show_offcpu(m, &t);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

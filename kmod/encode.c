@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Where records are encoded. Each sample becomes one batch: the definitions
- * it needs that this CPU's stream does not have yet (stream header, thread,
- * frames, stack nodes root to leaf) followed by the sample record. The batch
+ * it needs that this CPU's stream does not have yet (stream header and cpu
+ * record, thread, frames, stack nodes root to leaf) followed by the sample
+ * record; an off-CPU interval or a trigger mark likewise. The batch
  * is written with one relay reservation; when that fails the id counters are
  * rolled back and the intern tables forgotten, so nothing that was not
  * written is ever referenced by a later batch.
@@ -50,83 +51,79 @@ static bool spulse_batch_room(const struct spulse_batch *b, size_t need)
 	return b->cap - b->len >= need;
 }
 
-/**
- * spulse_batch_build() - encode one sample and its missing definitions
- * @e: this CPU's encoder
- * @b: batch (buffer and capacity set by the caller)
- * @s: the captured sample, frames root..leaf (kinds 1-3, normalized)
- * @start_us: header start_us
- * @interval_us: header interval_us
- *
- * On success the caller writes @b->buf[0..@b->len) in one reservation and
- * then calls spulse_batch_commit(), or spulse_batch_rollback() when the
- * write failed. On error the encoder is already rolled back.
- *
- * Return: 0, -E2BIG (batch does not fit @b->cap), -EINVAL (no frames or a
- * truncated marker that is not the root), -EOVERFLOW (id space exhausted).
- */
-int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
-		       const struct spulse_sample *s, u64 start_us,
-		       u64 interval_us)
+/* Start a batch: save the counters, write header + cpu record if needed. */
+static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
+			      u64 start_us, u64 interval_us)
 {
-	u64 parent = SPULSE_STACK_ROOT;
-	u32 i, id = 0, frame;
-	u64 k[3];
-	size_t clen;
-	int r;
-
 	b->len = 0;
 	b->records = 0;
 	b->saved_frame = e->next_frame;
 	b->saved_stack = e->next_stack;
 	b->saved_thread = e->next_thread;
 	b->saved_header = e->header_done;
-	if (!s->n)
-		return -EINVAL;
 
 	if (spulse_intern_full(&e->frames) || spulse_intern_full(&e->stacks) ||
 	    spulse_intern_full(&e->threads))
 		spulse_enc_reset(e);
 
 	if (!e->header_done) {
-		if (!spulse_batch_room(b, SPULSE_HEADER_MAX))
-			goto too_big;
+		if (!spulse_batch_room(b, SPULSE_HEADER_MAX + SPULSE_EXT_CPU_MAX))
+			return -E2BIG;
 		b->len += spulse_enc_header(b->buf, start_us, interval_us);
+		b->len += spulse_enc_ext_cpu(b->buf + b->len, e->cpu);
+		b->records++;
 		e->header_done = true;
 	}
+	return 0;
+}
 
-	k[0] = (u64)s->pid << 32 | s->tid;
-	memcpy(&k[1], s->comm, 8);
-	memcpy(&k[2], s->comm + 8, 8);
-	r = spulse_intern_get(&e->threads, k, &e->next_thread, &id);
-	if (r < 0)
-		goto fail;
-	if (r) {
-		if (!spulse_batch_room(b, SPULSE_THREAD_REC_MAX))
-			goto too_big;
-		clen = strnlen(s->comm, sizeof(s->comm));
-		b->len += spulse_enc_thread(b->buf + b->len, id, s->pid, s->tid,
-					    s->comm, clen);
-		b->records++;
-	}
-	k[2] = id;	/* thread id, kept for the sample below */
+/* Intern a thread (defining it in @b if new); its id in *@id. */
+static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
+			       u32 pid, u32 tid, const char *comm, u32 *id)
+{
+	u64 k[3];
+	size_t clen;
+	int r;
 
-	for (i = 0; i < s->n; i++) {
-		const struct spulse_frame *f = &s->frames[i];
+	k[0] = (u64)pid << 32 | tid;
+	memcpy(&k[1], comm, 8);
+	memcpy(&k[2], comm + 8, 8);
+	r = spulse_intern_get(&e->threads, k, &e->next_thread, id);
+	if (r <= 0)
+		return r;
+	if (!spulse_batch_room(b, SPULSE_THREAD_REC_MAX))
+		return -E2BIG;
+	clen = strnlen(comm, 16);
+	b->len += spulse_enc_thread(b->buf + b->len, *id, pid, tid, comm, clen);
+	b->records++;
+	return 0;
+}
+
+/* Intern a stack root..leaf (defining what is new in @b); leaf in *@leaf. */
+static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
+			      const struct spulse_frame *frames, u32 n,
+			      u32 *leaf)
+{
+	u64 parent = SPULSE_STACK_ROOT;
+	u32 i, id = 0, frame;
+	int r;
+
+	if (!n)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		const struct spulse_frame *f = &frames[i];
 		u64 fk[3] = { f->kind, f->addr, 0 };
 
-		if (f->kind == SPULSE_FRAME_TRUNCATED && i) {
-			r = -EINVAL;
-			goto fail;
-		}
+		if (f->kind == SPULSE_FRAME_TRUNCATED && i)
+			return -EINVAL;
 		if (f->kind == SPULSE_FRAME_TRUNCATED)
 			fk[1] = 0;
 		r = spulse_intern_get(&e->frames, fk, &e->next_frame, &frame);
 		if (r < 0)
-			goto fail;
+			return r;
 		if (r) {
 			if (!spulse_batch_room(b, SPULSE_FRAME_REC_MAX))
-				goto too_big;
+				return -E2BIG;
 			if (f->kind == SPULSE_FRAME_TRUNCATED)
 				b->len += spulse_enc_frame_truncated(b->buf + b->len,
 								     frame);
@@ -140,31 +137,166 @@ int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 		fk[1] = frame;
 		r = spulse_intern_get(&e->stacks, fk, &e->next_stack, &id);
 		if (r < 0)
-			goto fail;
+			return r;
 		if (r) {
 			if (!spulse_batch_room(b, SPULSE_STACK_REC_MAX))
-				goto too_big;
+				return -E2BIG;
 			b->len += spulse_enc_stack(b->buf + b->len, id, parent,
 						   frame);
 			b->records++;
 		}
 		parent = (u64)id + 1;
 	}
+	*leaf = id;
+	return 0;
+}
 
-	if (!spulse_batch_room(b, SPULSE_SAMPLE_MAX))
-		goto too_big;
+/**
+ * spulse_batch_build() - encode one sample and its missing definitions
+ * @e: this CPU's encoder
+ * @b: batch (buffer and capacity set by the caller)
+ * @s: the captured sample, frames root..leaf (kinds 1-3, normalized)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * The first batch of a stream starts with the header and the stream's cpu
+ * record (extension kind 1, @e->cpu). On success the caller writes
+ * @b->buf[0..@b->len) in one reservation and then calls
+ * spulse_batch_commit(), or spulse_batch_rollback() when the write failed.
+ * On error the encoder is already rolled back.
+ *
+ * Return: 0, -E2BIG (batch does not fit @b->cap), -EINVAL (no frames or a
+ * truncated marker that is not the root), -EOVERFLOW (id space exhausted).
+ */
+int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
+		       const struct spulse_sample *s, u64 start_us,
+		       u64 interval_us)
+{
+	u32 thread, leaf;
+	int r;
+
+	r = spulse_batch_begin(e, b, start_us, interval_us);
+	if (!r && !s->n)
+		r = -EINVAL;
+	if (!r)
+		r = spulse_batch_thread(e, b, s->pid, s->tid, s->comm, &thread);
+	if (!r)
+		r = spulse_batch_stack(e, b, s->frames, s->n, &leaf);
+	if (!r && !spulse_batch_room(b, SPULSE_SAMPLE_MAX))
+		r = -E2BIG;
+	if (r) {
+		spulse_batch_rollback(e, b);
+		return r;
+	}
 	b->len += spulse_enc_sample(b->buf + b->len,
-				    (s64)(s->t_ns - e->last_ns), (u32)k[2], id);
+				    (s64)(s->t_ns - e->last_ns), thread, leaf);
 	b->records++;
 	return 0;
-
-too_big:
-	r = -E2BIG;
-fail:
-	spulse_batch_rollback(e, b);
-	return r;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build);
+
+/**
+ * spulse_batch_build_offcpu() - encode one closed off-CPU interval
+ * @e: the switch-in CPU's encoder
+ * @b: batch
+ * @s: the closed slot (spulse_oc_close())
+ * @t_in: switch-in time (ns since session start)
+ * @cpu_in: switch-in CPU
+ * @scratch: room for max depth + 1 frames (the stacks are expanded here)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * Defines what this stream lacks (header and cpu record, both threads, the
+ * frames and nodes of both stacks), then the kind-2 record: event-clock
+ * delta from @e->last_event_ns to the switch-out time, blocked and run-queue
+ * time from spulse_oc_interval(). Commit with spulse_batch_commit_event()
+ * at @s->t_out.
+ *
+ * Return: as spulse_batch_build().
+ */
+int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
+			      const struct spulse_oc_slot *s, u64 t_in,
+			      u32 cpu_in, struct spulse_frame *scratch,
+			      u64 start_us, u64 interval_us)
+{
+	struct spulse_offcpu_fields f = {};
+	u32 n;
+	int r;
+
+	r = spulse_batch_begin(e, b, start_us, interval_us);
+	if (!r)
+		r = spulse_batch_thread(e, b, s->self.pid, s->self.tid,
+					s->self.comm, &f.thread);
+	if (!r) {
+		n = spulse_oc_stack_frames(&s->self.st, scratch);
+		r = spulse_batch_stack(e, b, scratch, n, &f.stack);
+	}
+	if (!r && s->has_waker && s->state != SPULSE_STATE_RUNNABLE) {
+		f.has_waker = true;
+		f.waker_cpu = s->waker_cpu;
+		r = spulse_batch_thread(e, b, s->waker.pid, s->waker.tid,
+					s->waker.comm, &f.waker_thread);
+		if (!r) {
+			n = spulse_oc_stack_frames(&s->waker.st, scratch);
+			r = spulse_batch_stack(e, b, scratch, n, &f.waker_stack);
+		}
+	}
+	if (!r && !spulse_batch_room(b, SPULSE_EXT_OFFCPU_MAX))
+		r = -E2BIG;
+	if (r) {
+		spulse_batch_rollback(e, b);
+		return r;
+	}
+	f.dt_ns = (s64)(s->t_out - e->last_event_ns);
+	f.state = s->state;
+	f.cpu_out = s->cpu_out;
+	f.cpu_in = cpu_in;
+	spulse_oc_interval(s, t_in, &f.blocked_ns, &f.runq_ns);
+	b->len += spulse_enc_ext_offcpu(b->buf + b->len, &f);
+	b->records++;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build_offcpu);
+
+/**
+ * spulse_batch_build_trigger() - encode a trigger mark (extension kind 3)
+ * @e: this CPU's encoder
+ * @b: batch
+ * @t_ns: trigger time (ns since session start)
+ * @reason: enum spulse_trigger_reason
+ * @text: NUL-terminated description (clamped to SPULSE_MAX_TRIGGER_TEXT)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * seq, value, threshold and the window are 0 (a kernel mark). Commit with
+ * spulse_batch_commit_event() at @t_ns.
+ *
+ * Return: 0 or -E2BIG (encoder rolled back).
+ */
+int spulse_batch_build_trigger(struct spulse_enc *e, struct spulse_batch *b,
+			       u64 t_ns, u32 reason, const char *text,
+			       u64 start_us, u64 interval_us)
+{
+	struct spulse_trigger_fields f = {
+		.dt_ns = (s64)(t_ns - e->last_event_ns),
+		.reason = reason,
+		.text = text,
+		.text_len = strnlen(text, SPULSE_MAX_TRIGGER_TEXT),
+	};
+	int r = spulse_batch_begin(e, b, start_us, interval_us);
+
+	if (!r && !spulse_batch_room(b, SPULSE_EXT_HDR_MAX + 7 * SPULSE_VARINT_MAX +
+				     2 + f.text_len))
+		r = -E2BIG;
+	if (r) {
+		spulse_batch_rollback(e, b);
+		return r;
+	}
+	b->len += spulse_enc_ext_trigger(b->buf + b->len, &f);
+	b->records++;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build_trigger);
 
 /**
  * spulse_batch_commit() - account a batch that was written
@@ -180,6 +312,21 @@ void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
 	e->bytes += b->len;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit);
+
+/**
+ * spulse_batch_commit_event() - account a written off-CPU or trigger batch
+ * @e: encoder
+ * @b: the batch
+ * @t_ns: its event-clock time (the next event's delta is relative to it)
+ */
+void spulse_batch_commit_event(struct spulse_enc *e,
+			       const struct spulse_batch *b, u64 t_ns)
+{
+	e->last_event_ns = t_ns;
+	e->records += b->records;
+	e->bytes += b->len;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit_event);
 
 /**
  * spulse_batch_rollback() - undo a batch that was not written

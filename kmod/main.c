@@ -52,6 +52,18 @@ static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start sampling at load");
 
+static bool offcpu;
+module_param(offcpu, bool, 0444);
+MODULE_PARM_DESC(offcpu, "record off-CPU intervals with stacks and wakers (sched_switch/sched_waking)");
+
+static uint offcpu_min_us = 5;
+module_param(offcpu_min_us, uint, 0444);
+MODULE_PARM_DESC(offcpu_min_us, "off-CPU intervals shorter than this are counted, not written (0 = all; <= 60000000)");
+
+static uint offcpu_threads = 4096;
+module_param(offcpu_threads, uint, 0444);
+MODULE_PARM_DESC(offcpu_threads, "threads off CPU at the same time that can be tracked (64..65536; memory: see docs/KERNEL.md)");
+
 static int spulse_load_params(void)
 {
 	struct spulse_params *p = &spulse.p;
@@ -70,6 +82,9 @@ static int spulse_load_params(void)
 	p->subbuf_size = subbuf_size;
 	p->n_subbufs = n_subbufs;
 	p->autostart = autostart;
+	p->offcpu = offcpu;
+	p->offcpu_min_us = offcpu_min_us;
+	p->offcpu_threads = offcpu_threads;
 	if (spulse_parse_event(event ? event : "", &p->event)) {
 		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
 		return -EINVAL;
@@ -96,6 +111,7 @@ static int spulse_load_params(void)
 static void spulse_teardown(void)
 {
 	spulse_sample_exit();
+	spulse_offcpu_exit();
 	spulse_procwatch_exit();
 	spulse_meta_exit();
 	spulse_relay_close();
@@ -131,14 +147,20 @@ static int __init spulse_init(void)
 	r = spulse_control_init();
 	if (r)
 		goto fail;
+	r = spulse_offcpu_init();
+	if (r)
+		goto fail;
 	r = spulse_sample_init();
 	if (r)
 		goto fail;
-	if (spulse.p.autostart)
-		spulse_control_start();
-	pr_info("loaded: target_pid=%u freq=%u event=%s\n",
+	if (spulse.p.autostart) {
+		r = spulse_control_start();
+		if (r)
+			goto fail;
+	}
+	pr_info("loaded: target_pid=%u freq=%u event=%s offcpu=%d\n",
 		spulse.p.target_pid, spulse.p.freq,
-		spulse_event_name(spulse.p.event));
+		spulse_event_name(spulse.p.event), spulse.p.offcpu);
 	return 0;
 fail:
 	pr_err("load failed: %d\n", r);

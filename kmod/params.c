@@ -15,17 +15,47 @@
  * @max_user_depth: user frame limit
  * @max_kernel_depth: kernel frame limit
  *
- * Header + thread + one frame and one stack record per node (user, kernel
- * and the truncated marker) + the sample record. A relay sub-buffer must
- * hold at least this much, since a batch is never split.
+ * Header + cpu record + thread + one frame and one stack record per node
+ * (user, kernel and the truncated marker) + the sample record. A relay
+ * sub-buffer must hold at least this much, since a batch is never split.
  */
 size_t spulse_batch_max(u32 max_user_depth, u32 max_kernel_depth)
 {
-	return SPULSE_HEADER_MAX + SPULSE_THREAD_REC_MAX + SPULSE_SAMPLE_MAX +
+	return SPULSE_HEADER_MAX + SPULSE_EXT_CPU_MAX + SPULSE_THREAD_REC_MAX +
+	       SPULSE_SAMPLE_MAX +
 	       ((size_t)max_user_depth + max_kernel_depth + 1) *
 	       (SPULSE_FRAME_REC_MAX + SPULSE_STACK_REC_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max);
+
+/**
+ * spulse_batch_max_offcpu() - largest batch one off-CPU interval can produce
+ * @max_user_depth: user frame limit
+ * @max_kernel_depth: kernel frame limit
+ *
+ * Header + cpu record + two threads (the thread and its waker) + two full
+ * stacks + the kind-2 record.
+ */
+size_t spulse_batch_max_offcpu(u32 max_user_depth, u32 max_kernel_depth)
+{
+	return SPULSE_HEADER_MAX + SPULSE_EXT_CPU_MAX +
+	       2 * SPULSE_THREAD_REC_MAX + SPULSE_EXT_OFFCPU_MAX +
+	       2 * ((size_t)max_user_depth + max_kernel_depth + 1) *
+	       (SPULSE_FRAME_REC_MAX + SPULSE_STACK_REC_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_offcpu);
+
+/**
+ * spulse_batch_max_trigger() - largest trigger batch
+ *
+ * Header + cpu record + a kind-3 record with the longest text.
+ */
+size_t spulse_batch_max_trigger(void)
+{
+	return SPULSE_HEADER_MAX + SPULSE_EXT_CPU_MAX + SPULSE_EXT_HDR_MAX +
+	       7 * SPULSE_VARINT_MAX + 2 + SPULSE_MAX_TRIGGER_TEXT;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_trigger);
 
 /**
  * spulse_parse_event() - map the "event" parameter to an event kind
@@ -83,8 +113,23 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 		return -EINVAL;
 	}
 	if (p->subbuf_size <
-	    spulse_batch_max(p->max_user_depth, p->max_kernel_depth)) {
+	    spulse_batch_max(p->max_user_depth, p->max_kernel_depth) ||
+	    p->subbuf_size < spulse_batch_max_trigger()) {
 		*why = "subbuf_size too small for one sample at the depth limits";
+		return -EINVAL;
+	}
+	if (p->offcpu && p->subbuf_size <
+	    spulse_batch_max_offcpu(p->max_user_depth, p->max_kernel_depth)) {
+		*why = "subbuf_size too small for one off-CPU interval at the depth limits";
+		return -EINVAL;
+	}
+	if (p->offcpu_min_us > SPULSE_OFFCPU_MIN_US_MAX) {
+		*why = "offcpu_min_us must be <= 60000000";
+		return -EINVAL;
+	}
+	if (p->offcpu && (p->offcpu_threads < SPULSE_OFFCPU_THREADS_MIN ||
+			  p->offcpu_threads > SPULSE_OFFCPU_THREADS_MAX)) {
+		*why = "offcpu_threads must be 64..65536";
 		return -EINVAL;
 	}
 	if (p->n_subbufs < SPULSE_NSUBBUF_MIN ||

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU sampler state: encoder intern tables, batch scratch buffer and
- * capture buffers, all allocated at load so the handler never allocates.
+ * capture buffers (with offcpu=1 also the off-CPU capture and close
+ * scratch), all allocated at load so the handlers never allocate.
  */
 #include <linux/cpumask.h>
 #include <linux/mm.h>
@@ -18,13 +19,27 @@ static void *spulse_zalloc(size_t n, size_t size)
 	return kvcalloc(n, size, GFP_KERNEL);
 }
 
-static int spulse_cpu_alloc_one(struct spulse_cpu *c)
+static int spulse_cpu_alloc_one(struct spulse_cpu *c, int cpu)
 {
 	const struct spulse_params *p = &spulse.p;
-	u32 nodes = p->max_user_depth + p->max_kernel_depth + 1;
+	u32 depth = p->max_user_depth + p->max_kernel_depth;
+	u32 nodes = depth + 1;
 	struct spulse_intern_ent *fe, *se, *te;
 
-	c->batch.cap = spulse_batch_max(p->max_user_depth, p->max_kernel_depth);
+	c->batch.cap = max(spulse_batch_max(p->max_user_depth,
+					    p->max_kernel_depth),
+			   spulse_batch_max_trigger());
+	if (p->offcpu) {
+		c->batch.cap = max(c->batch.cap,
+				   spulse_batch_max_offcpu(p->max_user_depth,
+							   p->max_kernel_depth));
+		c->oc_cap.st.addr = spulse_zalloc(depth, sizeof(u64));
+		c->oc_close.self.st.addr = spulse_zalloc(depth, sizeof(u64));
+		c->oc_close.waker.st.addr = spulse_zalloc(depth, sizeof(u64));
+		if (!c->oc_cap.st.addr || !c->oc_close.self.st.addr ||
+		    !c->oc_close.waker.st.addr)
+			return -ENOMEM;
+	}
 	c->batch.buf = kvmalloc(c->batch.cap, GFP_KERNEL);
 	c->frames = spulse_zalloc(nodes, sizeof(*c->frames));
 	c->ubuf = spulse_zalloc(p->max_user_depth, sizeof(*c->ubuf));
@@ -36,6 +51,7 @@ static int spulse_cpu_alloc_one(struct spulse_cpu *c)
 	spulse_intern_init(&c->enc.frames, fe, SPULSE_FRAMES_SHIFT);
 	spulse_intern_init(&c->enc.stacks, se, SPULSE_STACKS_SHIFT);
 	spulse_intern_init(&c->enc.threads, te, SPULSE_THREADS_SHIFT);
+	c->enc.cpu = cpu;
 	if (!c->batch.buf || !c->frames || !c->ubuf || !c->kbuf || !fe ||
 	    !se || !te)
 		return -ENOMEM;
@@ -55,7 +71,7 @@ int spulse_cpu_alloc(void)
 	if (!spulse.cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		r = spulse_cpu_alloc_one(per_cpu_ptr(spulse.cpu, cpu));
+		r = spulse_cpu_alloc_one(per_cpu_ptr(spulse.cpu, cpu), cpu);
 		if (r)
 			return r;
 	}
@@ -81,6 +97,9 @@ void spulse_cpu_free(void)
 		kvfree(c->enc.frames.ent);
 		kvfree(c->enc.stacks.ent);
 		kvfree(c->enc.threads.ent);
+		kvfree(c->oc_cap.st.addr);
+		kvfree(c->oc_close.self.st.addr);
+		kvfree(c->oc_close.waker.st.addr);
 	}
 	free_percpu(spulse.cpu);
 	spulse.cpu = NULL;

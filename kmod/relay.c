@@ -4,8 +4,10 @@
  * that CPU's SPULSE stream. Non-overwrite mode: a full buffer refuses the
  * write and the sample is dropped whole.
  */
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/relay.h>
+#include <linux/smp.h>
 
 #include "spulse.h"
 
@@ -149,10 +151,39 @@ void spulse_relay_flush_chan(struct rchan *chan)
 	}
 }
 
+static void spulse_relay_flush_buf(struct rchan *chan, struct rchan_buf *buf)
+{
+	if (buf && buf->offset && buf->offset <= chan->subbuf_size)
+		relay_switch_subbuf(buf, 0);
+}
+
+static void spulse_relay_flush_here(void *info)
+{
+	struct rchan *chan = info;
+
+	spulse_relay_flush_buf(chan, *this_cpu_ptr(chan->buf));
+}
+
 /**
  * spulse_relay_flush() - publish the cpuN channels' partial sub-buffers
+ *
+ * Each online CPU flushes its own buffer in an IPI (interrupts off), so
+ * the flush cannot interleave with that CPU's writers, which all run with
+ * interrupts off too (the cpu-clock handler, the off-CPU probes, the
+ * trigger command) — except the NMI cycles handler, which the caller
+ * disables first. Offline CPUs have no writer and are flushed from here.
  */
 void spulse_relay_flush(void)
 {
-	spulse_relay_flush_chan(spulse.chan);
+	struct rchan *chan = spulse.chan;
+	int cpu;
+
+	if (!chan)
+		return;
+	cpus_read_lock();
+	on_each_cpu(spulse_relay_flush_here, chan, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			spulse_relay_flush_buf(chan, *per_cpu_ptr(chan->buf, cpu));
+	cpus_read_unlock();
 }

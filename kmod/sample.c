@@ -19,52 +19,12 @@
 
 #include "spulse.h"
 
-/*
- * The walker's reader. Frames sit at increasing addresses, usually close
- * together, so instead of one copy_from_user_nmi() per frame it copies a
- * window from the frame up to SPULSE_UCACHE bytes (never past the end of
- * the frame's page, so an unmapped next page cannot fail the copy) and
- * serves the following frames from it.
- */
-static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
-{
-	struct spulse_ucache *uc = ctx;
-	u64 end;
-	unsigned long left;
-
-	if (uc->len && addr >= uc->base && addr - uc->base + len <= uc->len) {
-		memcpy(dst, uc->buf + (addr - uc->base), len);
-		return 0;
-	}
-	end = min_t(u64, addr + SPULSE_UCACHE, (addr | (PAGE_SIZE - 1)) + 1);
-	if (end - addr < len)
-		return copy_from_user_nmi(dst, (const void __user *)
-					  (uintptr_t)addr, len) ? -EFAULT : 0;
-	left = copy_from_user_nmi(uc->buf, (const void __user *)(uintptr_t)addr,
-				  end - addr);
-	uc->base = addr;
-	uc->len = end - addr - left;
-	if (uc->len < len)
-		return -EFAULT;
-	memcpy(dst, uc->buf, len);
-	return 0;
-}
-
-static void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
-{
-	if (c->pids[(c->pid_head - 1) % SPULSE_PID_RING] == tgid)
-		return;
-	WRITE_ONCE(c->pids[c->pid_head % SPULSE_PID_RING], tgid);
-	c->pid_head++;
-}
-
 /* Capture one sample into c->frames (root..leaf); returns the node count. */
 static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 			  struct task_struct *tsk, u32 tgid, bool *too_deep)
 {
 	const struct spulse_params *p = &spulse.p;
 	struct pt_regs *uregs = NULL;
-	struct spulse_uregs ur;
 	bool trunc = false;
 	int nk = 0, nu = 0, i;
 	u32 n = 0;
@@ -83,20 +43,8 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 			uregs = task_pt_regs(tsk);
 	}
 	if (uregs) {
-		ur.ip = uregs->ip;
-		ur.sp = uregs->sp;
-		ur.bp = uregs->bp;
-		if (user_64bit_mode(uregs)) {
-			c->uc.len = 0;
-			nu = spulse_ustack_walk(&ur, TASK_SIZE_MAX,
-						spulse_read_user, &c->uc,
-						c->ubuf, p->max_user_depth,
-						&trunc);
-		} else if (ur.ip < TASK_SIZE_MAX) {
-			c->ubuf[0] = ur.ip;
-			nu = 1;
-			trunc = true;
-		}
+		nu = spulse_ustack_capture(uregs, &c->uc, c->ubuf,
+					   p->max_user_depth, &trunc);
 		if (!p->target_pid && tgid)
 			spulse_note_pid(c, tgid);
 		if (nu && !spulse_meta_known(tgid, c->ubuf[0]))

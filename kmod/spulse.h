@@ -35,6 +35,9 @@
 #define SPULSE_SUBBUF_MAX	(64U << 20)
 #define SPULSE_NSUBBUF_MIN	2
 #define SPULSE_NSUBBUF_MAX	1024
+#define SPULSE_OFFCPU_THREADS_MIN	64
+#define SPULSE_OFFCPU_THREADS_MAX	65536
+#define SPULSE_OFFCPU_MIN_US_MAX	60000000	/* 60 s */
 
 /* Event kinds (parameter "event"). */
 enum spulse_event {
@@ -53,6 +56,9 @@ enum spulse_event {
  * @subbuf_size: relay sub-buffer size in bytes
  * @n_subbufs: relay sub-buffers per CPU
  * @autostart: start sampling at load
+ * @offcpu: record off-CPU intervals (sched_switch/sched_waking probes)
+ * @offcpu_min_us: shorter intervals are counted as filtered, not written
+ * @offcpu_threads: slot-table size (threads off CPU at the same time)
  */
 struct spulse_params {
 	u32 target_pid;
@@ -63,10 +69,15 @@ struct spulse_params {
 	size_t subbuf_size;
 	size_t n_subbufs;
 	bool autostart;
+	bool offcpu;
+	u32 offcpu_min_us;
+	u32 offcpu_threads;
 };
 
 /* params.c */
 size_t spulse_batch_max(u32 max_user_depth, u32 max_kernel_depth);
+size_t spulse_batch_max_offcpu(u32 max_user_depth, u32 max_kernel_depth);
+size_t spulse_batch_max_trigger(void);
 int spulse_parse_event(const char *s, enum spulse_event *out);
 const char *spulse_event_name(enum spulse_event ev);
 int spulse_params_check(const struct spulse_params *p, const char **why);
@@ -117,8 +128,11 @@ struct spulse_frame {
  * @next_frame: next frame id of this stream
  * @next_stack: next stack id of this stream
  * @next_thread: next thread id of this stream
- * @header_done: the stream header has been written
+ * @cpu: the CPU of this stream (its kind-1 cpu record follows the header)
+ * @header_done: the stream header (and cpu record) has been written
  * @last_ns: time of the previous written sample (ns since session start)
+ * @last_event_ns: event clock (FORMAT.md 3.10) of the previous written
+ *	off-CPU interval or trigger record
  * @records: records written
  * @bytes: bytes written
  */
@@ -129,8 +143,10 @@ struct spulse_enc {
 	u32 next_frame;
 	u32 next_stack;
 	u32 next_thread;
+	u32 cpu;
 	bool header_done;
 	u64 last_ns;
+	u64 last_event_ns;
 	u64 records;
 	u64 bytes;
 };
@@ -182,6 +198,146 @@ int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
 			 u64 t_ns);
 void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b);
+void spulse_batch_commit_event(struct spulse_enc *e,
+			       const struct spulse_batch *b, u64 t_ns);
+int spulse_batch_build_trigger(struct spulse_enc *e, struct spulse_batch *b,
+			       u64 t_ns, u32 reason, const char *text,
+			       u64 start_us, u64 interval_us);
+
+/*
+ * offcpu_table.c: the off-CPU slot table. Pure (no globals, no allocation):
+ * the caller owns the memory (spulse_oc_table_bytes()) and calls these with
+ * interrupts disabled; every call takes exactly one stripe lock (a raw
+ * spinlock, a leaf: nothing else is taken under it). See docs/KERNEL.md.
+ */
+
+/**
+ * struct spulse_oc_stack - one mixed stack, compact
+ * @trunc: the user part was cut: a truncated marker is the root node
+ * @nu: user frames, @addr[0..@nu), outermost first
+ * @nk: kernel frames, @addr[@nu..@nu+@nk), outermost first, leaf last
+ * @addr: normalized addresses (return address - 1 except exact IPs),
+ *	room for the table's depth
+ *
+ * Nodes root..leaf: [marker if @trunc] user frames, kernel frames. An empty
+ * stack (@nu = @nk = 0) is encoded as the marker alone.
+ */
+struct spulse_oc_stack {
+	bool trunc;
+	u16 nu;
+	u16 nk;
+	u64 *addr;
+};
+
+/**
+ * struct spulse_oc_who - a thread and its stack
+ * @pid: tgid (0 = idle / kernel)
+ * @tid: thread id
+ * @comm: command name, NUL padded
+ * @st: its stack
+ */
+struct spulse_oc_who {
+	u32 pid;
+	u32 tid;
+	char comm[16];
+	struct spulse_oc_stack st;
+};
+
+enum spulse_oc_kind {
+	SPULSE_OC_FREE = 0,
+	SPULSE_OC_OFF = 1,	/* switched out, interval open */
+	SPULSE_OC_EARLY = 2,	/* woken while still on CPU (wake only) */
+};
+
+/**
+ * struct spulse_oc_slot - one thread off CPU (or an early wakeup)
+ * @kind: enum spulse_oc_kind
+ * @state: enum spulse_offcpu_state at switch-out
+ * @has_waker: @t_wake, @waker and @waker_cpu are valid
+ * @cpu_out: CPU it was switched out on
+ * @waker_cpu: CPU the wakeup ran on
+ * @nsw: nvcsw + nivcsw of the thread: after the switch for an OFF slot, at
+ *	the wakeup for an EARLY one
+ * @t_out: switch-out time (ns since session start)
+ * @t_wake: wakeup time
+ * @self: the thread (tid is the key) and its stack at switch-out
+ * @waker: the waking thread and its stack
+ */
+struct spulse_oc_slot {
+	u8 kind;
+	u8 state;
+	bool has_waker;
+	u16 cpu_out;
+	u16 waker_cpu;
+	u64 nsw;
+	u64 t_out;
+	u64 t_wake;
+	struct spulse_oc_who self;
+	struct spulse_oc_who waker;
+};
+
+#define SPULSE_OC_BUCKET	16	/* slots probed per lookup */
+#define SPULSE_OC_STRIPES	64	/* stripe locks */
+
+/**
+ * struct spulse_oc_table - fixed-size slot table hashed by tid
+ * @slot: @n slots in buckets of SPULSE_OC_BUCKET
+ * @store: stack storage, 2 * @depth u64 per slot
+ * @n: slots (a multiple of SPULSE_OC_BUCKET)
+ * @depth: frames per stack (max_user_depth + max_kernel_depth)
+ * @early: EARLY slots in use (lets a wakeup probe skip the lookup)
+ * @lock: stripe locks; bucket b uses @lock[b % SPULSE_OC_STRIPES]
+ */
+struct spulse_oc_table {
+	struct spulse_oc_slot *slot;
+	u64 *store;
+	u32 n;
+	u32 depth;
+	atomic_t early;
+	raw_spinlock_t lock[SPULSE_OC_STRIPES];
+};
+
+/* What a switch-out did with the thread's slot. */
+enum spulse_oc_open_result {
+	SPULSE_OC_OPENED = 0,		/* new interval, no waker yet */
+	SPULSE_OC_OPENED_EARLY = 1,	/* an early wakeup was applied */
+	SPULSE_OC_OPENED_STALE = 2,	/* an early wakeup was stale, dropped */
+	SPULSE_OC_OPENED_LOST = 3,	/* an open interval was replaced */
+};
+
+/* What a wakeup did. */
+enum spulse_oc_wake_result {
+	SPULSE_OC_WAKE_ATTACHED = 0,	/* waker recorded into an open slot */
+	SPULSE_OC_WAKE_EARLY = 1,	/* early slot created (still on CPU) */
+	SPULSE_OC_WAKE_RUNNABLE = 2,	/* slot is R (preempted): no waker */
+	SPULSE_OC_WAKE_REPEAT = 3,	/* a waker is already recorded */
+	SPULSE_OC_WAKE_UNSLOTTED = 4,	/* no slot and not on CPU */
+	SPULSE_OC_WAKE_NO_SLOT = 5,	/* early slot needed, bucket full */
+};
+
+size_t spulse_oc_table_bytes(u32 threads, u32 depth);
+u32 spulse_oc_table_slots(u32 threads);
+void spulse_oc_table_init(struct spulse_oc_table *t, struct spulse_oc_slot *slot,
+			  u64 *store, u32 threads, u32 depth);
+void spulse_oc_stack_copy(struct spulse_oc_stack *dst,
+			  const struct spulse_oc_stack *src);
+int spulse_oc_open(struct spulse_oc_table *t, const struct spulse_oc_who *self,
+		   u8 state, u16 cpu, u64 t_out, u64 nsw);
+int spulse_oc_wake(struct spulse_oc_table *t, u32 tid, bool on_cpu, u64 nsw,
+		   const struct spulse_oc_who *waker, u16 cpu, u64 t_wake);
+int spulse_oc_wake_peek(struct spulse_oc_table *t, u32 tid, bool on_cpu);
+bool spulse_oc_wakeup_done(struct spulse_oc_table *t, u32 tid);
+bool spulse_oc_close(struct spulse_oc_table *t, u32 tid,
+		     struct spulse_oc_slot *out);
+u32 spulse_oc_sweep(struct spulse_oc_table *t, u32 *early);
+void spulse_oc_interval(const struct spulse_oc_slot *s, u64 t_in,
+			u64 *blocked_ns, u64 *runq_ns);
+u32 spulse_oc_stack_frames(const struct spulse_oc_stack *st,
+			   struct spulse_frame *out);
+int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
+			      const struct spulse_oc_slot *s, u64 t_in,
+			      u32 cpu_in, struct spulse_frame *scratch,
+			      u64 start_us, u64 interval_us);
 
 /* ustack.c: user frame-pointer walker over a "read memory" callback. */
 typedef int (*spulse_read_fn)(void *ctx, u64 addr, void *dst, size_t len);
@@ -208,6 +364,8 @@ int spulse_kstack_trim(const unsigned long *ent, unsigned int n,
 #define SPULSE_KSTACK_SLACK	64	/* handler frames stack_trace_save sees */
 int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 			  u32 max, bool *too_deep);
+int spulse_kstack_capture_here(unsigned long *out, u32 cap, u32 max,
+			       bool *too_deep);
 
 /* buildid.c */
 u32 spulse_note_build_id(const u8 *buf, size_t len, u8 *id);
@@ -230,6 +388,32 @@ struct spulse_cpu_stats {
 	u64 dropped_busy;
 	u64 dropped_too_deep;
 	u64 handler_ns;
+	/* off-CPU intervals (docs/KERNEL.md, "Off-CPU": the identities) */
+	u64 offcpu_taken;
+	u64 offcpu_written;
+	u64 offcpu_filtered;
+	u64 offcpu_dropped_buffer_full;
+	u64 offcpu_dropped_busy;
+	u64 offcpu_dropped_no_slot;
+	u64 offcpu_dropped_too_deep;
+	u64 offcpu_dropped_error;
+	u64 offcpu_lost;
+	u64 offcpu_handler_ns;
+	/* sched_waking of target threads */
+	u64 wakeups_taken;
+	u64 wakeups_attached;
+	u64 wakeups_early;
+	u64 wakeups_runnable;
+	u64 wakeups_repeat;
+	u64 wakeups_unslotted;
+	u64 wakeups_dropped_busy;
+	u64 wakeups_dropped_no_slot;
+	u64 wakeups_dropped_too_deep;
+	u64 early_applied;
+	u64 early_stale;
+	/* debugfs trigger marks */
+	u64 triggers_written;
+	u64 triggers_dropped;
 };
 
 #define SPULSE_PID_RING		32
@@ -247,6 +431,9 @@ struct spulse_ucache {
 	u8 buf[SPULSE_UCACHE];
 };
 
+int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
+			  u64 *out, u32 max, bool *truncated);
+
 /**
  * struct spulse_cpu - everything one CPU's sampler owns
  * @enc: encoder (intern tables, id counters)
@@ -260,6 +447,10 @@ struct spulse_ucache {
  * @uc: user stack window of the current sample
  * @pids: recently sampled tgids (whole-system mode), for the meta worker
  * @pid_head: next slot in @pids
+ * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
+ *	@busy): a thread and its stack, copied into the slot table
+ * @oc_close: the slot closed at switch-in (sched_switch probe only, which
+ *	never nests on one CPU), with its own stack storage
  */
 struct spulse_cpu {
 	struct spulse_enc enc;
@@ -273,7 +464,18 @@ struct spulse_cpu {
 	struct spulse_ucache uc;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;
+	struct spulse_oc_who oc_cap;
+	struct spulse_oc_slot oc_close;
 };
+
+/* Remember a sampled tgid for the meta worker (whole-system mode). */
+static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
+{
+	if (c->pids[(c->pid_head - 1) % SPULSE_PID_RING] == tgid)
+		return;
+	WRITE_ONCE(c->pids[c->pid_head % SPULSE_PID_RING], tgid);
+	c->pid_head++;
+}
 
 /**
  * struct spulse_state - the module's global state
@@ -290,6 +492,10 @@ struct spulse_cpu {
  * @cpuhp_state: dynamic hotplug state
  * @ev_type: perf type actually used
  * @ev_config: perf config actually used
+ * @oc: off-CPU slot table (offcpu=1)
+ * @oc_on: the off-CPU probes are registered
+ * @offcpu_open_at_stop: intervals still open when recording stopped
+ * @early_at_stop: early wakeups still pending when recording stopped
  */
 struct spulse_state {
 	struct spulse_params p;
@@ -305,6 +511,10 @@ struct spulse_state {
 	int cpuhp_state;
 	u32 ev_type;
 	u64 ev_config;
+	struct spulse_oc_table oc;
+	bool oc_on;
+	u64 offcpu_open_at_stop;
+	u64 early_at_stop;
 };
 
 extern struct spulse_state spulse;
@@ -342,10 +552,17 @@ bool spulse_meta_known(u32 pid, u64 addr);
 u64 spulse_meta_bytes(void);
 u64 spulse_meta_dropped(void);
 
+/* offcpu.c */
+int spulse_offcpu_init(void);
+void spulse_offcpu_exit(void);
+int spulse_offcpu_start(void);
+void spulse_offcpu_stop(void);
+
 /* control.c */
 int spulse_control_init(void);
 int spulse_control_start(void);
 void spulse_control_stop(void);
 void spulse_control_flush(void);
+int spulse_control_trigger(void);
 
 #endif /* SPULSE_KMOD_H */

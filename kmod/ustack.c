@@ -3,9 +3,15 @@
  * User stack walker: follows the x86-64 frame-pointer chain
  * ([bp] = caller's bp, [bp + 8] = return address) through a caller-supplied
  * memory reader, so the same code runs in the NMI-safe sampler (reader =
- * copy_from_user_nmi) and in KUnit (reader = a crafted buffer).
+ * copy_from_user_nmi) and in KUnit (reader = a crafted buffer). Also the
+ * one user-stack capture of the current task (spulse_ustack_capture()),
+ * shared by the sampler and the off-CPU probes: same reader, walker,
+ * limits and truncation rules.
  */
 #include <linux/errno.h>
+#include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/uaccess.h>
 
 #include "spulse.h"
 
@@ -65,3 +71,74 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_walk);
+
+/*
+ * The walker's reader. Frames sit at increasing addresses, usually close
+ * together, so instead of one copy_from_user_nmi() per frame it copies a
+ * window from the frame up to SPULSE_UCACHE bytes (never past the end of
+ * the frame's page, so an unmapped next page cannot fail the copy) and
+ * serves the following frames from it.
+ */
+static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
+{
+	struct spulse_ucache *uc = ctx;
+	u64 end;
+	unsigned long left;
+
+	if (uc->len && addr >= uc->base && addr - uc->base + len <= uc->len) {
+		memcpy(dst, uc->buf + (addr - uc->base), len);
+		return 0;
+	}
+	end = min_t(u64, addr + SPULSE_UCACHE, (addr | (PAGE_SIZE - 1)) + 1);
+	if (end - addr < len)
+		return copy_from_user_nmi(dst, (const void __user *)
+					  (uintptr_t)addr, len) ? -EFAULT : 0;
+	left = copy_from_user_nmi(uc->buf, (const void __user *)(uintptr_t)addr,
+				  end - addr);
+	uc->base = addr;
+	uc->len = end - addr - left;
+	if (uc->len < len)
+		return -EFAULT;
+	memcpy(dst, uc->buf, len);
+	return 0;
+}
+
+/**
+ * spulse_ustack_capture() - capture the current task's user stack
+ * @uregs: its user registers (the interrupt registers when they are user
+ *	mode, else task_pt_regs(current))
+ * @uc: the window cache (reset here)
+ * @out: receives the frames, leaf first, normalized
+ * @max: depth limit (>= 1)
+ * @truncated: set when the walk was cut
+ *
+ * 64-bit tasks are walked with spulse_ustack_walk() over the window
+ * reader; a 32-bit (compat) task gets only its IP, marked truncated. Safe
+ * in NMI, hardirq and scheduler context (copy_from_user_nmi(): no fault
+ * handling, no sleeping).
+ *
+ * Return: number of frames in @out.
+ */
+int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
+			  u64 *out, u32 max, bool *truncated)
+{
+	struct spulse_uregs ur = {
+		.ip = uregs->ip,
+		.sp = uregs->sp,
+		.bp = uregs->bp,
+	};
+
+	*truncated = false;
+	if (user_64bit_mode(uregs)) {
+		uc->len = 0;
+		return spulse_ustack_walk(&ur, TASK_SIZE_MAX, spulse_read_user,
+					  uc, out, max, truncated);
+	}
+	if (ur.ip < TASK_SIZE_MAX && max) {
+		out[0] = ur.ip;
+		*truncated = true;
+		return 1;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_capture);

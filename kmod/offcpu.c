@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where off-CPU intervals are taken (offcpu=1). Three tracepoint probes,
+ * found with for_each_kernel_tracepoint() (the tracepoints are not exported
+ * to modules) and registered while recording:
+ *
+ *  - sched_switch (scheduler, rq lock held, interrupts off): a target @prev
+ *    leaving the CPU opens its slot (time, state, CPU, mixed stack of
+ *    current == @prev); a target @next whose slot is open closes it and the
+ *    interval is encoded as one batch into THIS CPU's stream.
+ *  - sched_waking (try_to_wake_up(), the wakee's pi_lock held, or only
+ *    preemption off when a task wakes itself): the waker (current, also in
+ *    interrupt context), its CPU and mixed stack go into the wakee's slot;
+ *    a wakee still on a CPU gets an EARLY slot that its switch-out applies
+ *    (see spulse_oc_open()).
+ *  - sched_wakeup (wakeup done): an EARLY slot that is still there belongs
+ *    to a wakeup that found the thread running (it never slept): removed.
+ *
+ * The perf software context-switch event was not used: its overflow
+ * handler runs at switch-out only (perf_event_task_sched_out()), with no
+ * switch-in of the next task and no wakeups. No allocation, no sleeping,
+ * bounded work (depth limits, one bucket per lookup) in every probe; the
+ * per-CPU busy flag excludes the NMI sampler from the shared scratch.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+
+#include "spulse.h"
+
+struct spulse_oc_tps {
+	struct tracepoint *sw;
+	struct tracepoint *waking;
+	struct tracepoint *wakeup;
+};
+
+static struct spulse_oc_tps spulse_oc_tp;
+
+static void spulse_oc_find_tp(struct tracepoint *tp, void *priv)
+{
+	struct spulse_oc_tps *t = priv;
+
+	if (!strcmp(tp->name, "sched_switch"))
+		t->sw = tp;
+	else if (!strcmp(tp->name, "sched_waking"))
+		t->waking = tp;
+	else if (!strcmp(tp->name, "sched_wakeup"))
+		t->wakeup = tp;
+}
+
+static bool spulse_oc_target(struct task_struct *p)
+{
+	if (is_idle_task(p))
+		return false;
+	return !spulse.p.target_pid || task_tgid_nr(p) == spulse.p.target_pid;
+}
+
+static u64 spulse_oc_now(void)
+{
+	return ktime_get_mono_fast_ns() - spulse.start_mono;
+}
+
+static u64 spulse_oc_nsw(struct task_struct *p)
+{
+	return (u64)READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw);
+}
+
+/*
+ * Capture current (thread + mixed stack) into c->oc_cap. Caller holds
+ * c->busy (kbuf, ubuf and the user window are the sampler's). Returns false
+ * when the kernel stack is deeper than max_kernel_depth.
+ */
+static bool spulse_oc_capture(struct spulse_cpu *c)
+{
+	const struct spulse_params *p = &spulse.p;
+	struct task_struct *tsk = current;
+	struct spulse_oc_who *w = &c->oc_cap;
+	bool too_deep, trunc = false;
+	int nk, nu = 0, i;
+
+	w->pid = task_tgid_nr(tsk);
+	w->tid = task_pid_nr(tsk);
+	memcpy(w->comm, tsk->comm, sizeof(w->comm));
+	nk = spulse_kstack_capture_here(c->kbuf, p->max_kernel_depth +
+					SPULSE_KSTACK_SLACK,
+					p->max_kernel_depth, &too_deep);
+	if (too_deep)
+		return false;
+	if (tsk->mm && !(tsk->flags & PF_KTHREAD)) {
+		nu = spulse_ustack_capture(task_pt_regs(tsk), &c->uc, c->ubuf,
+					   p->max_user_depth, &trunc);
+		if (!p->target_pid && w->pid)
+			spulse_note_pid(c, w->pid);
+		if (nu && !spulse_meta_known(w->pid, c->ubuf[0]))
+			spulse_meta_kick();
+	}
+	w->st.trunc = trunc;
+	w->st.nu = nu;
+	w->st.nk = nk;
+	for (i = 0; i < nu; i++)
+		w->st.addr[i] = c->ubuf[nu - 1 - i];
+	for (i = 0; i < nk; i++)
+		w->st.addr[nu + i] = c->kbuf[nk - 1 - i];
+	return true;
+}
+
+/* @prev (== current) leaves the CPU. */
+static void spulse_oc_out(struct spulse_cpu *c, struct task_struct *prev,
+			  bool preempt, unsigned int prev_state, int cpu,
+			  u64 t)
+{
+	u8 state;
+	int r;
+
+	c->stats.offcpu_taken++;
+	/*
+	 * Still on the runqueue = left runnable: preempted, yielded, or a
+	 * pending signal made __schedule() keep it (prev_state is then the
+	 * sleep state it had asked for, but it will not sleep).
+	 */
+	if (preempt || READ_ONCE(prev->on_rq))
+		state = SPULSE_STATE_RUNNABLE;
+	else
+		state = __task_state_index(prev_state, prev->exit_state);
+	if (c->busy) {
+		c->stats.offcpu_dropped_busy++;
+		goto forget_early;
+	}
+	c->busy = 1;
+	barrier();
+	if (!spulse_oc_capture(c)) {
+		barrier();
+		c->busy = 0;
+		c->stats.offcpu_dropped_too_deep++;
+		goto forget_early;
+	}
+	r = spulse_oc_open(&spulse.oc, &c->oc_cap, state, cpu, t,
+			   spulse_oc_nsw(prev));
+	barrier();
+	c->busy = 0;
+	switch (r) {
+	case SPULSE_OC_OPENED_EARLY:
+		c->stats.early_applied++;
+		break;
+	case SPULSE_OC_OPENED_STALE:
+		c->stats.early_stale++;
+		break;
+	case SPULSE_OC_OPENED_LOST:
+		c->stats.offcpu_lost++;
+		break;
+	case -ENOSPC:
+		c->stats.offcpu_dropped_no_slot++;
+		break;
+	default:
+		break;
+	}
+	return;
+forget_early:
+	if (spulse_oc_wakeup_done(&spulse.oc, task_pid_nr(prev)))
+		c->stats.early_stale++;
+}
+
+/* @next is switched in on this CPU: close and write its interval. */
+static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
+			 int cpu, u64 t)
+{
+	struct spulse_oc_slot *s = &c->oc_close;
+	u64 blocked, runq;
+
+	if (!spulse_oc_close(&spulse.oc, task_pid_nr(next), s))
+		return;
+	spulse_oc_interval(s, t, &blocked, &runq);
+	if (blocked + runq < (u64)spulse.p.offcpu_min_us * NSEC_PER_USEC) {
+		c->stats.offcpu_filtered++;
+		return;
+	}
+	if (c->busy) {
+		c->stats.offcpu_dropped_busy++;
+		return;
+	}
+	c->busy = 1;
+	barrier();
+	if (spulse_batch_build_offcpu(&c->enc, &c->batch, s, t, cpu, c->frames,
+				      spulse.start_us, spulse.interval_us)) {
+		c->stats.offcpu_dropped_error++;
+	} else if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
+				     c->batch.buf, c->batch.len)) {
+		spulse_batch_rollback(&c->enc, &c->batch);
+		c->stats.offcpu_dropped_buffer_full++;
+	} else {
+		spulse_batch_commit_event(&c->enc, &c->batch, s->t_out);
+		c->stats.offcpu_written++;
+	}
+	barrier();
+	c->busy = 0;
+}
+
+static void spulse_oc_switch(void *data, bool preempt,
+			     struct task_struct *prev,
+			     struct task_struct *next,
+			     unsigned int prev_state)
+{
+	bool out = spulse_oc_target(prev), in = spulse_oc_target(next);
+	struct spulse_cpu *c;
+	int cpu;
+	u64 t;
+
+	if (!out && !in)
+		return;
+	cpu = smp_processor_id();
+	c = this_cpu_ptr(spulse.cpu);
+	t = spulse_oc_now();
+	if (out && !(prev->flags & PF_EXITING) && !prev->exit_state)
+		spulse_oc_out(c, prev, preempt, prev_state, cpu, t);
+	else if (out && spulse_oc_wakeup_done(&spulse.oc, task_pid_nr(prev)))
+		c->stats.early_stale++;
+	if (in)
+		spulse_oc_in(c, next, cpu, t);
+	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
+}
+
+static void spulse_oc_waking(void *data, struct task_struct *p)
+{
+	struct spulse_cpu *c;
+	unsigned long flags;
+	bool on_cpu;
+	u32 tid;
+	int cpu, r;
+	u64 t;
+
+	if (!spulse_oc_target(p))
+		return;
+	local_irq_save(flags);
+	cpu = smp_processor_id();
+	c = this_cpu_ptr(spulse.cpu);
+	t = spulse_oc_now();
+	tid = task_pid_nr(p);
+	on_cpu = READ_ONCE(p->on_cpu);
+	c->stats.wakeups_taken++;
+	r = spulse_oc_wake_peek(&spulse.oc, tid, on_cpu);
+	if (r != SPULSE_OC_WAKE_ATTACHED && r != SPULSE_OC_WAKE_EARLY) {
+		/* nothing to record (final, see spulse_oc_wake_peek()) */
+	} else if (c->busy) {
+		c->stats.wakeups_dropped_busy++;
+		goto out;
+	} else {
+		c->busy = 1;
+		barrier();
+		if (spulse_oc_capture(c))
+			r = spulse_oc_wake(&spulse.oc, tid, on_cpu,
+					   spulse_oc_nsw(p), &c->oc_cap, cpu, t);
+		else
+			r = -E2BIG;
+		barrier();
+		c->busy = 0;
+	}
+	switch (r) {
+	case SPULSE_OC_WAKE_ATTACHED:
+		c->stats.wakeups_attached++;
+		break;
+	case SPULSE_OC_WAKE_EARLY:
+		c->stats.wakeups_early++;
+		break;
+	case SPULSE_OC_WAKE_RUNNABLE:
+		c->stats.wakeups_runnable++;
+		break;
+	case SPULSE_OC_WAKE_REPEAT:
+		c->stats.wakeups_repeat++;
+		break;
+	case SPULSE_OC_WAKE_UNSLOTTED:
+		c->stats.wakeups_unslotted++;
+		break;
+	case SPULSE_OC_WAKE_NO_SLOT:
+		c->stats.wakeups_dropped_no_slot++;
+		break;
+	default:
+		c->stats.wakeups_dropped_too_deep++;
+		break;
+	}
+out:
+	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
+	local_irq_restore(flags);
+}
+
+static void spulse_oc_wakeup(void *data, struct task_struct *p)
+{
+	unsigned long flags;
+
+	if (!atomic_read(&spulse.oc.early) || !spulse_oc_target(p))
+		return;
+	local_irq_save(flags);
+	if (spulse_oc_wakeup_done(&spulse.oc, task_pid_nr(p)))
+		this_cpu_ptr(spulse.cpu)->stats.early_stale++;
+	local_irq_restore(flags);
+}
+
+/**
+ * spulse_offcpu_init() - find the tracepoints and allocate the slot table
+ *
+ * Nothing to do unless offcpu=1. Memory: spulse_oc_table_bytes().
+ *
+ * Return: 0, -ENOENT (a scheduler tracepoint is missing) or -ENOMEM.
+ */
+int spulse_offcpu_init(void)
+{
+	const struct spulse_params *p = &spulse.p;
+	u32 depth = p->max_user_depth + p->max_kernel_depth;
+	u32 n = spulse_oc_table_slots(p->offcpu_threads);
+	struct spulse_oc_slot *slot;
+	u64 *store;
+
+	if (!p->offcpu)
+		return 0;
+	for_each_kernel_tracepoint(spulse_oc_find_tp, &spulse_oc_tp);
+	if (!spulse_oc_tp.sw || !spulse_oc_tp.waking || !spulse_oc_tp.wakeup) {
+		pr_err("offcpu=1: sched_switch/sched_waking/sched_wakeup tracepoints not found\n");
+		return -ENOENT;
+	}
+	slot = kvcalloc(n, sizeof(*slot), GFP_KERNEL);
+	store = kvcalloc((size_t)n * 2, (size_t)depth * sizeof(u64),
+			 GFP_KERNEL);
+	if (!slot || !store) {
+		kvfree(slot);
+		kvfree(store);
+		return -ENOMEM;
+	}
+	spulse_oc_table_init(&spulse.oc, slot, store, p->offcpu_threads, depth);
+	pr_info("offcpu: %u slots, %zu bytes\n", n,
+		spulse_oc_table_bytes(p->offcpu_threads, depth));
+	return 0;
+}
+
+/**
+ * spulse_offcpu_exit() - unregister (if still registered) and free
+ */
+void spulse_offcpu_exit(void)
+{
+	spulse_offcpu_stop();
+	kvfree(spulse.oc.slot);
+	kvfree(spulse.oc.store);
+	spulse.oc.slot = NULL;
+	spulse.oc.store = NULL;
+}
+
+static void spulse_oc_unregister(bool sw, bool waking, bool wakeup)
+{
+	if (sw)
+		tracepoint_probe_unregister(spulse_oc_tp.sw, spulse_oc_switch,
+					    NULL);
+	if (waking)
+		tracepoint_probe_unregister(spulse_oc_tp.waking,
+					    spulse_oc_waking, NULL);
+	if (wakeup)
+		tracepoint_probe_unregister(spulse_oc_tp.wakeup,
+					    spulse_oc_wakeup, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * spulse_offcpu_start() - register the probes (caller holds spulse.lock)
+ *
+ * Return: 0 or the tracepoint_probe_register() error (nothing registered).
+ */
+int spulse_offcpu_start(void)
+{
+	int r;
+
+	if (!spulse.p.offcpu || spulse.oc_on)
+		return 0;
+	r = tracepoint_probe_register(spulse_oc_tp.wakeup, spulse_oc_wakeup,
+				      NULL);
+	if (r)
+		goto fail;
+	r = tracepoint_probe_register(spulse_oc_tp.waking, spulse_oc_waking,
+				      NULL);
+	if (r) {
+		spulse_oc_unregister(false, false, true);
+		goto fail;
+	}
+	r = tracepoint_probe_register(spulse_oc_tp.sw, spulse_oc_switch, NULL);
+	if (r) {
+		spulse_oc_unregister(false, true, true);
+		goto fail;
+	}
+	spulse.oc_on = true;
+	return 0;
+fail:
+	pr_err("offcpu: cannot register scheduler probes: %d\n", r);
+	return r;
+}
+
+/**
+ * spulse_offcpu_stop() - unregister the probes and close the books
+ *
+ * After tracepoint_synchronize_unregister() no probe runs; threads still
+ * off CPU are counted (offcpu_open_at_stop) and every slot is cleared, so
+ * the stats identities hold exactly once stopped. Caller holds spulse.lock
+ * (or is the module exit).
+ */
+void spulse_offcpu_stop(void)
+{
+	u32 early = 0;
+
+	if (!spulse.oc_on)
+		return;
+	spulse_oc_unregister(true, true, true);
+	spulse.offcpu_open_at_stop += spulse_oc_sweep(&spulse.oc, &early);
+	spulse.early_at_stop += early;
+	spulse.oc_on = false;
+}

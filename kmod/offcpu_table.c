@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The off-CPU slot table: which target threads are off CPU right now, since
+ * when, with which stack, and who woke them. Fixed size, allocated at load
+ * (spulse_oc_table_bytes()), hashed by tid into buckets of SPULSE_OC_BUCKET
+ * slots (bounded probing: one bucket), one raw spinlock per stripe of
+ * buckets. Every function takes at most one stripe lock and nothing under
+ * it, so it can be called inside the scheduler's rq lock or a task's
+ * pi_lock; callers have interrupts disabled (the lock is never taken from
+ * NMI). No allocation, no globals: KUnit drives it with its own memory.
+ *
+ * For KUnit (ktest): every function here is pure and exported with
+ * EXPORT_SYMBOL_IF_KUNIT:
+ *   spulse_oc_table_bytes(), spulse_oc_table_slots(), spulse_oc_table_init(),
+ *   spulse_oc_stack_copy(), spulse_oc_open(), spulse_oc_wake(),
+ *   spulse_oc_wake_peek(), spulse_oc_wakeup_done(), spulse_oc_close(), spulse_oc_sweep(),
+ *   spulse_oc_interval(), spulse_oc_stack_frames().
+ * Useful properties to test: open/close round trip keeps both stacks; a
+ * full bucket refuses (-ENOSPC) and leaves the table intact; an EARLY slot
+ * is applied at open only when nsw matches (nsw_at_wake or +1) and the
+ * state is not R, otherwise reported stale; spulse_oc_wakeup_done() removes
+ * an EARLY slot; sweep counts OFF slots and empties the table; interval
+ * arithmetic (R, early wake, no waker, t_in before t_out).
+ */
+#include <linux/errno.h>
+#include <linux/hash.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "spulse.h"
+
+/**
+ * spulse_oc_table_slots() - slots a table for @threads threads has
+ * @threads: requested size (offcpu_threads)
+ *
+ * Return: @threads rounded up to a multiple of SPULSE_OC_BUCKET.
+ */
+u32 spulse_oc_table_slots(u32 threads)
+{
+	return round_up(threads ? threads : 1, SPULSE_OC_BUCKET);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_table_slots);
+
+/**
+ * spulse_oc_table_bytes() - memory of a slot table
+ * @threads: requested size
+ * @depth: frames per stack (max_user_depth + max_kernel_depth)
+ *
+ * Return: slots * (sizeof(struct spulse_oc_slot) + 2 * @depth * 8).
+ */
+size_t spulse_oc_table_bytes(u32 threads, u32 depth)
+{
+	return (size_t)spulse_oc_table_slots(threads) *
+	       (sizeof(struct spulse_oc_slot) + 2 * (size_t)depth * sizeof(u64));
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_table_bytes);
+
+/**
+ * spulse_oc_table_init() - set up an empty table over caller memory
+ * @t: table
+ * @slot: spulse_oc_table_slots(@threads) zeroed slots
+ * @store: 2 * @depth u64 per slot
+ * @threads: requested size
+ * @depth: frames per stack
+ */
+void spulse_oc_table_init(struct spulse_oc_table *t, struct spulse_oc_slot *slot,
+			  u64 *store, u32 threads, u32 depth)
+{
+	u32 i;
+
+	t->slot = slot;
+	t->store = store;
+	t->n = spulse_oc_table_slots(threads);
+	t->depth = depth;
+	atomic_set(&t->early, 0);
+	for (i = 0; i < SPULSE_OC_STRIPES; i++)
+		raw_spin_lock_init(&t->lock[i]);
+	for (i = 0; i < t->n; i++) {
+		memset(&slot[i], 0, sizeof(slot[i]));
+		slot[i].self.st.addr = store + (size_t)i * 2 * depth;
+		slot[i].waker.st.addr = store + ((size_t)i * 2 + 1) * depth;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_table_init);
+
+/**
+ * spulse_oc_stack_copy() - copy a stack (the frames, not the pointer)
+ * @dst: destination, room for the frames
+ * @src: source
+ */
+void spulse_oc_stack_copy(struct spulse_oc_stack *dst,
+			  const struct spulse_oc_stack *src)
+{
+	dst->trunc = src->trunc;
+	dst->nu = src->nu;
+	dst->nk = src->nk;
+	memcpy(dst->addr, src->addr, ((size_t)src->nu + src->nk) * sizeof(u64));
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_stack_copy);
+
+static void spulse_oc_who_copy(struct spulse_oc_who *dst,
+			       const struct spulse_oc_who *src)
+{
+	dst->pid = src->pid;
+	dst->tid = src->tid;
+	memcpy(dst->comm, src->comm, sizeof(dst->comm));
+	spulse_oc_stack_copy(&dst->st, &src->st);
+}
+
+static u32 spulse_oc_bucket(const struct spulse_oc_table *t, u32 tid)
+{
+	return (u32)(((u64)hash_32(tid, 32) * (t->n / SPULSE_OC_BUCKET)) >> 32);
+}
+
+static raw_spinlock_t *spulse_oc_lock(struct spulse_oc_table *t, u32 bucket)
+{
+	return &t->lock[bucket % SPULSE_OC_STRIPES];
+}
+
+/*
+ * Find @tid's slot in its bucket (caller holds the stripe lock). *free is
+ * set to the first free slot of the bucket (or NULL).
+ */
+static struct spulse_oc_slot *spulse_oc_find(struct spulse_oc_table *t,
+					     u32 bucket, u32 tid,
+					     struct spulse_oc_slot **free)
+{
+	struct spulse_oc_slot *s = t->slot + (size_t)bucket * SPULSE_OC_BUCKET;
+	u32 i;
+
+	*free = NULL;
+	for (i = 0; i < SPULSE_OC_BUCKET; i++, s++) {
+		if (s->kind == SPULSE_OC_FREE) {
+			if (!*free)
+				*free = s;
+		} else if (s->self.tid == tid) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static void spulse_oc_free(struct spulse_oc_table *t, struct spulse_oc_slot *s)
+{
+	if (s->kind == SPULSE_OC_EARLY)
+		atomic_dec(&t->early);
+	s->kind = SPULSE_OC_FREE;
+}
+
+/**
+ * spulse_oc_open() - a target thread was switched out: open its interval
+ * @t: table
+ * @self: the thread and its stack at switch-out (copied)
+ * @state: enum spulse_offcpu_state
+ * @cpu: CPU it left
+ * @t_out: switch-out time
+ * @nsw: its nvcsw + nivcsw, already counting this switch
+ *
+ * An EARLY slot of the thread (a wakeup that ran while it was still on CPU)
+ * becomes this interval's wakeup when it belongs to this switch: it was
+ * taken at @nsw or @nsw - 1 (the scheduler increments the count between
+ * reading the state and the sched_switch tracepoint, the wakeup may run on
+ * either side) and the thread is not leaving runnable. Otherwise it is
+ * stale and dropped.
+ *
+ * Return: enum spulse_oc_open_result, or -ENOSPC when the bucket is full.
+ */
+int spulse_oc_open(struct spulse_oc_table *t, const struct spulse_oc_who *self,
+		   u8 state, u16 cpu, u64 t_out, u64 nsw)
+{
+	u32 b = spulse_oc_bucket(t, self->tid);
+	raw_spinlock_t *lk = spulse_oc_lock(t, b);
+	struct spulse_oc_slot *s, *free;
+	int r = SPULSE_OC_OPENED;
+
+	raw_spin_lock(lk);
+	s = spulse_oc_find(t, b, self->tid, &free);
+	if (s && s->kind == SPULSE_OC_EARLY) {
+		if (state != SPULSE_STATE_RUNNABLE &&
+		    (s->nsw == nsw || s->nsw + 1 == nsw)) {
+			r = SPULSE_OC_OPENED_EARLY;
+		} else {
+			s->has_waker = false;
+			r = SPULSE_OC_OPENED_STALE;
+		}
+		atomic_dec(&t->early);
+	} else if (s) {
+		s->has_waker = false;
+		r = SPULSE_OC_OPENED_LOST;
+	} else if (free) {
+		s = free;
+		s->has_waker = false;
+	} else {
+		raw_spin_unlock(lk);
+		return -ENOSPC;
+	}
+	s->kind = SPULSE_OC_OFF;
+	s->state = state;
+	s->cpu_out = cpu;
+	s->t_out = t_out;
+	s->nsw = nsw;
+	spulse_oc_who_copy(&s->self, self);
+	raw_spin_unlock(lk);
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_open);
+
+/**
+ * spulse_oc_wake() - sched_waking of a target thread
+ * @t: table
+ * @tid: the thread being woken
+ * @on_cpu: it is still on a CPU (task->on_cpu): a wakeup that may precede
+ *	its switch-out
+ * @nsw: its nvcsw + nivcsw now
+ * @waker: the waking thread and its stack (copied)
+ * @cpu: CPU the wakeup runs on
+ * @t_wake: wakeup time
+ *
+ * Return: enum spulse_oc_wake_result.
+ */
+int spulse_oc_wake(struct spulse_oc_table *t, u32 tid, bool on_cpu, u64 nsw,
+		   const struct spulse_oc_who *waker, u16 cpu, u64 t_wake)
+{
+	u32 b = spulse_oc_bucket(t, tid);
+	raw_spinlock_t *lk = spulse_oc_lock(t, b);
+	struct spulse_oc_slot *s, *free;
+	int r;
+
+	raw_spin_lock(lk);
+	s = spulse_oc_find(t, b, tid, &free);
+	if (s && s->kind == SPULSE_OC_OFF &&
+	    s->state == SPULSE_STATE_RUNNABLE) {
+		r = SPULSE_OC_WAKE_RUNNABLE;
+		goto out;
+	}
+	if (s && s->kind == SPULSE_OC_OFF && s->has_waker) {
+		r = SPULSE_OC_WAKE_REPEAT;
+		goto out;
+	}
+	if (s && s->kind == SPULSE_OC_OFF) {
+		r = SPULSE_OC_WAKE_ATTACHED;
+	} else if (!on_cpu) {
+		r = SPULSE_OC_WAKE_UNSLOTTED;
+		goto out;
+	} else if (s) {			/* EARLY already: the first one stays */
+		r = SPULSE_OC_WAKE_REPEAT;
+		goto out;
+	} else if (free) {
+		r = SPULSE_OC_WAKE_EARLY;
+		s = free;
+		s->kind = SPULSE_OC_EARLY;
+		s->self.tid = tid;
+		s->nsw = nsw;
+		atomic_inc(&t->early);
+	} else {
+		r = SPULSE_OC_WAKE_NO_SLOT;
+		goto out;
+	}
+	s->has_waker = true;
+	s->waker_cpu = cpu;
+	s->t_wake = t_wake;
+	spulse_oc_who_copy(&s->waker, waker);
+out:
+	raw_spin_unlock(lk);
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_wake);
+
+/**
+ * spulse_oc_wake_peek() - what would spulse_oc_wake() do now?
+ * @t: table
+ * @tid: the thread being woken
+ * @on_cpu: it is still on a CPU
+ *
+ * Lets the wakeup probe skip capturing the waker's stack when it would not
+ * be recorded. When this says ATTACHED or EARLY, spulse_oc_wake() decides
+ * again under the lock; any other answer is final (the probe counts it and
+ * stops): a slot that is R or already has a waker keeps that until it is
+ * closed, and a thread that is neither slotted nor on a CPU cannot get a
+ * slot before it has run.
+ *
+ * Return: enum spulse_oc_wake_result (never NO_SLOT).
+ */
+int spulse_oc_wake_peek(struct spulse_oc_table *t, u32 tid, bool on_cpu)
+{
+	u32 b = spulse_oc_bucket(t, tid);
+	raw_spinlock_t *lk = spulse_oc_lock(t, b);
+	struct spulse_oc_slot *s, *free;
+	int r;
+
+	raw_spin_lock(lk);
+	s = spulse_oc_find(t, b, tid, &free);
+	if (s && s->kind == SPULSE_OC_OFF)
+		r = s->state == SPULSE_STATE_RUNNABLE ? SPULSE_OC_WAKE_RUNNABLE :
+		    s->has_waker ? SPULSE_OC_WAKE_REPEAT :
+		    SPULSE_OC_WAKE_ATTACHED;
+	else if (!on_cpu)
+		r = SPULSE_OC_WAKE_UNSLOTTED;
+	else
+		r = s ? SPULSE_OC_WAKE_REPEAT : SPULSE_OC_WAKE_EARLY;
+	raw_spin_unlock(lk);
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_wake_peek);
+
+/**
+ * spulse_oc_wakeup_done() - sched_wakeup of a target thread
+ * @t: table
+ * @tid: the thread
+ *
+ * The wakeup has completed. If the thread still has an EARLY slot, its
+ * switch-out has not happened: the wakeup found it running and it did not
+ * sleep (ttwu_runnable()), so the slot is stale and removed. (A wakeup
+ * that really raced with the switch-out completes only after the
+ * switch-out, which has already consumed the EARLY slot.)
+ *
+ * Return: true when a stale EARLY slot was removed.
+ */
+bool spulse_oc_wakeup_done(struct spulse_oc_table *t, u32 tid)
+{
+	u32 b = spulse_oc_bucket(t, tid);
+	raw_spinlock_t *lk = spulse_oc_lock(t, b);
+	struct spulse_oc_slot *s, *free;
+	bool r = false;
+
+	if (!atomic_read(&t->early))
+		return false;
+	raw_spin_lock(lk);
+	s = spulse_oc_find(t, b, tid, &free);
+	if (s && s->kind == SPULSE_OC_EARLY) {
+		spulse_oc_free(t, s);
+		r = true;
+	}
+	raw_spin_unlock(lk);
+	return r;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_wakeup_done);
+
+/**
+ * spulse_oc_close() - a thread is switched in: take its open interval
+ * @t: table
+ * @tid: the thread
+ * @out: receives the slot (its stacks copied into @out's own storage)
+ *
+ * The slot is freed. An EARLY slot is left alone (the thread had not left).
+ *
+ * Return: true when the thread had an open interval.
+ */
+bool spulse_oc_close(struct spulse_oc_table *t, u32 tid,
+		     struct spulse_oc_slot *out)
+{
+	u32 b = spulse_oc_bucket(t, tid);
+	raw_spinlock_t *lk = spulse_oc_lock(t, b);
+	struct spulse_oc_slot *s, *free;
+
+	raw_spin_lock(lk);
+	s = spulse_oc_find(t, b, tid, &free);
+	if (!s || s->kind != SPULSE_OC_OFF) {
+		raw_spin_unlock(lk);
+		return false;
+	}
+	out->kind = s->kind;
+	out->state = s->state;
+	out->has_waker = s->has_waker;
+	out->cpu_out = s->cpu_out;
+	out->waker_cpu = s->waker_cpu;
+	out->nsw = s->nsw;
+	out->t_out = s->t_out;
+	out->t_wake = s->t_wake;
+	spulse_oc_who_copy(&out->self, &s->self);
+	if (s->has_waker)
+		spulse_oc_who_copy(&out->waker, &s->waker);
+	spulse_oc_free(t, s);
+	raw_spin_unlock(lk);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_close);
+
+/**
+ * spulse_oc_sweep() - empty the table (recording stopped)
+ * @t: table (may be called with interrupts enabled)
+ * @early: set to the number of EARLY slots removed (may be NULL)
+ *
+ * Return: number of open intervals (OFF slots) removed.
+ */
+u32 spulse_oc_sweep(struct spulse_oc_table *t, u32 *early)
+{
+	u32 i, off = 0, ea = 0;
+	unsigned long flags;
+
+	for (i = 0; i < t->n; i++) {
+		struct spulse_oc_slot *s = &t->slot[i];
+		raw_spinlock_t *lk = spulse_oc_lock(t, i / SPULSE_OC_BUCKET);
+
+		raw_spin_lock_irqsave(lk, flags);
+		if (s->kind == SPULSE_OC_OFF)
+			off++;
+		else if (s->kind == SPULSE_OC_EARLY)
+			ea++;
+		if (s->kind != SPULSE_OC_FREE)
+			spulse_oc_free(t, s);
+		raw_spin_unlock_irqrestore(lk, flags);
+	}
+	if (early)
+		*early = ea;
+	return off;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_sweep);
+
+/**
+ * spulse_oc_interval() - split a closed interval into blocked and runq time
+ * @s: the slot
+ * @t_in: switch-in time
+ * @blocked_ns: switch-out to wakeup (0 when R or woken before the
+ *	switch-out)
+ * @runq_ns: max(wakeup, switch-out) to switch-in
+ *
+ * Without a recorded wakeup (state not R but the wakeup was not seen), all
+ * of it counts as blocked. Times that go backwards count as 0.
+ */
+void spulse_oc_interval(const struct spulse_oc_slot *s, u64 t_in,
+			u64 *blocked_ns, u64 *runq_ns)
+{
+	u64 total = t_in > s->t_out ? t_in - s->t_out : 0;
+	u64 b;
+
+	if (s->state == SPULSE_STATE_RUNNABLE) {
+		*blocked_ns = 0;
+		*runq_ns = total;
+		return;
+	}
+	if (!s->has_waker) {
+		*blocked_ns = total;
+		*runq_ns = 0;
+		return;
+	}
+	b = s->t_wake > s->t_out ? s->t_wake - s->t_out : 0;
+	if (b > total)
+		b = total;
+	*blocked_ns = b;
+	*runq_ns = total - b;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_interval);
+
+/**
+ * spulse_oc_stack_frames() - expand a compact stack into frames
+ * @st: the stack
+ * @out: room for @st->nu + @st->nk + 1 frames
+ *
+ * Return: number of nodes, root..leaf (>= 1: an empty stack is the marker).
+ */
+u32 spulse_oc_stack_frames(const struct spulse_oc_stack *st,
+			   struct spulse_frame *out)
+{
+	u32 i, n = 0;
+
+	if (st->trunc || (!st->nu && !st->nk))
+		out[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
+	for (i = 0; i < st->nu; i++)
+		out[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
+						  st->addr[i] };
+	for (i = st->nu; i < (u32)st->nu + st->nk; i++)
+		out[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
+						  st->addr[i] };
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_stack_frames);
