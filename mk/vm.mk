@@ -13,10 +13,10 @@ WORKLOAD_CFLAGS := -static -O1 -g -fno-omit-frame-pointer \
 	-fno-ipa-icf -Wall -Wextra -Werror -pthread
 
 ALL_TARGETS += $(WORKLOADS)
-CHECK_SUITES += e2e
+CHECK_SUITES += e2e latency
 BENCH_TARGETS += bench-vm
 
-.PHONY: workloads vm-kernel vm-deps check-e2e demo bench-vm
+.PHONY: workloads vm-kernel vm-deps check-e2e check-latency demo bench-vm
 
 workloads: $(WORKLOADS)
 
@@ -35,6 +35,12 @@ vm-kernel: vm-deps
 # $(BUILD)/spulse) and counts a missing piece as a failure.
 check-e2e: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/tests/e2e/run-e2e.sh
+
+# Off-CPU capture against the injector's truth (tests/e2e/run-latency.sh):
+# one stock-kernel boot, spulse.ko offcpu=1 raw streams, a drained spool
+# and a flight recording.
+check-latency: vm-kernel workloads
+	@BUILD=$(BUILD) $(TOP)/tests/e2e/run-latency.sh
 
 demo: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/tests/vm/demo.sh

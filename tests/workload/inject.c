@@ -58,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,7 +71,10 @@ struct wait_rec {
 	const char *scn, *func, *waker_func;
 	int i, tid, waker_tid;
 	int64_t enter, exit, req, wake_lo, wake_hi;
+	int64_t cpu;		/* thread CPU time inside [enter, exit] */
+	long nvcsw, nivcsw;	/* context switches inside it */
 };
+
 
 struct gap_rec {
 	const char *scn;
@@ -98,6 +102,57 @@ static int64_t now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Around each wait: the context-switch counts of the thread, CLOCK_MONOTONIC
+ * and the thread's CPU time. wall - cpu is the time the thread was not
+ * running, as the guest kernel sees it (host steal time of a TCG vCPU is
+ * charged to the running thread, so it cancels out).
+ */
+struct stamp {
+	int64_t wall, cpu;
+	long nvcsw, nivcsw;
+};
+
+static void stamp_in(struct stamp *s)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	s->nvcsw = ru.ru_nvcsw;
+	s->nivcsw = ru.ru_nivcsw;
+	s->wall = now();
+	s->cpu = thread_cpu();
+}
+
+static void stamp_out(struct stamp *s)
+{
+	struct rusage ru;
+
+	s->cpu = thread_cpu();
+	s->wall = now();
+	getrusage(RUSAGE_THREAD, &ru);
+	s->nvcsw = ru.ru_nvcsw;
+	s->nivcsw = ru.ru_nivcsw;
+}
+
+static void wait_span(struct wait_rec *w, const struct stamp *a,
+		      const struct stamp *b)
+{
+	w->enter = a->wall;
+	w->exit = b->wall;
+	w->cpu = b->cpu - a->cpu;
+	w->nvcsw = b->nvcsw - a->nvcsw;
+	w->nivcsw = b->nivcsw - a->nivcsw;
 }
 
 static int gettid_(void)
@@ -216,6 +271,7 @@ struct pipe_ctx {
 	atomic_int rounds;	/* completed by the writer */
 	int64_t wake_lo[MAX_WAITS], wake_hi[MAX_WAITS], req[MAX_WAITS];
 	atomic_int done;
+	atomic_int reader_ready;
 	unsigned int seed;
 };
 
@@ -250,6 +306,8 @@ __attribute__((noinline)) static void *inj_pipe_writer(void *arg)
 
 	note_thread("pipe_writer", "inj_pipe_wake");
 	atomic_store(&c->writer_tid, gettid_());
+	while (!atomic_load(&c->reader_ready))	/* the reader is started */
+		inj_sys_nanosleep(1000000);
 	for (int i = 0; c->until ? now() < c->until : i < c->n; i++) {
 		if (i >= MAX_WAITS - 1)
 			break;
@@ -279,23 +337,29 @@ __attribute__((noinline)) static void *inj_pipe_reader(void *arg)
 
 	note_thread(strcmp(c->scn, "pipe") ? "flight_reader" : "pipe_reader",
 		    "inj_pipe_wait");
+	atomic_store(&c->reader_ready, 1);
 	for (;;) {
-		char b;
-		int64_t t0 = now(), t1;
+		struct stamp a, b;
+		char ch;
 
-		if (inj_pipe_wait(c, &b) != 1)
+		stamp_in(&a);
+		if (inj_pipe_wait(c, &ch) != 1)
 			die("inject: pipe read");
-		t1 = now();
+		stamp_out(&b);
 		if (atomic_load(&c->done) && atomic_load(&c->rounds) <= n)
 			break;
-		if (n < MAX_WAITS)
-			tmp[n] = (struct wait_rec){ .enter = t0, .exit = t1 };
+		if (n < MAX_WAITS) {
+			memset(&tmp[n], 0, sizeof(tmp[n]));
+			wait_span(&tmp[n], &a, &b);
+		}
 		n++;
 	}
 	for (int i = 0; i < n && i < MAX_WAITS; i++) {
 		struct wait_rec *w = new_wait();
 
 		*w = tmp[i];
+		if (!w->enter)
+			continue;
 		w->scn = c->scn;
 		w->func = "inj_pipe_wait";
 		w->i = i;
@@ -322,18 +386,21 @@ static atomic_int m_round;	/* round the holder is in */
 /* The waiter's blocking futex wait on the mutex word: truth is measured. */
 __attribute__((noinline)) static void inj_mutex_wait(int tid)
 {
-	int64_t t0 = now(), t1;
-	long r = inj_sys_futex(&mtx, FUTEX_WAIT_PRIVATE, 2);
+	struct stamp a, b;
+	long r;
 
-	t1 = now();
+	stamp_in(&a);
+	r = inj_sys_futex(&mtx, FUTEX_WAIT_PRIVATE, 2);
+	stamp_out(&b);
 	if (r == 0) {
 		struct wait_rec *w = new_wait();
 		int i = atomic_load(&m_round);
 
 		*w = (struct wait_rec){ .scn = "mutex", .func = "inj_mutex_wait",
-			.i = i, .tid = tid, .enter = t0, .exit = t1,
+			.i = i, .tid = tid,
 			.req = m_req[i], .waker_tid = atomic_load(&holder_tid),
 			.waker_func = "inj_mutex_wake" };
+		wait_span(w, &a, &b);
 	}
 	asm volatile("" ::: "memory");
 }
@@ -439,16 +506,17 @@ __attribute__((noinline)) static void *inj_mutex_waiter(void *arg)
 
 __attribute__((noinline)) static void inj_sleep_wait(int i, int tid, int64_t ns)
 {
-	int64_t t0 = now(), t1;
+	struct stamp a, b;
 	struct wait_rec *w;
 
+	stamp_in(&a);
 	if (inj_sys_nanosleep(ns) != 0)
 		die("inject: nanosleep");
-	t1 = now();
+	stamp_out(&b);
 	w = new_wait();
 	*w = (struct wait_rec){ .scn = "sleep", .func = "inj_sleep_wait",
-		.i = i, .tid = tid, .enter = t0, .exit = t1, .req = ns,
-		.waker_tid = 0 };
+		.i = i, .tid = tid, .req = ns, .waker_tid = 0 };
+	wait_span(w, &a, &b);
 	asm volatile("" ::: "memory");
 }
 
@@ -472,7 +540,7 @@ static atomic_int runq_stop;
 struct spin_ctx {
 	const char *scn;
 	int cpu;
-	int64_t start, end;
+	int64_t start, end, cpu_ns;
 	int gaps;
 	int64_t gap_ns;
 };
@@ -511,9 +579,11 @@ static void spin_phase_line(struct spin_ctx *c, int tid)
 	if (i < 16)
 		snprintf(phase_lines[i], sizeof(phase_lines[i]),
 			 "{\"ev\":\"phase\",\"scn\":\"%s\",\"tid\":%d,\"cpu\":%d,"
-			 "\"start_ns\":%lld,\"end_ns\":%lld,\"gaps\":%d,\"gap_ns\":%lld}",
+			 "\"start_ns\":%lld,\"end_ns\":%lld,\"cpu_ns\":%lld,"
+			 "\"gaps\":%d,\"gap_ns\":%lld}",
 			 c->scn, tid, c->cpu, (long long)c->start,
-			 (long long)c->end, c->gaps, (long long)c->gap_ns);
+			 (long long)c->end, (long long)c->cpu_ns, c->gaps,
+			 (long long)c->gap_ns);
 }
 
 static int64_t runq_until;
@@ -525,9 +595,13 @@ __attribute__((noinline)) static void *inj_runq_busy(void *arg)
 
 	pin(c->cpu);
 	note_thread("runq_busy", "inj_runq_spin");
+	int64_t c0;
+
+	c0 = thread_cpu();
 	c->start = now();
 	inj_runq_spin(c, tid, runq_until);
 	c->end = now();
+	c->cpu_ns = thread_cpu() - c0;
 	spin_phase_line(c, tid);
 	return NULL;
 }
@@ -539,9 +613,13 @@ __attribute__((noinline)) static void *inj_runq_control(void *arg)
 
 	pin(c->cpu);
 	note_thread("runq_control", "inj_runq_ctl_spin");
+	int64_t c0;
+
+	c0 = thread_cpu();
 	c->start = now();
 	inj_runq_ctl_spin(c, tid, runq_until);
 	c->end = now();
+	c->cpu_ns = thread_cpu() - c0;
 	spin_phase_line(c, tid);
 	return NULL;
 }
@@ -716,22 +794,23 @@ __attribute__((noinline)) static void *inj_stall_reader(void *arg)
 {
 	int *fd = arg;
 	int tid = gettid_();
-	int64_t t0, t1;
-	char b;
+	struct stamp a, b;
+	char ch;
 	struct wait_rec *w;
 
 	note_thread("stall_reader", "inj_stall_wait");
-	t0 = now();
-	if (inj_stall_wait(fd[0], &b) != 1)
+	stamp_in(&a);
+	if (inj_stall_wait(fd[0], &ch) != 1)
 		die("inject: stall read");
-	t1 = now();
+	stamp_out(&b);
 	w = new_wait();
 	*w = (struct wait_rec){ .scn = "stall", .func = "inj_stall_wait",
-		.i = 0, .tid = tid, .enter = t0, .exit = t1,
+		.i = 0, .tid = tid,
 		.req = (int64_t)stall_ms * 1000000,
 		.waker_tid = atomic_load(&stall_writer_tid),
 		.waker_func = "inj_stall_wake", .wake_lo = stall_lo,
 		.wake_hi = stall_hi };
+	wait_span(w, &a, &b);
 	return NULL;
 }
 
@@ -783,11 +862,13 @@ static void print_truth(FILE *f, const char *phases, int64_t elapsed)
 		fprintf(f, "{\"ev\":\"wait\",\"scn\":\"%s\",\"i\":%d,\"tid\":%d,"
 			"\"func\":\"%s\",\"enter_ns\":%lld,\"exit_ns\":%lld,"
 			"\"req_ns\":%lld,\"waker_tid\":%d,\"waker_func\":\"%s\","
-			"\"wake_lo_ns\":%lld,\"wake_hi_ns\":%lld}\n",
+			"\"wake_lo_ns\":%lld,\"wake_hi_ns\":%lld,\"cpu_ns\":%lld,"
+			"\"nvcsw\":%ld,\"nivcsw\":%ld}\n",
 			w->scn, w->i, w->tid, w->func, (long long)w->enter,
 			(long long)w->exit, (long long)w->req, w->waker_tid,
 			w->waker_func ? w->waker_func : "",
-			(long long)w->wake_lo, (long long)w->wake_hi);
+			(long long)w->wake_lo, (long long)w->wake_hi,
+			(long long)w->cpu, w->nvcsw, w->nivcsw);
 	}
 	n = atomic_load(&n_gaps);
 	for (int i = 0; i < n && i < MAX_GAPS; i++)

@@ -1,0 +1,122 @@
+# Guest side of the latency suite (busybox sh in the stock-kernel VM; see
+# docs/VM.md). One boot, three runs of the off-CPU injector
+# (tests/workload/inject.c) with spulse.ko offcpu=1; raw results go to
+# /out/RUN/ for the host checker tests/e2e/check_latency.py, which asserts
+# everything (this script asserts nothing):
+#   raw     module only; the per-CPU relay streams are read after stop
+#           (one kind-3 record is injected with `echo trigger > control`)
+#   drain   module + spulse-drain -> one spool
+#   flight  `spulse record --flight` with an offcpu>50ms trigger around a
+#           100 ms injected stall (only when spulse record has --flight)
+#
+# usage (via run-vm.sh): guest-latency.sh BIN
+#   BIN: host path of a directory holding spulse.ko, spulse, spulse-drain
+#   and inject (run-latency.sh copies them into the VM's output directory).
+# Environment (from run-latency.sh through the command line): none; the
+# knobs are in /out/params (written by run-latency.sh).
+. "$VM_LIB"
+BIN=$1
+KO=$BIN/spulse.ko
+D=/sys/kernel/debug/spulse
+. /out/params	# FREQ MIN_US NWAITS RUNQ_MS FLIGHT_S STALL_MS PRE_MS POST_MS
+
+ins() { hrun /sbin/insmod "$KO" "$@"; }
+unload() { hrun /sbin/rmmod spulse; }
+loaded() { [ -d /sys/module/spulse ]; }
+ctl() { echo "$1" > $D/control; }
+dclear() { dmesg -c >> /out/dmesg.acc; }
+
+# start_inject RUN GOFILE ARGS...: start the injector (waits for GOFILE),
+# echo its pid once it printed it
+start_inject() {
+	r=$1; go=$2; shift 2
+	rm -f "/out/$go"
+	chroot /host "$BIN/inject" -g "$VM_OUT_HOST/$go" -o "$VM_OUT_HOST/$r/truth.jsonl" "$@" \
+		> /out/$r/inject.log 2>&1 &
+	echo $! > /out/$r/inject.job
+	i=0
+	while ! grep -q '^inject pid' /out/$r/inject.log 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 300 ] || break
+		sleep 0.1
+	done
+	sed -n 's/^inject pid //p' /out/$r/inject.log
+}
+
+IARGS="-p pmsr -n $NWAITS -r $RUNQ_MS"
+OPTS="offcpu=1 offcpu_min_us=$MIN_US freq=$FREQ"
+
+run_raw() {
+	o=/out/raw; mkdir -p $o
+	pid=$(start_inject raw go.raw $IARGS)
+	echo "$pid" > $o/pid
+	dclear
+	ins target_pid=$pid $OPTS subbuf_size=1048576 n_subbufs=16 2> $o/insmod.err
+	echo $? > $o/insmod.rc
+	ctl start; echo $? > $o/start.rc
+	touch /out/go.raw
+	wait "$(cat $o/inject.job)"; echo $? > $o/inject.rc
+	ctl trigger; echo $? > $o/trigger.rc
+	sleep 0.2
+	ctl stop
+	cat $D/stats > $o/stats
+	for f in $D/cpu*; do cat "$f" > "$o/${f##*/}"; done
+	unload; echo $? > $o/rmmod.rc
+	dmesg > $o/dmesg
+}
+
+run_drain() {
+	o=/out/drain; mkdir -p $o
+	pid=$(start_inject drain go.drain $IARGS)
+	echo "$pid" > $o/pid
+	dclear
+	ins target_pid=$pid $OPTS 2> $o/insmod.err
+	echo $? > $o/insmod.rc
+	chroot /host "$BIN/spulse-drain" -o "$VM_OUT_HOST/drain/drain.spulse" 2> $o/drain.log &
+	drain=$!
+	sleep 1
+	ctl start; echo $? > $o/start.rc
+	touch /out/go.drain
+	wait "$(cat $o/inject.job)"; echo $? > $o/inject.rc
+	sleep 0.3
+	ctl stop
+	sleep 0.5
+	cat $D/stats > $o/stats
+	kill -TERM $drain; wait $drain; echo $? > $o/drain.rc
+	unload; echo $? > $o/rmmod.rc
+	dmesg > $o/dmesg
+}
+
+run_flight() {
+	o=/out/flight; mkdir -p $o
+	hrun "$BIN/spulse" record --help > $o/record.help 2>&1
+	if ! grep -q -- '--flight' $o/record.help; then
+		echo "spulse record has no --flight" > $o/skipped
+		return
+	fi
+	oc=
+	grep -q -- '--off-cpu' $o/record.help && oc=--off-cpu
+	echo "$oc" > $o/offcpu_opt
+	dclear
+	hrun "$BIN/spulse" record --module "$KO" -F "$FREQ" $oc \
+		--flight "$FLIGHT_S" --trigger 'offcpu>50ms' --post 1 \
+		-o "$VM_OUT_HOST/flight/flight.spulse" -- \
+		"$BIN/inject" -p f -S "$STALL_MS" -P "$PRE_MS" -A "$POST_MS" \
+		-o "$VM_OUT_HOST/flight/truth.jsonl" > $o/record.out 2>&1
+	echo $? > $o/record.rc
+	loaded && unload
+	dmesg > $o/dmesg
+}
+
+rm -f /out/dmesg.acc /out/complete
+cat /proc/kallsyms > /out/kallsyms
+nproc > /out/nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo > /out/nproc
+for r in raw drain flight; do
+	vm_log "latency run $r"
+	loaded && unload
+	t0=$(date +%s)
+	run_$r
+	echo $(( $(date +%s) - t0 )) > /out/$r.secs
+done
+dclear
+echo done > /out/complete
+exit 0
