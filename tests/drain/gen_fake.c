@@ -5,7 +5,8 @@
  *
  *   gen_fake --dir D --truth F [--cpus N] [--idle K] [--samples M] [--seed S]
  *            [--steps K --step-ms T] [--cut-cpu C] [--corrupt-cpu C]
- *            [--kallsyms PATH]
+ *            [--kallsyms PATH] [--no-cpu-record] [--offcpu K]
+ *            [--stall IDX:MS]... [--manual-at IDX]... [--unknown-ext]
  *
  * D/cpuN: one SPULSE stream per CPU with per-CPU dense ids (threads, frames
  * of kinds 1/2/3, prefix-linked stacks), every sample written together with
@@ -20,13 +21,30 @@
  * --corrupt-cpu C: an invalid byte (unknown tag) is written into CPU C's
  * stream before its sample M/2; the truth holds the samples before it.
  *
+ * Every CPU stream starts with a cpu record (kind 1) after its header
+ * (--no-cpu-record: not, as streams of an older module).
+ * --offcpu K: about K off-CPU intervals (kind 2) per CPU, each written
+ * between two samples with its definitions (thread, stack, waker thread,
+ * waker stack; some waker stacks hundreds of frames deep, some wakers of
+ * the other process) in one write, in close-time order.
+ * --stall IDX:MS: CPU 0 writes, after its sample IDX, an interval of worker-1
+ * that was blocked MS ms (state S, run-queue 1.5 ms).
+ * --manual-at IDX: CPU 0 writes a kernel trigger mark (kind 3, reason 1,
+ * seq 0) after its sample IDX.
+ * --unknown-ext: every CPU writes an extension record of unknown kind 77.
+ *
  * Truth lines (the verifier sorts samples by time; times are unique):
  *   H start_us interval_us
- *   S time_ns pid tid comm n code... (root first; codes: T, Kaddr, Uaddr,
+ *   S time_ns cpu pid tid comm n code... (root first; codes: T, Kaddr, Uaddr,
  *     Raddr:path — R = must become module-relative to path; Gaddr:path —
  *     inside a module that meta retires: module-relative for the samples
  *     written before the drainer applied the retirement, absolute after)
- *   C modules|module_deactivations|process_deactivations|python N
+ *   O close_ns out_ns state cpu_out cpu_in blocked runq pid tid comm n code...
+ *     | wpid wtid wcomm wcpu n code...    (or "| -": no waker); close times
+ *     are unique
+ *   P close_ns MS                          (a --stall interval)
+ *   K time_ns reason seq text              (a kernel trigger mark)
+ *   C modules|module_deactivations|process_deactivations|python|ext_unknown N
  *   X corrupt CPU OFFSET     (with --corrupt-cpu)
  *   X cut CPU                (with --cut-cpu)
  */
@@ -47,6 +65,7 @@
 #define PID_Q	5151	/* other process: its user frames stay absolute */
 #define PID_R	6000	/* process whose modules get retired */
 #define MAXF	64
+#define MAXF_LONG 400	/* off-CPU and waker stacks */
 
 struct region {
 	uint64_t start, end, off;
@@ -109,15 +128,22 @@ static struct hent *hfind(struct hmap *m, uint64_t a, uint64_t b, uint64_t c)
 /* ---- per-CPU writer state --------------------------------------------- */
 struct cpu {
 	int fd;
+	unsigned int num;
 	uint64_t bytes;
 	uint32_t nthreads, nframes, nstacks;
 	struct hmap threads, frames, stacks;
 	int64_t prev_ns;
+	int64_t prev_event_ns;	/* event clock (intervals, triggers) */
 	bool header;
 	uint64_t period;
 };
 
+static bool cpu_records = true;
+
 struct frame { uint8_t kind; uint64_t addr; };
+
+static size_t codes_of(uint32_t pid, const struct frame *f, size_t n,
+		       char *codes, size_t clen);
 
 static uint64_t rng_state;
 
@@ -167,7 +193,7 @@ static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen
 		0x401000, 0x7f1000030000, 0x7ffd0000a400, 0x50000000,
 		0x7f2000000800,
 	};
-	size_t n = 0, depth = 2 + rnd() % 10, i, k, off = 0;
+	size_t n = 0, depth = 2 + rnd() % 10, i, k;
 
 	if (rnd() % 10 == 0)
 		f[n++] = (struct frame){ SPULSE_FRAME_TRUNCATED, 0 };
@@ -191,6 +217,16 @@ static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen
 				0xffffffff81000000ULL +
 				(k * 3 + rnd() % 2) * 0x100 + 0x1f };
 	}
+	codes_of(pid, f, n, codes, clen);
+	return n;
+}
+
+static size_t codes_of(uint32_t pid, const struct frame *f, size_t n,
+		       char *codes, size_t clen)
+{
+	size_t i, k, off = 0;
+
+	codes[0] = 0;
 	for (i = 0; i < n; i++) {
 		const char *path = NULL;
 
@@ -221,27 +257,59 @@ static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen
 	return n;
 }
 
+static size_t enc_header(struct cpu *c, uint8_t *buf)
+{
+	size_t len = 0;
+
+	if (!c->header) {
+		len += spulse_enc_header(buf, start_us, interval_us);
+		if (cpu_records)
+			len += spulse_enc_ext_cpu(buf + len, c->num);
+		c->header = true;
+	}
+	return len;
+}
+
+static size_t enc_thread(struct cpu *c, uint8_t *buf, uint32_t ti,
+			 uint32_t *id)
+{
+	const struct thread_def *td = &threads[ti];
+	struct hent *e = hfind(&c->threads, td->pid, td->tid, ti);
+	size_t len = 0;
+
+	if (!e->used) {
+		*e = (struct hent){ td->pid, td->tid, ti, c->nthreads++, true };
+		c->threads.n++;
+		len += spulse_enc_thread(buf, e->id, td->pid, td->tid,
+					 td->comm, strlen(td->comm));
+	}
+	*id = e->id;
+	return len;
+}
+
+static size_t enc_stack(struct cpu *c, uint8_t *buf, const struct frame *f,
+			size_t n, uint32_t *leaf);
+
 /* Encode one sample plus its missing definitions as one buffer. */
 static size_t encode_sample(struct cpu *c, uint8_t *buf, int64_t t,
 			    uint32_t ti, const struct frame *f, size_t n)
 {
-	const struct thread_def *td = &threads[ti];
+	uint32_t thread, leaf;
+	size_t len = enc_header(c, buf);
+
+	len += enc_thread(c, buf + len, ti, &thread);
+	len += enc_stack(c, buf + len, f, n, &leaf);
+	len += spulse_enc_sample(buf + len, t - c->prev_ns, thread, leaf);
+	c->prev_ns = t;
+	return len;
+}
+
+static size_t enc_stack(struct cpu *c, uint8_t *buf, const struct frame *f,
+			size_t n, uint32_t *leaf)
+{
 	uint64_t parent = SPULSE_STACK_ROOT;
 	struct hent *e;
 	size_t len = 0, i;
-
-	if (!c->header) {
-		len += spulse_enc_header(buf, start_us, interval_us);
-		c->header = true;
-	}
-	e = hfind(&c->threads, td->pid, td->tid, ti);
-	if (!e->used) {
-		*e = (struct hent){ td->pid, td->tid, ti, c->nthreads++, true };
-		c->threads.n++;
-		len += spulse_enc_thread(buf + len, e->id, td->pid, td->tid,
-					 td->comm, strlen(td->comm));
-	}
-	uint32_t thread = e->id;
 
 	for (i = 0; i < n; i++) {
 		uint32_t fid;
@@ -266,9 +334,97 @@ static size_t encode_sample(struct cpu *c, uint8_t *buf, int64_t t,
 		}
 		parent = (uint64_t)e->id + 1;
 	}
-	len += spulse_enc_sample(buf + len, t - c->prev_ns, thread,
-				 (uint32_t)(parent - 1));
-	c->prev_ns = t;
+	*leaf = (uint32_t)(parent - 1);
+	return len;
+}
+
+/* ---- off-CPU intervals -------------------------------------------------- */
+
+/* A stack at switch-out: user part, then scheduler kernel frames (leaf). */
+static size_t make_offcpu_stack(struct frame *f, size_t depth)
+{
+	size_t n = 0, i;
+
+	f[n++] = (struct frame){ SPULSE_FRAME_USER, 0x401000 };
+	for (i = 1; i < depth && n + 3 < MAXF_LONG; i++)
+		f[n++] = (struct frame){ SPULSE_FRAME_USER,
+			(rnd() % 2 ? 0x7f1000030000ULL : 0x402000ULL) +
+			(i * 11 + rnd() % 5) * 0x40 + 3 };
+	f[n++] = (struct frame){ SPULSE_FRAME_KERNEL, 0xffffffff81000a1fULL };
+	f[n++] = (struct frame){ SPULSE_FRAME_KERNEL, 0xffffffff81000b2fULL };
+	f[n++] = (struct frame){ SPULSE_FRAME_KERNEL, 0xffffffff81000c3fULL };
+	return n;
+}
+
+struct offcpu_spec {
+	int64_t close;
+	uint32_t ti, state;
+	uint64_t blocked, runq;
+	int wti;		/* waker thread index, -1 none */
+	uint32_t wcpu;
+	size_t depth, wdepth;
+};
+
+static size_t encode_offcpu(struct cpu *c, uint8_t *buf, const struct offcpu_spec *o,
+			    FILE *truth)
+{
+	static struct frame f[MAXF_LONG], wf[MAXF_LONG];
+	static char codes[MAXF_LONG * 64], wcodes[MAXF_LONG * 64];
+	struct spulse_offcpu_fields fl = { 0 };
+	size_t len = enc_header(c, buf), n, wn = 0;
+	int64_t out = o->close - (int64_t)(o->blocked + o->runq);
+	uint32_t th, st, wth = 0, wst = 0;
+
+	n = make_offcpu_stack(f, o->depth);
+	codes_of(threads[o->ti].pid, f, n, codes, sizeof(codes));
+	len += enc_thread(c, buf + len, o->ti, &th);
+	len += enc_stack(c, buf + len, f, n, &st);
+	if (o->wti >= 0) {
+		wn = make_offcpu_stack(wf, o->wdepth);
+		codes_of(threads[o->wti].pid, wf, wn, wcodes, sizeof(wcodes));
+		len += enc_thread(c, buf + len, (uint32_t)o->wti, &wth);
+		len += enc_stack(c, buf + len, wf, wn, &wst);
+	}
+	fl.dt_ns = out - c->prev_event_ns;
+	fl.thread = th;
+	fl.stack = st;
+	fl.state = o->state;
+	fl.cpu_out = (c->num + 1) % 4;
+	fl.cpu_in = c->num;
+	fl.blocked_ns = o->blocked;
+	fl.runq_ns = o->runq;
+	fl.has_waker = o->wti >= 0;
+	fl.waker_thread = wth;
+	fl.waker_stack = wst;
+	fl.waker_cpu = o->wcpu;
+	len += spulse_enc_ext_offcpu(buf + len, &fl);
+	c->prev_event_ns = out;
+	fprintf(truth, "O %" PRId64 " %" PRId64 " %u %u %u %" PRIu64 " %" PRIu64
+		" %u %u %s %zu%s |", o->close, out, o->state, fl.cpu_out,
+		fl.cpu_in, o->blocked, o->runq, threads[o->ti].pid,
+		threads[o->ti].tid, threads[o->ti].comm, n, codes);
+	if (o->wti >= 0)
+		fprintf(truth, " %u %u %s %u %zu%s\n", threads[o->wti].pid,
+			threads[o->wti].tid, threads[o->wti].comm, o->wcpu, wn,
+			wcodes);
+	else
+		fprintf(truth, " -\n");
+	return len;
+}
+
+static size_t encode_manual(struct cpu *c, uint8_t *buf, int64_t t,
+			    FILE *truth)
+{
+	struct spulse_trigger_fields tf = { 0 };
+	size_t len = enc_header(c, buf);
+
+	tf.dt_ns = t - c->prev_event_ns;
+	tf.reason = SPULSE_TRIGGER_MANUAL;
+	tf.text = "manual";
+	tf.text_len = 6;
+	len += spulse_enc_ext_trigger(buf + len, &tf);
+	c->prev_event_ns = t;
+	fprintf(truth, "K %" PRId64 " 1 0 manual\n", t);
 	return len;
 }
 
@@ -338,12 +494,20 @@ int main(int argc, char **argv)
 		{ "cut-cpu", required_argument, NULL, 'x' },
 		{ "corrupt-cpu", required_argument, NULL, 'y' },
 		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "no-cpu-record", no_argument, NULL, 'n' },
+		{ "offcpu", required_argument, NULL, 'o' },
+		{ "stall", required_argument, NULL, 'p' },
+		{ "manual-at", required_argument, NULL, 'q' },
+		{ "unknown-ext", no_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
 	unsigned int ncpu = 2, idle = 0, steps = 1, step_ms = 0;
 	unsigned long samples = 1000, seed = 1;
 	int cut = -1, corrupt = -1, opt;
+	unsigned long offcpu = 0, stall_at[8], stall_ms[8], manual_at[8];
+	unsigned int nstall = 0, nmanual = 0, j;
+	bool unknown_ext = false;
 	static uint8_t buf[1 << 16];
 	char path[4096], codes[MAXF * 64];
 	struct cpu *cpus;
@@ -363,6 +527,20 @@ int main(int argc, char **argv)
 		case 'x': cut = atoi(optarg); break;
 		case 'y': corrupt = atoi(optarg); break;
 		case 'K': kallsyms = optarg; break;
+		case 'n': cpu_records = false; break;
+		case 'o': offcpu = strtoul(optarg, NULL, 10); break;
+		case 'p':
+			if (nstall == 8 || sscanf(optarg, "%lu:%lu",
+					&stall_at[nstall], &stall_ms[nstall]) != 2)
+				return 2;
+			nstall++;
+			break;
+		case 'q':
+			if (nmanual == 8)
+				return 2;
+			manual_at[nmanual++] = strtoul(optarg, NULL, 10);
+			break;
+		case 'u': unknown_ext = true; break;
 		default: return 2;
 		}
 	}
@@ -386,6 +564,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		cpus[c].period = 1000000 + 37000 * c;
+		cpus[c].num = c;
 	}
 	snprintf(path, sizeof(path), "%s/control", dir);
 	write_text(path, "");
@@ -432,13 +611,96 @@ int main(int argc, char **argv)
 					len -= 2;	/* inside the sample record */
 				} else if (!((int)c == corrupt &&
 					     k >= samples / 2)) {
-					fprintf(truth, "S %" PRId64 " %u %u %s %zu%s\n",
-						t, threads[ti].pid,
+					fprintf(truth, "S %" PRId64 " %u %u %u %s %zu%s\n",
+						t, c, threads[ti].pid,
 						threads[ti].tid,
 						threads[ti].comm, n, codes);
 				}
 				xwrite(cp->fd, buf, len);
 				cp->bytes += len;
+				if ((int)c == cut || (int)c == corrupt)
+					continue;	/* samples only */
+				if (offcpu && k % (samples / offcpu + 1) ==
+					      samples / offcpu / 2) {
+					struct offcpu_spec o = { 0 };
+					int64_t cl = (int64_t)(k * cp->period +
+							       cp->period * 3 / 4);
+
+					o.close = cl - cl % ncpu + c;
+					o.ti = rnd() % 3;
+					if (o.ti == 2 && k >= samples / 2)
+						o.ti = 4;
+					o.state = rnd() % 3;
+					o.depth = 2 + rnd() % 20;
+					o.wti = -1;
+					if (o.state != SPULSE_STATE_RUNNABLE) {
+						static const int w[] = { 0, 1, 3 };
+
+						o.blocked = 10000 + rnd() % 20000000;
+						if (rnd() % 4) {
+							o.wti = w[rnd() % 3];
+							o.wcpu = rnd() % 64;
+							o.wdepth = rnd() % 8 ? 2 + rnd() % 10 :
+								   200 + rnd() % 150;
+						}
+					}
+					o.runq = rnd() % 1000000;
+					if ((int64_t)(o.blocked + o.runq) > o.close)
+						o.blocked = o.state ? 1 : 0,
+						o.runq = 0;
+					len = encode_offcpu(cp, buf, &o, truth);
+					xwrite(cp->fd, buf, len);
+					cp->bytes += len;
+				}
+				for (j = 0; c == 0 && j < nstall; j++) {
+					struct offcpu_spec o = { 0 };
+					int64_t cl = (int64_t)(k * cp->period +
+							       cp->period * 13 / 16);
+
+					if (k != stall_at[j])
+						continue;
+					o.close = cl - cl % ncpu;
+					o.ti = 1;
+					o.state = SPULSE_STATE_SLEEPING;
+					o.blocked = stall_ms[j] * 1000000;
+					o.runq = 1500000;
+					o.wti = 0;
+					o.wcpu = 1;
+					o.depth = 6;
+					o.wdepth = 5;
+					if ((int64_t)(o.blocked + o.runq) > o.close) {
+						fprintf(stderr, "gen_fake: stall at %lu "
+							"starts before the profile\n", k);
+						return 2;
+					}
+					len = encode_offcpu(cp, buf, &o, truth);
+					fprintf(truth, "P %" PRId64 " %lu\n", o.close,
+						stall_ms[j]);
+					xwrite(cp->fd, buf, len);
+					cp->bytes += len;
+				}
+				for (j = 0; c == 0 && j < nmanual; j++) {
+					int64_t tm = (int64_t)(k * cp->period +
+							       cp->period * 7 / 8);
+
+					if (k != manual_at[j])
+						continue;
+					len = encode_manual(cp, buf, tm - tm % ncpu,
+							    truth);
+					xwrite(cp->fd, buf, len);
+					cp->bytes += len;
+				}
+				if (unknown_ext && k == samples / 3) {
+					static const uint8_t pl[] = { 1, 2, 3 };
+
+					len = enc_header(cp, buf);
+					len += spulse_put_ext_hdr(buf + len, 77,
+								  sizeof(pl));
+					memcpy(buf + len, pl, sizeof(pl));
+					len += sizeof(pl);
+					xwrite(cp->fd, buf, len);
+					cp->bytes += len;
+				}
 			}
 		}
 		if (step_ms && s + 1 < steps) {
@@ -462,6 +724,8 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/stats", dir);
 		write_text(path, st);
 	}
+	if (unknown_ext)
+		fprintf(truth, "C ext_unknown %u\n", ncpu - idle);
 	for (c = 0; c < ncpu; c++) {
 		close(cpus[c].fd);
 		free(cpus[c].threads.v);

@@ -131,7 +131,7 @@ else
 fi
 
 # ---- a CPU stream cut inside its last record: complete prefix drains ---
-fake cut --cpus 3 --samples 500 --seed 4 --cut-cpu 1
+fake cut --cpus 3 --samples 500 --seed 4 --cut-cpu 1 --offcpu 50
 if "$drain_san" --debugfs "$work/cut/spulse" -o "$work/cut/out.spulse" --once \
 	--no-kallsyms 2>"$work/cut/err" &&
 	grep -q '^spulse-drain: cpu1: stream ends inside a record at offset' "$work/cut/err" &&
@@ -142,7 +142,7 @@ else
 fi
 
 # ---- a corrupt CPU stream: reported with cpu and offset, abandoned -----
-fake bad --cpus 3 --samples 500 --seed 9 --corrupt-cpu 2
+fake bad --cpus 3 --samples 500 --seed 9 --corrupt-cpu 2 --offcpu 50
 off=$(awk '$1 == "X" && $2 == "corrupt" { print $4 }' "$work/bad/truth")
 "$drain_san" --debugfs "$work/bad/spulse" -o "$work/bad/out.spulse" --once \
 	--no-kallsyms 2>"$work/bad/err"
@@ -329,6 +329,219 @@ if command -v script >/dev/null; then
 	else
 		fail progress-only-on-tty "tty: $(tr '\r' '\n' <"$work/tty/log" | head -3) / pipe: $(head -2 "$work/tty/log2")"
 	fi
+fi
+
+# ---- extension records: cpu per sample, off-CPU intervals, triggers -------
+# intervals (waker stacks up to ~350 frames, wakers of another process) must
+# survive merge and renumbering with identical content; each sample keeps
+# its stream's CPU; a kernel trigger mark passes through; unknown extension
+# kinds are counted and dropped
+fake ext --cpus 4 --idle 1 --samples 4000 --seed 21 --offcpu 400 \
+	--stall 2000:80 --manual-at 3000 --unknown-ext
+want_iv=$(grep -c '^O ' "$work/ext/truth")
+for pair in "san:$drain_san" "opt:$drain_opt"; do
+	tag=${pair%%:*}
+	d=${pair#*:}
+	"$d" --debugfs "$work/ext/spulse" -o "$work/ext/out-$tag.spulse" --once \
+		--no-kallsyms 2>"$work/ext/err-$tag"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "offcpu-merge-$tag" "exit $rc: $(cat "$work/ext/err-$tag")"
+	elif ! v=$("$verify" "$work/ext/out-$tag.spulse" "$work/ext/truth" 2>&1); then
+		fail "offcpu-merge-$tag" "$v"
+	elif ! grep -q "^spulse-drain: off-CPU intervals $want_iv, trigger marks 1, unknown extension records dropped 3$" "$work/ext/err-$tag"; then
+		fail "offcpu-merge-$tag" "stats: $(tail -2 "$work/ext/err-$tag")"
+	else
+		pass "offcpu-merge-$tag ($v)"
+	fi
+done
+if cmp -s "$work/ext/out-san.spulse" "$work/ext/out-opt.spulse"; then
+	pass offcpu-same-output-san-and-optimized
+else
+	fail offcpu-same-output-san-and-optimized "spools differ"
+fi
+# the verifier is not vacuous: another seed's truth is refused
+fake ext2 --cpus 4 --idle 1 --samples 4000 --seed 22 --offcpu 400
+if "$verify" "$work/ext/out-opt.spulse" "$work/ext2/truth" >/dev/null 2>&1; then
+	fail verifier-refuses-wrong-truth "accepted"
+else
+	pass verifier-refuses-wrong-truth
+fi
+# streams of an older module (no cpu record): the CPU is the file's number
+fake nocpu --cpus 3 --samples 800 --seed 23 --offcpu 80 --no-cpu-record
+if "$drain_san" --debugfs "$work/nocpu/spulse" -o "$work/nocpu/out.spulse" --once \
+	--no-kallsyms 2>"$work/nocpu/err" &&
+	v=$("$verify" "$work/nocpu/out.spulse" "$work/nocpu/truth" 2>&1); then
+	pass "cpu-from-file-number-without-cpu-record ($v)"
+else
+	fail cpu-from-file-number-without-cpu-record "${v:-$(cat "$work/nocpu/err")}"
+fi
+if [ -x "$build/spulse" ]; then
+	if out=$("$build/spulse" check "$work/ext/out-opt.spulse" 2>&1); then
+		pass "spulse-check-accepts-offcpu-spool"
+	else
+		fail spulse-check-accepts-offcpu-spool "$out"
+	fi
+fi
+
+# ---- flight recorder ------------------------------------------------------
+# bad specs and options are refused with a message (exit 2)
+for args in "--trigger offcpu>50" "--trigger offcpu>abc" "--trigger runq>0ms" \
+	"--trigger bogus" "--trigger offcpu>-5ms" "--flight 0" "--flight abc" \
+	"--post 1" "--flight 1 --max-dumps 0" "--flight 1 --gen-bytes 10"; do
+	# shellcheck disable=SC2086
+	if [[ $args == --flight* ]]; then set -- $args; else set -- --flight 1 $args; fi
+	[[ $args == "--post 1" ]] && set -- --post 1
+	out=$("$drain_san" -o "$work/x.spulse" --once --debugfs "$work/ext/spulse" "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 2 ] && grep -qE "bad|need" <<<"$out"; then
+		pass "flight-refuses '$*'"
+	else
+		fail "flight-refuses '$*'" "exit $rc: $out"
+	fi
+done
+
+# a long simulated run (120 s of profile time, 4 CPUs, off-CPU intervals)
+# through a 2 s flight ring: stalls at 20 s, 60 s, 61 s (within --min-gap of
+# 60 s: suppressed) and 100 s; runq>900us never... fires on intervals too
+fake fl --cpus 4 --samples 120000 --seed 31 --offcpu 6000 \
+	--stall 20000:80 --stall 60000:120 --stall 61000:90 --stall 100000:200 \
+	--steps 40 --step-ms 40
+full_bytes=$(cat "$work"/fl/spulse/cpu* | wc -c)
+"$drain_opt" --debugfs "$work/fl/spulse" -o "$work/fl/dump.spulse" --no-kallsyms \
+	--flight 2 --post 0.5 --min-gap 3 --trigger 'offcpu>50ms' --gen-bytes 300000 \
+	--duration 30 2>"$work/fl/err" &
+dpid=$!
+peak=0
+rss_peak=0
+while kill -0 $dpid 2>/dev/null; do
+	sum=0
+	for fd in /proc/$dpid/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in
+		*memfd:spulse-gen*) sum=$((sum + $(stat -L -c %s "$fd" 2>/dev/null || echo 0))) ;;
+		esac
+	done
+	[ $sum -gt $peak ] && peak=$sum
+	rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$dpid/status 2>/dev/null)
+	[ -n "$rss" ] && [ "$rss" -gt "$rss_peak" ] && rss_peak=$rss
+	if grep -q 'dump 3:' "$work/fl/err" 2>/dev/null; then
+		# every input is a regular file: stop once the data is in
+		sleep 0.5
+		kill -TERM $dpid 2>/dev/null
+	fi
+	sleep 0.05
+done
+wait $dpid
+rc=$?
+bound=$(sed -n 's/.*bound \([0-9]*\)).*/\1/p' "$work/fl/err")
+most=$(sed -n 's/.*(most \([0-9]*\), bound.*/\1/p' "$work/fl/err")
+if [ $rc -eq 0 ] && [ -n "$bound" ] && [ "$peak" -gt 0 ] && [ "$peak" -le "$bound" ] &&
+	[ "$most" -le "$bound" ] && [ "$bound" -lt "$full_bytes" ]; then
+	pass "flight-memory-bounded (memfd peak measured $peak bytes, drainer's own max $most, bound $bound, whole run $full_bytes bytes of streams, peak RSS ${rss_peak} kB)"
+else
+	fail flight-memory-bounded "exit $rc peak $peak most ${most:-?} bound ${bound:-?} full $full_bytes: $(tail -3 "$work/fl/err")"
+fi
+n=$(ls "$work"/fl/dump-*.spulse 2>/dev/null | wc -l)
+if [ "$n" -eq 3 ] && [ -f "$work/fl/dump-001.spulse" ] && [ -f "$work/fl/dump-003.spulse" ] &&
+	grep -q 'suppressed: within --min-gap' "$work/fl/err"; then
+	pass "flight-numbered-dumps-and-min-gap (3 dumps, 1 suppressed)"
+else
+	fail flight-numbered-dumps-and-min-gap "$n dumps: $(grep trigger "$work/fl/err")"
+fi
+for i in 001 002 003; do
+	if v=$("$verify" "$work/fl/dump-$i.spulse" "$work/fl/truth" --window \
+		--expect-reason 3 --expect-stall 2>&1); then
+		pass "flight-dump-$i-window-exact ($v)"
+	else
+		fail "flight-dump-$i-window-exact" "$v"
+	fi
+done
+if [ -x "$build/spulse" ] && out=$("$build/spulse" check "$work/fl/dump-002.spulse" 2>&1); then
+	pass flight-dump-passes-spulse-check
+else
+	fail flight-dump-passes-spulse-check "${out:-no spulse}"
+fi
+
+# --max-dumps: four stalls, two dumps
+fake flm --cpus 2 --samples 30000 --seed 32 --offcpu 500 \
+	--stall 5000:60 --stall 12000:60 --stall 19000:60 --stall 26000:60
+"$drain_san" --debugfs "$work/flm/spulse" -o "$work/flm/d" --no-kallsyms --once \
+	--flight 1 --post 0.2 --trigger 'offcpu>55ms' --max-dumps 2 2>"$work/flm/err"
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$work/flm/d-001" ] && [ -f "$work/flm/d-002" ] &&
+	[ ! -e "$work/flm/d-003" ] && [ "$(grep -c 'suppressed: --max-dumps 2 reached' "$work/flm/err")" -eq 2 ] &&
+	v=$("$verify" "$work/flm/d-002" "$work/flm/truth" --window --expect-stall 2>&1); then
+	pass "flight-max-dumps ($v)"
+else
+	fail flight-max-dumps "exit $rc: $(cat "$work/flm/err") ${v:-}"
+fi
+
+# runq>DUR: the stalls have 1.5 ms of run-queue delay, regular intervals < 1 ms
+"$drain_san" --debugfs "$work/flm/spulse" -o "$work/flm/r.spulse" --no-kallsyms --once \
+	--flight 1 --post 0.2 --trigger 'runq>1200us' --min-gap 0 2>"$work/flm/err2"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(ls "$work"/flm/r-*.spulse | wc -l)" -eq 4 ] &&
+	v=$("$verify" "$work/flm/r-004.spulse" "$work/flm/truth" --window --expect-reason 4 2>&1); then
+	pass "flight-runq-trigger ($v)"
+else
+	fail flight-runq-trigger "exit $rc: $(grep -E 'trigger|dump' "$work/flm/err2") ${v:-}"
+fi
+
+# manual: a kernel trigger mark (debugfs control "trigger") cuts a dump
+fake flk --cpus 3 --samples 8000 --seed 33 --offcpu 300 --manual-at 5000
+"$drain_san" --debugfs "$work/flk/spulse" -o "$work/flk/m.spulse" --no-kallsyms --once \
+	--flight 1.5 --post 0.3 2>"$work/flk/err"
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$work/flk/m-001.spulse" ] && [ ! -e "$work/flk/m-002.spulse" ] &&
+	v=$("$verify" "$work/flk/m-001.spulse" "$work/flk/truth" --window --expect-reason 1 2>&1) &&
+	grep -q ' 2 trigger records' <<<"$v"; then
+	pass "flight-manual-kernel-mark ($v)"
+else
+	fail flight-manual-kernel-mark "exit $rc: $(cat "$work/flk/err") ${v:-}"
+fi
+
+# SIGUSR1 to a running spulse-drain: one dump, reason signal
+rm -rf "$work/fls"
+mkdir -p "$work/fls/spulse"
+"$gen" --dir "$work/fls/spulse" --truth "$work/fls/truth" --cpus 2 --samples 20000 \
+	--offcpu 400 --steps 20 --step-ms 60 --seed 34 &
+genpid=$!
+for _ in $(seq 200); do [ -e "$work/fls/spulse/meta" ] && break; sleep 0.01; done
+"$drain_san" --debugfs "$work/fls/spulse" -o "$work/fls/s.spulse" --no-kallsyms \
+	--flight 2 --post 0.5 2>"$work/fls/err" &
+dpid=$!
+sleep 0.6
+kill -USR1 $dpid
+wait $genpid
+sleep 0.5
+kill -TERM $dpid
+wait $dpid
+rc=$?
+if [ $rc -eq 0 ] && [ -f "$work/fls/s-001.spulse" ] && [ ! -e "$work/fls/s-002.spulse" ] &&
+	v=$("$verify" "$work/fls/s-001.spulse" "$work/fls/truth" --window --expect-reason 2 2>&1); then
+	pass "flight-sigusr1 ($v)"
+else
+	fail flight-sigusr1 "exit $rc: $(cat "$work/fls/err") ${v:-}"
+fi
+
+# spulse record: --off-cpu options, and --flight with a trigger, in process
+for args in "--offcpu-min-us 5 -d 1" "--off-cpu --offcpu-min-us x -d 1" \
+	"--flight 1 --trigger offcpu>5ms -d 1" "--trigger manual -d 1" "--flight 1 --trigger x>1ms"; do
+	# shellcheck disable=SC2086
+	out=$("$rec" $args 2>&1)
+	rc=$?
+	[ $rc -eq 2 ] && pass "record-refuses '$args'" || fail "record-refuses '$args'" "exit $rc: $out"
+done
+out=$("$rec" --debugfs "$work/flm/spulse" --no-load -o "$work/flm/rec.spulse" \
+	--kallsyms "$work/rec/kallsyms" --off-cpu --flight 1 --post 0.2 \
+	--trigger 'offcpu>55ms' --min-gap 0 -- sh -c 'sleep 0.3' 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'flight dumps 4 (triggers 4, suppressed 0)' <<<"$out" &&
+	[ -s "$work/flm/rec-001.spulse.kallsyms" ] &&
+	v=$("$verify" "$work/flm/rec-003.spulse" "$work/flm/truth" --window --expect-stall 2>&1); then
+	pass "record-flight ($v)"
+else
+	fail record-flight "exit $rc: $out ${v:-}"
 fi
 
 # ---- the CLI agrees the drained spool is valid ----------------------------

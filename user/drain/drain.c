@@ -1155,7 +1155,8 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 		ring_account(d);
 	d->st.gen_bytes_max = d->gen_bytes_max;
 	d->st.ring_bound = d->flight ?
-		drain_flight_bound(&d->fo, d->fwd.mod_cap) : 0;
+		drain_flight_bound(&d->fo, d->have_meta ?
+			spulse_stream_info(d->meta.stream)->modules : 0) : 0;
 	d->st.kernel_dropped = -1;
 	if (d->stats_path && !drain_kstat(d->stats_path, "samples_dropped", &v))
 		d->st.kernel_dropped = v;
