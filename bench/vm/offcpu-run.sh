@@ -29,52 +29,74 @@ rm -rf "$out"
 mkdir -p "$out/bin"
 m "$BUILD/workload/pingpong" >/dev/null
 cp "$BUILD/workload/pingpong" "$out/bin/"
-# The spulse mode needs spulse.ko with offcpu= and spulse-drain; without
-# them the bench still runs the other modes and the table says why.
-spulse=1
+# The spulse modes need spulse.ko with offcpu= and offcpu_min_us=,
+# spulse-drain and (spulserec) `spulse record --off-cpu`; without them the
+# bench still runs the other modes and the table says why.
+modes="base spulserec spulse perfsw perfsched"
 why=
 if ! m module "$BUILD/spulse-drain" "$BUILD/spulse" >"$out/build.log" 2>&1; then
-	spulse=0
 	why="build failed (see $out/build.log)"
 else
 	# a private copy: the module in the tree may be rebuilt meanwhile
 	cp "$top/spulse.ko" "$BUILD/spulse-drain" "$BUILD/spulse" "$out/bin/"
-	if ! modinfo -F parm "$out/bin/spulse.ko" | grep -q '^offcpu:'; then
-		spulse=0
-		why="spulse.ko has no offcpu= parameter yet"
-	fi
-	if ! modinfo -F parm "$out/bin/spulse.ko" | grep -q '^offcpu_min_us:'; then
-		spulse=0
-		why="spulse.ko has no offcpu_min_us= parameter yet"
-	fi
+	parms=$(modinfo -F parm "$out/bin/spulse.ko")
+	for p in offcpu offcpu_min_us; do
+		grep -q "^$p:" <<<"$parms" || why="${why:+$why; }spulse.ko has no $p= parameter"
+	done
 fi
-[ -z "$why" ] || echo "bench-offcpu: spulse mode skipped: $why" >&2
+if [ -n "$why" ]; then
+	modes="base perfsw perfsched"
+	echo "bench-offcpu: spulse modes skipped: $why" >&2
+elif ! "$out/bin/spulse" record --help 2>&1 | grep -q -- --off-cpu; then
+	modes="base spulse perfsw perfsched"
+	why="spulse record has no --off-cpu (spulserec mode)"
+	echo "bench-offcpu: $why" >&2
+fi
 echo "spulse_skipped $why" > "$out/host.txt"
+echo "modes $modes" >> "$out/host.txt"
 
-timeout=$((600 + reps * 4 * 60))
+timeout=$((600 + reps * 5 * 60))
+vmrc=0
 "$top/tests/vm/run-vm.sh" --timeout "$timeout" --out "$out" -- \
 	"$top/bench/vm/offcpu-guest.sh" "$out/bin" "$rounds" "$reps" "$cpu" \
-	"$freq" "$spulse" >/dev/null || {
-	echo "bench-offcpu: the guest failed; $out/guest.log:" >&2
-	tail -n 20 "$out/guest.log" >&2
-	exit 1
-}
+	"$freq" "$modes" >/dev/null || vmrc=$?
+if [ "$vmrc" != 0 ]; then
+	echo "bench-offcpu: the guest failed (run-vm exit $vmrc); $out/guest.log:" >&2
+	tail -n 20 "$out/guest.log" >&2 || true
+	# a partial table from the runs that finished, then fail
+	grep -q '^run ' "$out/offcpu.txt" 2>/dev/null || exit 1
+fi
 
-# Host-side counts on the last repetition's files.
-count_events() { # FILE -> "event count" lines
-	perf script -i "$1" -F event 2>/dev/null | sed 's/:[[:space:]]*$//; s/^[[:space:]]*//' |
-		sort | uniq -c | awk '{ print $2, $1 }'
-}
+# Host-side counts on the last repetition's files: samples per event.
 for f in perf.data sched.data; do
 	[ -s "$out/$f" ] || continue
-	count_events "$out/$f" | sed "s/^/events $f /" >> "$out/host.txt"
+	perf report -i "$out/$f" --stats 2>/dev/null |
+		awk -v f=$f '/^[a-z_]+:[a-z_]+ stats:$/ { ev = $1; sub(":$", "", ev); getline
+			print "events", f, ev, $3 }' >> "$out/host.txt"
 done
-if [ -s "$out/offcpu.spulse" ]; then
-	if "$out/bin/spulse" check "$out/offcpu.spulse" > "$out/check.txt" 2>&1; then
-		echo "spool_check ok" >> "$out/host.txt"
+# The last spools: `spulse check`, and their off-CPU records counted by
+# the e2e suite's independent reader (tests/e2e/spool.py RawSpool).
+for f in rec.spulse offcpu.spulse; do
+	[ -s "$out/$f" ] || continue
+	if "$out/bin/spulse" check "$out/$f" > "$out/$f.check" 2>&1; then
+		echo "spool_check $f ok" >> "$out/host.txt"
 	else
-		echo "spool_check FAILED $(head -n 1 "$out/check.txt")" >> "$out/host.txt"
+		echo "spool_check $f FAILED: $(head -n 1 "$out/$f.check")" >> "$out/host.txt"
 	fi
-fi
+	python3 - "$top/tests/e2e" "$out/$f" >> "$out/host.txt" 2>&1 <<'PY' || true
+import sys
+sys.path.insert(0, sys.argv[1])
+from spool import RawSpool, SpoolError
+try:
+    s = RawSpool(sys.argv[2])
+except SpoolError as e:
+    print('spool_raw %s ERROR %s' % (sys.argv[2].rsplit('/', 1)[-1], e))
+else:
+    print('spool_raw %s offcpu=%d samples=%d cpu_records=%d ext_skipped=%d truncated=%d'
+          % (sys.argv[2].rsplit('/', 1)[-1], len(s.offcpu), len(s.samples),
+             s.cpu_records, s.ext_skipped, s.truncated))
+PY
+done
 python3 "$top/bench/vm/offcpu-table.py" "$out/offcpu.txt" "$out/host.txt" \
-	"$rounds" "$freq" "$cpu"
+	"$rounds" "$freq" "$cpu" | tee "$out/table.txt"
+[ "$vmrc" = 0 ] || { echo "bench-offcpu: INCOMPLETE (guest failed)" >&2; exit 1; }

@@ -10,8 +10,9 @@ HOST_TXT: host-side notes (spulse_skipped WHY, events FILE EVENT COUNT,
 
 Per mode: median wall time (pingpong's own clock) with a bootstrap 95%
 interval, slowdown and added time vs unprofiled (bootstrap intervals too),
-output bytes, switches seen by the tool (spulse: off-CPU intervals written +
-filtered from the module's stats; perf: samples), bytes per switch seen and
+output bytes, switches seen by the tool (spulse record: the intervals of its
+summary; spulse.ko + spulse-drain: off-CPU intervals written + filtered from
+the module's stats; perf: sched:sched_switch samples), bytes per switch seen and
 per switch of the workload (getrusage nvcsw + nivcsw, the same definition
 for every mode). Verdicts: spulse's added time <= 1/2 of perf's (MET / NOT
 MET only when the bootstrap intervals separate, INCONCLUSIVE otherwise);
@@ -24,10 +25,13 @@ import sys
 
 BOOT = 4000
 MODES = [('base', 'unprofiled'),
-         ('spulse', 'spulse offcpu=1'),
+         ('spulserec', 'spulse record --off-cpu'),
+         ('spulse', 'spulse.ko offcpu=1 + spulse-drain'),
          ('perfsw', 'perf record -e sched:sched_switch -g'),
          ('perfsched', 'perf sched record')]
 NAME = dict(MODES)
+SPULSE_MODES = ('spulserec', 'spulse')
+PERF_MODES = ('perfsw', 'perfsched')
 
 
 def median(xs):
@@ -112,8 +116,8 @@ def main():
           'interval (%d resamples)' % (nreps, BOOT))
     print('unprofiled: %.0f switches/s measured (getrusage nvcsw+nivcsw / wall; median, '
           'runs %.0f..%.0f)' % (median(sw_s), min(sw_s), max(sw_s)))
-    print('spulse: spulse.ko offcpu=1 offcpu_min_us=0 (every switch recorded) freq=%s '
-          '+ spulse-drain, spool on the guest tmpfs like perf.data' % freq)
+    print('spulse: offcpu_min_us=0 (every switch recorded), on-CPU sampling at freq=%s Hz; '
+          'spools on the guest tmpfs like perf.data' % freq)
     if host.get('spulse_skipped') and host['spulse_skipped'][0]:
         print('spulse: NOT RUN: %s' % host['spulse_skipped'][0])
     print()
@@ -142,6 +146,8 @@ def main():
         if mode == 'spulse':
             seen = [spulse_seen(r) for r in rs]
             seen = None if None in seen else seen
+        elif mode == 'spulserec':
+            seen = [int(r.get('seen', 0)) for r in rs]
         elif mode == 'base':
             seen = None
         else:
@@ -151,32 +157,57 @@ def main():
         row[mode] = dict(t=mt, added=(mt - mb, alo, ahi), added_boot=added,
                          bps=median(bps) if bps else None, bpw=median(bpw))
         if mode == 'base':
-            print('%-38s %8.3f %8.3f..%-8.3f %8.3f %17s %9s %8s %9s %8d %8s'
+            print('%-38s %8.3f %8.3f..%-8.3f %7.3f %19s %9s %8s %7s %8d %8s'
                   % (name, mt, lo, hi, 1.0, '-', '-', '-', '-', median(wl), '-'))
             continue
-        print('%-38s %8.3f %8.3f..%-8.3f %8.3f %+8.3f..%-+8.3f %9d %8s %9s %8d %8.1f'
+        print('%-38s %8.3f %8.3f..%-8.3f %7.3f %+9.3f..%-+8.3f %9d %8s %7s %8d %8.1f'
               % (name, mt, lo, hi, mt / mb, alo, ahi, median(byts),
                  '%d' % median(seen) if seen else '?',
                  '%.1f' % median(bps) if bps else '?', median(wl), median(bpw)))
     print()
     print('wall_s: pingpong\'s own clock of its round trips; slowdn: median / unprofiled '
           'median; added_s: bootstrap 95% interval of (median - unprofiled median)')
-    print('seen: switches the tool recorded (spulse: off-CPU intervals written + filtered, '
-          'module stats; perf: samples, all events); wl_sw: the workload\'s own '
-          'nvcsw + nivcsw')
+    print('seen: switches the tool recorded (spulse record: the off-CPU intervals of its '
+          'summary; spulse.ko + spulse-drain: offcpu_written + offcpu_filtered of the '
+          'module\'s stats; perf: its sched:sched_switch samples, perf report --stats); wl_sw: the workload\'s own '
+          'getrusage nvcsw + nivcsw, same definition in every mode')
+    for mode, _ in MODES[1:]:
+        rs = runs.get(mode)
+        if not rs:
+            continue
+        cov = [(spulse_seen(r) if mode == 'spulse' else int(r.get('seen', 0)))
+               / max(int(r['nvcsw']) + int(r['nivcsw']), 1) for r in rs
+               if mode != 'spulse' or spulse_seen(r) is not None]
+        if cov:
+            print('  %s: seen / wl_sw per run: median %.3f (min %.3f, max %.3f)'
+                  % (NAME[mode], median(cov), min(cov), max(cov)))
     for ev in host.get('events', []):
         f, e, n = ev.split()
         print('  last rep %s: %s %s' % (f, e, n))
     for c in host.get('spool_check', []):
-        print('  last rep spool: spulse check %s' % c)
+        print('  last rep spool %s: spulse check %s' % tuple(c.split(' ', 1)))
+    for c in host.get('spool_raw', []):
+        print('  last rep spool %s (tests/e2e/spool.py RawSpool): %s' % tuple(c.split(' ', 1)))
     if 'spulse' in runs:
+        params = {'spulse_offcpu', 'spulse_offcpu_min_us', 'spulse_offcpu_threads',
+                  'spulse_target_pid', 'spulse_freq'}
         keys = sorted({k for r in runs['spulse'] for k in r
-                       if k.startswith('spulse_') and ('offcpu' in k or 'handler' in k
-                                                        or 'dropped' in k)})
-        for k in keys:
-            vs = [int(r[k]) for r in runs['spulse'] if k in r]
-            print('  spulse stats %s: median %d (min %d, max %d)'
-                  % (k[7:], median(vs), min(vs), max(vs)))
+                       if k.startswith('spulse_') and k not in params
+                       and ('offcpu' in k or 'wakeup' in k or 'early' in k
+                            or 'dropped' in k or 'lost' in k)})
+        med = {k: median([int(r[k]) for r in runs['spulse'] if k in r]) for k in keys}
+        nz = ['%s=%d' % (k[7:], v) for k, v in med.items() if v and 'handler' not in k]
+        z = [k[7:] for k, v in med.items() if not v]
+        print('  spulse.ko stats (medians): %s' % ', '.join(nz))
+        if z:
+            print('  spulse.ko stats that were 0 in the median run: %s' % ', '.join(z))
+        for hk, ck in (('spulse_offcpu_handler_ns', 'spulse_offcpu_taken'),
+                       ('spulse_handler_ns', 'spulse_samples_taken')):
+            per = [int(r[hk]) / 1e3 / int(r[ck]) for r in runs['spulse']
+                   if hk in r and int(r.get(ck, 0))]
+            if per:
+                print('  spulse.ko %s / %s: median %.1f us (min %.1f, max %.1f)'
+                      % (hk[7:], ck[7:], median(per), min(per), max(per)))
         dc = [float(r['drain_cpu_s']) for r in runs['spulse'] if 'drain_cpu_s' in r]
         if dc:
             print('  spulse-drain CPU time per run: median %.2f s (max %.2f)'
@@ -185,35 +216,40 @@ def main():
         if bad:
             print('  spulse-drain exited non-zero in reps %s' % ','.join(bad))
     print()
-    sp = row.get('spulse')
-    for pm in ('perfsw', 'perfsched'):
-        pf = row.get(pm)
-        if not pf:
-            continue
-        if not sp:
-            print('added time spulse <= 1/2 of %s: NOT MEASURED (no spulse runs)' % NAME[pm])
-            continue
-        s_ci = sp['added'][1:]
-        half = [x / 2 for x in pf['added_boot']]
-        h_ci = ci(half)
-        v = separate(s_ci, h_ci)
-        verdict = {-1: 'MET', 1: 'NOT MET', 0: 'INCONCLUSIVE (intervals overlap)'}[v]
-        print('added time: spulse %+.3f s [%+.3f..%+.3f] vs 1/2 of %s %+.3f s '
-              '[%+.3f..%+.3f] (target <= 1/2): %s'
-              % (sp['added'][0], s_ci[0], s_ci[1], NAME[pm], pf['added'][0] / 2,
-                 h_ci[0], h_ci[1], verdict))
-    for pm in ('perfsw', 'perfsched'):
-        pf = row.get(pm)
-        if not pf or not sp:
-            continue
-        for key, what in (('bps', 'switch seen'), ('bpw', 'workload switch')):
-            a, b = sp[key], pf[key]
-            if a is None or b is None:
-                print('bytes per %s vs %s: NOT MEASURED (no switch count)' % (what, NAME[pm]))
+    for sm in SPULSE_MODES:
+        sp = row.get(sm)
+        for pm in PERF_MODES:
+            pf = row.get(pm)
+            if not pf:
                 continue
-            print('bytes per %s: spulse %.1f vs %s %.1f = 1/%.1f (target <= 1/10): %s'
-                  % (what, a, NAME[pm], b, b / a if a else float('inf'),
-                     'MET' if a * 10 <= b else 'NOT MET'))
+            if not sp:
+                print('added time %s <= 1/2 of %s: NOT MEASURED (no %s runs)'
+                      % (NAME[sm], NAME[pm], NAME[sm]))
+                continue
+            s_ci = sp['added'][1:]
+            h_ci = ci([x / 2 for x in pf['added_boot']])
+            verdict = {-1: 'MET', 1: 'NOT MET',
+                       0: 'INCONCLUSIVE (intervals overlap)'}[separate(s_ci, h_ci)]
+            print('added time: %s %+.3f s [%+.3f..%+.3f] vs 1/2 of %s %+.3f s '
+                  '[%+.3f..%+.3f] (target <= 1/2): %s'
+                  % (NAME[sm], sp['added'][0], s_ci[0], s_ci[1], NAME[pm],
+                     pf['added'][0] / 2, h_ci[0], h_ci[1], verdict))
+    for sm in SPULSE_MODES:
+        sp = row.get(sm)
+        for pm in PERF_MODES:
+            pf = row.get(pm)
+            if not pf or not sp:
+                continue
+            a, b = sp['bps'], pf['bps']
+            if a is None or b is None:
+                print('bytes per switch seen, %s vs %s: NOT MEASURED (no switch count)'
+                      % (NAME[sm], NAME[pm]))
+                continue
+            print('bytes per switch seen: %s %.1f vs %s %.1f = 1/%.1f (target <= 1/10): %s'
+                  '   [per workload switch: %.1f vs %.1f = 1/%.1f]'
+                  % (NAME[sm], a, NAME[pm], b, b / a if a else float('inf'),
+                     'MET' if a * 10 <= b else 'NOT MET',
+                     sp['bpw'], pf['bpw'], pf['bpw'] / sp['bpw'] if sp['bpw'] else float('inf')))
     print('all runs (s): ' + '; '.join(
         '%s %s' % (m, ' '.join(r['s'] for r in runs[m])) for m, _ in MODES if m in runs))
     return 0
