@@ -1169,9 +1169,15 @@ void drain_print_stats(struct drain *d, FILE *f)
 	unsigned int i;
 
 	drain_get_stats(d, &st);
-	fprintf(f, "spulse-drain: %" PRIu64 " samples written to %s (%" PRIu64
-		" bytes); read meta %" PRIu64, st.samples, d->o.output,
-		st.spool_bytes, st.meta_bytes);
+	if (d->flight)
+		fprintf(f, "spulse-drain: %" PRIu64 " samples written to the "
+			"flight generations (%" PRIu64 " bytes in the open one); "
+			"read meta %" PRIu64, st.samples, st.spool_bytes,
+			st.meta_bytes);
+	else
+		fprintf(f, "spulse-drain: %" PRIu64 " samples written to %s (%"
+			PRIu64 " bytes); read meta %" PRIu64, st.samples,
+			d->o.output, st.spool_bytes, st.meta_bytes);
 	for (i = 0; i < st.ncpus; i++)
 		fprintf(f, " cpu%d %" PRIu64, d->cpu[i].cpu, st.cpu_bytes[i]);
 	fprintf(f, " bytes; stream errors %u; truncated tails %u; late %" PRIu64
