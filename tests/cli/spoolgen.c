@@ -14,7 +14,16 @@
  *   python pid= state=enter|leave|N
  *   process-deactivate pid=
  *   module-deactivate module=
+ *   cpu cpu=
+ *   offcpu dt_ns= thread= stack= state=R|S|..|N cpu_out= cpu_in=
+ *          blocked_ns= runq_ns= waker=none|N waker_stack= waker_cpu=
+ *   trigger dt_ns= reason=manual|signal|offcpu|runq|N seq= value_ns=
+ *          threshold_ns= window_start_ns= window_end_ns= text=
+ *   ext kind= len= [hex=HEX]  (payload: the hex, else len zero bytes)
  *   raw hex=HEX            (bytes as given)
+ *
+ * (the extension lines are spulse dump's, one line each; offcpu/trigger
+ * take the stored dt_ns, time_ns= is ignored)
  *
  * Other lines starting with '#' are ignored; a leading decimal offset (as
  * printed by dump --offsets) is skipped. Strings take \xNN escapes.
@@ -65,6 +74,37 @@ static size_t unescape(const char *s, char *out)
 		}
 	}
 	return n;
+}
+
+static uint32_t state_num(const char *s)
+{
+	static const char letters[] = "RSDTtXZPI";
+	const char *p;
+
+	if (!s)
+		return 0;
+	if (s[0] && !s[1] && (p = strchr(letters, s[0])))
+		return (uint32_t)(p - letters);
+	return (uint32_t)strtoul(s, NULL, 0);
+}
+
+static uint32_t reason_num(const char *s)
+{
+	static const char *const names[] = { "", "manual", "signal", "offcpu",
+					     "runq" };
+	uint32_t i;
+
+	for (i = 1; s && i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return s ? (uint32_t)strtoul(s, NULL, 0) : 0;
+}
+
+static int64_t snum(const struct fields *f, const char *k)
+{
+	const char *v = get(f, k);
+
+	return v ? strtoll(v, NULL, 0) : 0;
 }
 
 static size_t unhex(const char *s, uint8_t *out)
@@ -180,6 +220,52 @@ int main(int argc, char **argv)
 		} else if (!strcmp(kind, "module-deactivate")) {
 			n = spulse_enc_module_deactivate(buf,
 				(uint32_t)num(&f, "module"));
+		} else if (!strcmp(kind, "cpu")) {
+			n = spulse_enc_ext_cpu(buf, (uint32_t)num(&f, "cpu"));
+		} else if (!strcmp(kind, "offcpu")) {
+			const char *w = get(&f, "waker");
+			struct spulse_offcpu_fields o = {
+				.dt_ns = snum(&f, "dt_ns"),
+				.thread = (uint32_t)num(&f, "thread"),
+				.stack = (uint32_t)num(&f, "stack"),
+				.state = state_num(get(&f, "state")),
+				.cpu_out = (uint32_t)num(&f, "cpu_out"),
+				.cpu_in = (uint32_t)num(&f, "cpu_in"),
+				.blocked_ns = num(&f, "blocked_ns"),
+				.runq_ns = num(&f, "runq_ns"),
+				.has_waker = w && strcmp(w, "none"),
+				.waker_thread = (uint32_t)num(&f, "waker"),
+				.waker_stack = (uint32_t)num(&f, "waker_stack"),
+				.waker_cpu = (uint32_t)num(&f, "waker_cpu"),
+			};
+
+			n = spulse_enc_ext_offcpu(buf, &o);
+		} else if (!strcmp(kind, "trigger")) {
+			struct spulse_trigger_fields t = {
+				.dt_ns = snum(&f, "dt_ns"),
+				.reason = reason_num(get(&f, "reason")),
+				.seq = (uint32_t)num(&f, "seq"),
+				.value_ns = num(&f, "value_ns"),
+				.threshold_ns = num(&f, "threshold_ns"),
+				.window_start_ns = num(&f, "window_start_ns"),
+				.window_end_ns = num(&f, "window_end_ns"),
+				.text = str,
+			};
+
+			t.text_len = unescape(get(&f, "text"), str);
+			n = spulse_enc_ext_trigger(buf, &t);
+		} else if (!strcmp(kind, "ext")) {
+			size_t len = (size_t)num(&f, "len"), hl;
+
+			if (len > sizeof(bid))
+				len = sizeof(bid);
+			memset(bid, 0, len);
+			hl = unhex(get(&f, "hex"), bid);
+			if (get(&f, "hex"))
+				len = hl;
+			n = spulse_put_ext_hdr(buf, (uint32_t)num(&f, "kind"), len);
+			memcpy(buf + n, bid, len);
+			n += len;
 		} else if (!strcmp(kind, "raw")) {
 			n = unhex(get(&f, "hex"), buf);
 		} else {

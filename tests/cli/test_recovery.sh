@@ -5,13 +5,38 @@
 # complete when c is a record boundary, and otherwise recovers the prefix up
 # to the last boundary <= c (0 inside the header).
 test_check_every_truncation() {
-	local size c rc out b=0 bi=0 want_cb want_rec cb rec n=0 stride
-	local -a bounds
+	local size
 	"$SP" synth -q -o s.spulse --samples 30 --threads 3 --depth 6 --seed 7 ||
 		return 1
 	size=$(stat -c %s s.spulse)
 	[ "$size" -ge 1500 ] && [ "$size" -le 8000 ] ||
 		die "spool is $size bytes, wanted a few KB" || return 1
+	every_truncation
+}
+
+# The same with every extension record kind in the spool: cpu records,
+# off-CPU intervals (with and without wakers), triggers, unknown kinds.
+test_check_every_truncation_with_extensions() {
+	local size k
+	"$SP" synth -q -o s.spulse --samples 30 --threads 3 --depth 6 --seed 7 \
+		--cpus 2 --off-cpu 14 --triggers 4 --unknown-ext 3 || return 1
+	size=$(stat -c %s s.spulse)
+	[ "$size" -ge 2000 ] && [ "$size" -le 16000 ] ||
+		die "spool is $size bytes, wanted a few KB" || return 1
+	"$SP" dump s.spulse >d || return 1
+	for k in cpu offcpu trigger ext; do
+		grep -q "^$k " d || die "no $k record" || return 1
+	done
+	grep -q '^offcpu .*waker=none' d && grep -q '^offcpu .*waker_stack=' d ||
+		die "intervals lack the waker mix" || return 1
+	every_truncation
+}
+
+# every_truncation: check every cut of s.spulse against the dump oracle.
+every_truncation() {
+	local size c rc out b=0 bi=0 want_cb want_rec cb rec n=0 stride
+	local -a bounds
+	size=$(stat -c %s s.spulse)
 	mapfile -t bounds < <(record_offsets s.spulse)
 	[ "${#bounds[@]}" -gt 50 ] || die "only ${#bounds[@]} records" || return 1
 	stride=${TRUNC_STRIDE:-1}
@@ -180,4 +205,82 @@ test_corrupt_overlong_varint() {
 	line=$(grep -n '^raw ' bad.txt | cut -d: -f1)
 	lo=$(sed -n "${line}p" offs | cut -d' ' -f1)
 	corrupt_and_expect "$lo" $((lo + 5)) bad.spulse
+}
+
+# Extension records (FORMAT.md 3.10): each rule broken in a crafted copy of
+# a synthetic spool is reported inside the offending record by both readers.
+synth_ext_small() {
+	"$SP" synth -q -o s.spulse --samples 200 --threads 4 --cpus 2 \
+		--off-cpu 60 --triggers 4 --unknown-ext 2 --seed 5
+}
+
+test_corrupt_ext_offcpu_state() {
+	synth_ext_small || return 1
+	edit_and_expect 'state=[RSDT] /state=9 /' offcpu 3
+}
+
+test_corrupt_ext_offcpu_forward_thread() {
+	synth_ext_small || return 1
+	edit_and_expect ' thread=[0-9]* / thread=999999 /' offcpu 2
+}
+
+test_corrupt_ext_offcpu_forward_waker_stack() {
+	local n
+	synth_ext_small || return 1
+	"$SP" dump s.spulse >d || return 1
+	n=$(grep '^offcpu ' d | grep -n ' waker_stack=' | sed -n 2p | cut -d: -f1)
+	[ -n "$n" ] || die "no interval with a waker" || return 1
+	edit_and_expect 'waker_stack=[0-9]* /waker_stack=999999 /' offcpu "$n"
+}
+
+test_corrupt_ext_offcpu_runnable_with_waker() {
+	local n
+	synth_ext_small || return 1
+	"$SP" dump s.spulse >d || return 1
+	n=$(grep '^offcpu ' d | grep -n ' state=R ' | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || die "no R interval" || return 1
+	edit_and_expect 'waker=none/waker=0 waker_stack=0 waker_cpu=0/' offcpu "$n"
+}
+
+test_corrupt_ext_offcpu_cpu_out_of_range() {
+	synth_ext_small || return 1
+	edit_and_expect 'cpu_in=[0-9]* /cpu_in=65536 /' offcpu 4
+}
+
+test_corrupt_ext_cpu_out_of_range() {
+	synth_ext_small || return 1
+	edit_and_expect 'cpu=[0-9]*$/cpu=70000/' cpu 3
+}
+
+test_corrupt_ext_trigger_reason_and_window() {
+	synth_ext_small || return 1
+	edit_and_expect 'reason=[a-z]* /reason=5 /' trigger 2 || return 1
+	edit_and_expect 'window_start_ns=[0-9]* /window_start_ns=99999999999999 /' \
+		trigger 2
+}
+
+test_corrupt_ext_kind_0() {
+	synth_ext_small || return 1
+	edit_and_expect 'kind=[0-9]* /kind=0 /' ext 1
+}
+
+# A length field bigger than the payload: the record's fields end before
+# len does ("bytes left over"); and len > 4096 even in a cut file.
+test_corrupt_ext_length() {
+	local line lo
+	synth_ext_small || return 1
+	"$SP" dump s.spulse >d || return 1
+	# cpu record with len 2 for a 1-byte payload (then one byte of junk)
+	awk '/^cpu / && !done {print "raw hex=0901020100"; done = 1; next} {print}' \
+		d >bad.txt
+	"$SPOOLGEN" -v <bad.txt >bad.spulse 2>offs || return 1
+	line=$(grep -n '^raw ' bad.txt | cut -d: -f1)
+	lo=$(sed -n "${line}p" offs | cut -d' ' -f1)
+	corrupt_and_expect "$lo" $((lo + 5)) bad.spulse || return 1
+	grep -q 'length mismatch' err || die "reason: $(cat err)" || return 1
+	# kind 7, len 4097 (81 20), and the file ends right there
+	head -c "$lo" bad.spulse >big.spulse
+	printf '\x09\x07\x81\x20' >>big.spulse
+	corrupt_and_expect $((lo + 2)) $((lo + 3)) big.spulse || return 1
+	grep -q 'exceeds limit 4096' err || die "reason: $(cat err)"
 }

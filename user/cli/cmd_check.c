@@ -16,9 +16,11 @@ static const char check_help[] =
 "usage: spulse check FILE [--json] [--replay|--snapshot]\n"
 "\n"
 "Validate every record of FILE's complete prefix and print the counts per\n"
-"record kind. A file cut inside its final record is accepted and reported as\n"
-"\"recovered from truncated tail at offset N\" (N = end of the complete\n"
-"prefix). Corruption prints \"FILE: offset N: reason\" on stderr, exit 1.\n"
+"record kind, extension records included (cpu records, off-CPU intervals,\n"
+"triggers, and unknown extension kinds skipped by length). A file cut inside\n"
+"its final record is accepted and reported as \"recovered from truncated\n"
+"tail at offset N\" (N = end of the complete prefix). Corruption prints\n"
+"\"FILE: offset N: reason\" on stderr, exit 1.\n"
 "\n"
 "  --json      print one JSON object instead of text\n"
 "  --snapshot  force the in-memory reader (default below 64 MiB)\n"
@@ -43,6 +45,12 @@ static void print_text(const char *file, const struct spulse_info *in,
 	       (unsigned long long)in->process_deactivations);
 	printf("module-deactivations   %llu\n",
 	       (unsigned long long)in->module_deactivations);
+	printf("cpu-records            %llu\n",
+	       (unsigned long long)in->cpu_records);
+	printf("offcpu-intervals       %llu\n", (unsigned long long)in->offcpu);
+	printf("triggers               %llu\n", (unsigned long long)in->triggers);
+	printf("extensions-skipped     %llu\n",
+	       (unsigned long long)in->ext_skipped);
 	printf("complete_bytes         %llu\n",
 	       (unsigned long long)in->complete_bytes);
 	if (in->recovered_from_truncated_tail)
@@ -58,7 +66,9 @@ static void print_json(const char *file, const struct spulse_info *in,
 	printf(",\"reader\":\"%s\",\"samples\":%llu,\"modules\":%llu,"
 	       "\"frames\":%llu,\"stacks\":%llu,\"threads\":%llu,"
 	       "\"python\":%llu,\"process_deactivations\":%llu,"
-	       "\"module_deactivations\":%llu,\"recovered\":%s,"
+	       "\"module_deactivations\":%llu,\"cpu_records\":%llu,"
+	       "\"offcpu\":%llu,\"triggers\":%llu,\"ext_skipped\":%llu,"
+	       "\"recovered\":%s,"
 	       "\"complete_bytes\":%llu,\"file_bytes\":%llu,"
 	       "\"start_us\":%llu,\"interval_us\":%llu}\n",
 	       reader, (unsigned long long)in->samples,
@@ -69,6 +79,10 @@ static void print_json(const char *file, const struct spulse_info *in,
 	       (unsigned long long)in->python,
 	       (unsigned long long)in->process_deactivations,
 	       (unsigned long long)in->module_deactivations,
+	       (unsigned long long)in->cpu_records,
+	       (unsigned long long)in->offcpu,
+	       (unsigned long long)in->triggers,
+	       (unsigned long long)in->ext_skipped,
 	       in->recovered_from_truncated_tail ? "true" : "false",
 	       (unsigned long long)in->complete_bytes,
 	       (unsigned long long)file_bytes,

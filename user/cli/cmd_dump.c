@@ -20,14 +20,24 @@ static const char dump_help[] =
 "  frame id=N kind=truncated\n"
 "  stack id=N parent=root|N frame=N depth=N\n"
 "  thread id=N pid=N tid=N comm=S\n"
-"  sample dt_ns=I time_ns=I thread=N stack=N\n"
+"  sample dt_ns=I time_ns=I thread=N stack=N [cpu=N]\n"
 "  python pid=N state=enter|leave\n"
 "  process-deactivate pid=N\n"
 "  module-deactivate module=N\n"
+"  cpu cpu=N\n"
+"  offcpu dt_ns=I time_ns=I thread=N stack=N state=R|S|D|T|t|X|Z|P|I\n"
+"         cpu_out=N cpu_in=N blocked_ns=U runq_ns=U\n"
+"         waker=none|N [waker_stack=N waker_cpu=N]      (one line)\n"
+"  trigger dt_ns=I time_ns=I reason=manual|signal|offcpu|runq seq=N\n"
+"          value_ns=U threshold_ns=U window_start_ns=U window_end_ns=U\n"
+"          text=S                                        (one line)\n"
+"  ext kind=N len=N          (an extension kind this reader skips)\n"
 "\n"
 "Strings (S) escape bytes outside 0x21..0x7e, '\\' and '=' as \\xNN, so a\n"
 "line always splits on spaces. time_ns is the offset from the profile\n"
-"start; dt_ns the signed delta stored in the record.\n"
+"start; dt_ns the signed delta stored in the record: samples have their own\n"
+"clock, offcpu and trigger records share the event clock. A sample shows\n"
+"cpu= once a cpu record has named its CPU.\n"
 "\n"
 "  --offsets   prefix every line with the byte offset of its record\n"
 "              (the header line with 0) and end with \"N # end\", N = the\n"
@@ -61,7 +71,57 @@ static const char *frame_kind_name(uint8_t kind)
 	return "unknown";
 }
 
-static void print_record(const struct spulse_record *rec, int64_t *last_time)
+static void print_ext(const struct spulse_record *rec, int64_t *last_event)
+{
+	switch (rec->ext_kind) {
+	case SPULSE_EXT_CPU:
+		printf("cpu cpu=%u", rec->u.cpu.cpu);
+		break;
+	case SPULSE_EXT_OFFCPU: {
+		const struct spulse_offcpu *iv = &rec->u.offcpu;
+
+		printf("offcpu dt_ns=%lld time_ns=%lld thread=%u stack=%u "
+		       "state=%s cpu_out=%u cpu_in=%u blocked_ns=%llu "
+		       "runq_ns=%llu waker=",
+		       (long long)(iv->time_ns - *last_event),
+		       (long long)iv->time_ns, iv->thread, iv->stack,
+		       spulse_state_name(iv->state), iv->cpu_out, iv->cpu_in,
+		       (unsigned long long)iv->blocked_ns,
+		       (unsigned long long)iv->runq_ns);
+		if (iv->waker_thread == SPULSE_NONE)
+			printf("none");
+		else
+			printf("%u waker_stack=%u waker_cpu=%u", iv->waker_thread,
+			       iv->waker_stack, iv->waker_cpu);
+		*last_event = iv->time_ns;
+		break;
+	}
+	case SPULSE_EXT_TRIGGER: {
+		const struct spulse_trigger *t = &rec->u.trigger;
+
+		printf("trigger dt_ns=%lld time_ns=%lld reason=%s seq=%u "
+		       "value_ns=%llu threshold_ns=%llu window_start_ns=%llu "
+		       "window_end_ns=%llu text=",
+		       (long long)(t->time_ns - *last_event),
+		       (long long)t->time_ns,
+		       spulse_trigger_reason_name(t->reason), t->seq,
+		       (unsigned long long)t->value_ns,
+		       (unsigned long long)t->threshold_ns,
+		       (unsigned long long)t->window_start_ns,
+		       (unsigned long long)t->window_end_ns);
+		put_escaped(t->text, t->text_len);
+		*last_event = t->time_ns;
+		break;
+	}
+	default:
+		printf("ext kind=%u len=%u", rec->u.ext_unknown.kind,
+		       rec->u.ext_unknown.len);
+		break;
+	}
+}
+
+static void print_record(const struct spulse_record *rec, int64_t *last_time,
+			 int64_t *last_event)
 {
 	uint32_t i;
 
@@ -116,6 +176,8 @@ static void print_record(const struct spulse_record *rec, int64_t *last_time)
 		printf("sample dt_ns=%lld time_ns=%lld thread=%u stack=%u",
 		       (long long)(s->time_ns - *last_time),
 		       (long long)s->time_ns, s->thread, s->stack);
+		if (s->cpu != SPULSE_NONE)
+			printf(" cpu=%u", s->cpu);
 		*last_time = s->time_ns;
 		break;
 	}
@@ -130,6 +192,9 @@ static void print_record(const struct spulse_record *rec, int64_t *last_time)
 	case SPULSE_TAG_MODULE_DEACTIVATE:
 		printf("module-deactivate module=%u",
 		       rec->u.module_deactivate.module);
+		break;
+	case SPULSE_TAG_EXT:
+		print_ext(rec, last_event);
 		break;
 	default:
 		printf("unknown tag=%u", rec->tag);
@@ -151,7 +216,7 @@ int cmd_dump(int argc, char **argv)
 	struct spulse_record rec;
 	struct spulse_replay *r;
 	bool offsets = false;
-	int64_t last_time = 0;
+	int64_t last_time = 0, last_event = 0;
 	const char *file;
 	int c, rc;
 
@@ -181,7 +246,7 @@ int cmd_dump(int argc, char **argv)
 	while ((rc = spulse_replay_next_record(r, &rec)) > 0) {
 		if (offsets)
 			printf("%llu ", (unsigned long long)rec.offset);
-		print_record(&rec, &last_time);
+		print_record(&rec, &last_time, &last_event);
 	}
 	if (rc < 0) {
 		fflush(stdout);

@@ -11,7 +11,8 @@
 
 static const char synth_help[] =
 "usage: spulse synth -o FILE [--samples N] [--threads T] [--depth D]\n"
-"                    [--seed S] [--kallsyms]\n"
+"                    [--seed S] [--kallsyms] [--cpus C] [--off-cpu N]\n"
+"                    [--triggers N] [--unknown-ext N]\n"
 "\n"
 "Write a synthetic profile through the libspulse Recorder. The same\n"
 "parameters always produce the same bytes. Shape: 1+(T-1)/3 processes (one\n"
@@ -29,7 +30,42 @@ static const char synth_help[] =
 "  --seed S           PRNG seed (default 1)\n"
 "  --kallsyms         also write FILE.kallsyms naming the synthetic kernel\n"
 "                     functions (for spulse report/flame)\n"
-"  --quiet            no summary line\n";
+"  --quiet            no summary line\n"
+"\n"
+"Extension records (docs/FORMAT.md 3.10). They come from a PRNG of their\n"
+"own: the samples are the same with or without them. Without these options\n"
+"the bytes are those of a spool without extension records.\n"
+"\n"
+"  --cpus C           C CPUs, 1..65536: a cpu record before every sample\n"
+"                     whose CPU differs from the previous one; each thread\n"
+"                     stays on one CPU and migrates in 5% of its samples\n"
+"  --off-cpu N        N off-CPU intervals spread evenly over the run, each\n"
+"                     written when it closes (its switch-out time is\n"
+"                     blocked + runq before the current sample time, so the\n"
+"                     event clock goes back now and then). Mix: 30% R\n"
+"                     preempted by the tick (runq 5us-4ms, no waker); S futex\n"
+"                     wait 20% (blocked 10us-50ms), S pipe read 15% (5us-\n"
+"                     10ms), S nanosleep 12% (1-100ms), D page-cache read 18%\n"
+"                     (50us-20ms), T job-control stop 5% (10-500ms, no\n"
+"                     waker); run-queue delay 1us-1ms, 3% get 2-20ms more;\n"
+"                     all log-uniform. Stacks: a user path of the thread's\n"
+"                     process plus the kernel switch-out path (leaf in\n"
+"                     __schedule). Wakers (90% of S, 95% of D, all timer\n"
+"                     wakeups): another thread, of the same process when\n"
+"                     there is one, with its user path plus the kernel\n"
+"                     wakeup path (futex_wake, pipe_write, timer or I/O\n"
+"                     interrupt ... try_to_wake_up); waker_cpu is the\n"
+"                     waker's CPU (the sleeper's for interrupts). 20% of\n"
+"                     intervals switch in on another CPU. Without --cpus,\n"
+"                     4 CPUs and no cpu records.\n"
+"  --triggers N       N trigger records spread over the run, reasons in\n"
+"                     turn: 1 manual (seq 0, no window), 2 signal, 3 off-CPU\n"
+"                     and 4 run-queue over a threshold (value = the longest\n"
+"                     off-CPU or run-queue time since the previous such\n"
+"                     trigger, threshold 3/4 of it); 2-4 are numbered from\n"
+"                     1 with window [T-5s, T+1s]\n"
+"  --unknown-ext N    N extension records of kinds 100-104 (unknown to\n"
+"                     every reader, skipped), payload 0-16 zero bytes\n";
 
 static double now_s(void)
 {
@@ -73,6 +109,10 @@ int cmd_synth(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "kallsyms", no_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "off-cpu", required_argument, NULL, 'O' },
+		{ "triggers", required_argument, NULL, 'T' },
+		{ "unknown-ext", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -80,6 +120,7 @@ int cmd_synth(int argc, char **argv)
 				  .seed = 1 };
 	struct spulse_recorder_opts ro = { .sz = sizeof(ro) };
 	struct spulse_recorder *rec;
+	struct synth_stats st;
 	const char *out = NULL;
 	bool kallsyms = false, quiet = false;
 	uint64_t v, bytes;
@@ -114,6 +155,27 @@ int cmd_synth(int argc, char **argv)
 			if (!cli_parse_u64("--seed", optarg, &p.seed))
 				return EXIT_USAGE;
 			break;
+		case 'c':
+			if (!cli_parse_u64("--cpus", optarg, &v))
+				return EXIT_USAGE;
+			if (v < 1 || v > SPULSE_MAX_CPU)
+				return cli_usage_error("synth",
+					"--cpus must be 1..%d", SPULSE_MAX_CPU);
+			p.cpus = (uint32_t)v;
+			break;
+		case 'O':
+			if (!cli_parse_u64("--off-cpu", optarg, &p.offcpu))
+				return EXIT_USAGE;
+			break;
+		case 'T':
+			if (!cli_parse_u64("--triggers", optarg, &p.triggers))
+				return EXIT_USAGE;
+			break;
+		case 'U':
+			if (!cli_parse_u64("--unknown-ext", optarg,
+					   &p.unknown_ext))
+				return EXIT_USAGE;
+			break;
 		case 'k': kallsyms = true; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(synth_help, stdout); return EXIT_OK;
@@ -136,7 +198,7 @@ int cmd_synth(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	t0 = now_s();
-	rc = synth_generate(rec, &p);
+	rc = synth_generate_stats(rec, &p, &st);
 	bytes = spulse_recorder_bytes(rec);
 	rc2 = spulse_recorder_close(rec);
 	dt = now_s() - t0;
@@ -155,5 +217,19 @@ int cmd_synth(int argc, char **argv)
 		       (unsigned long long)bytes,
 		       p.samples ? (double)bytes / (double)p.samples : 0.0,
 		       dt, dt > 0 ? (double)p.samples / dt : 0.0);
+	if (!quiet && (p.offcpu || p.triggers || p.unknown_ext)) {
+		unsigned int i;
+
+		printf("%s: %llu off-CPU intervals (%llu with a waker;", out,
+		       (unsigned long long)st.offcpu,
+		       (unsigned long long)st.with_waker);
+		for (i = 0; i <= SPULSE_STATE_MAX; i++)
+			if (st.by_state[i])
+				printf(" %s %llu", spulse_state_name((uint8_t)i),
+				       (unsigned long long)st.by_state[i]);
+		printf("), %llu triggers, %llu unknown extension records\n",
+		       (unsigned long long)st.triggers,
+		       (unsigned long long)st.unknown_ext);
+	}
 	return EXIT_OK;
 }

@@ -23,6 +23,12 @@
  *   elsewhere (module deactivation), a process execs (process deactivation,
  *   new modules, threads redefined with a new comm), the interpreter leaves
  *   and re-enters Python mode, one process exits.
+ * - Optional extension records (FORMAT.md 3.10), drawn from a PRNG of their
+ *   own so the samples stay the same: cpu records (every thread has a CPU
+ *   it mostly stays on), off-CPU intervals spread evenly over the run (see
+ *   off_kinds[] for the mix of states, durations and wakers; a wakeup's
+ *   stack is the waker's user path plus the kernel wakeup path), triggers
+ *   (reasons 1-4 in turn) and unknown extension kinds (zero payload).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -51,6 +57,15 @@ static const char *const kernel_funcs[] = {
 	"futex_wait", "schedule", "__schedule", "asm_exc_page_fault",
 	"exc_page_fault", "do_user_addr_fault", "handle_mm_fault",
 	"clear_page_erms",
+	/* 22..: off-CPU (switch-out) and wakeup paths (--off-cpu) */
+	"pipe_read", "folio_wait_bit_common", "io_schedule",
+	"asm_sysvec_apic_timer_interrupt", "irqentry_exit",
+	"preempt_schedule_irq", "__x64_sys_nanosleep", "hrtimer_nanosleep",
+	"do_nanosleep", "futex_wake", "wake_up_q", "try_to_wake_up",
+	"__wake_up_common_lock", "hrtimer_interrupt", "hrtimer_wakeup",
+	"asm_common_interrupt", "blk_mq_end_request", "folio_wake_bit",
+	"do_signal_stop", "get_signal", "arch_do_signal_or_restart",
+	"exit_to_user_mode_prepare",
 };
 
 #define N_KFUNCS (sizeof(kernel_funcs) / sizeof(kernel_funcs[0]))
@@ -432,6 +447,330 @@ static int run_event(struct model *m, uint32_t ev)
 	}
 }
 
+/* ---- extension records (--cpus, --off-cpu, --triggers, --unknown-ext) -- */
+
+#define KF_END	0xff
+
+/*
+ * Why threads go off CPU in the model. Kernel chains are indexes into
+ * kernel_funcs, outermost first, on top of the thread's user path; the
+ * switch-out chain ends in the scheduler. Durations are log-uniform in
+ * [lo, hi) nanoseconds. @irq_waker: the wakeup runs in interrupt context on
+ * top of whatever thread was running there.
+ */
+struct off_kind {
+	uint8_t state;
+	unsigned int weight;		/* of 100 */
+	uint8_t out[12], wake[10];	/* KF_END-terminated; wake[0] = KF_END: none */
+	uint64_t blocked_lo, blocked_hi, runq_lo, runq_hi;
+	unsigned int waker_pct;
+	bool irq_waker;
+};
+
+static const struct off_kind off_kinds[] = {
+	/* preempted by the tick: runnable, no blocked time, no waker */
+	{ SPULSE_STATE_RUNNABLE, 30, { 25, 26, 27, 16, KF_END }, { KF_END },
+	  0, 0, 5000, 4000000, 0, false },
+	/* futex wait, woken by futex_wake of another thread */
+	{ SPULSE_STATE_SLEEPING, 20, { 0, 1, 12, 13, 14, 15, 16, KF_END },
+	  { 0, 1, 12, 13, 31, 32, 33, KF_END },
+	  10000, 50000000, 1000, 500000, 90, false },
+	/* pipe read, woken by the writer */
+	{ SPULSE_STATE_SLEEPING, 15, { 0, 1, 2, 3, 4, 22, 15, 16, KF_END },
+	  { 0, 1, 8, 9, 10, 11, 34, 33, KF_END },
+	  5000, 10000000, 1000, 300000, 90, false },
+	/* nanosleep, woken by the timer interrupt */
+	{ SPULSE_STATE_SLEEPING, 12, { 0, 1, 28, 29, 30, 15, 16, KF_END },
+	  { 25, 35, 36, 33, KF_END },
+	  1000000, 100000000, 2000, 800000, 100, true },
+	/* page-cache read waiting for the disk, woken by the I/O interrupt */
+	{ SPULSE_STATE_DISK, 18,
+	  { 0, 1, 2, 3, 4, 5, 6, 23, 24, 15, 16, KF_END },
+	  { 37, 38, 39, 34, 33, KF_END },
+	  50000, 20000000, 2000, 1000000, 95, true },
+	/* job-control stop (SIGSTOP ... SIGCONT), no waker recorded */
+	{ SPULSE_STATE_STOPPED, 5, { 0, 1, 43, 42, 41, 40, 15, 16, KF_END },
+	  { KF_END }, 10000000, 500000000, 5000, 200000, 0, false },
+};
+
+#define N_OFF_KINDS (sizeof(off_kinds) / sizeof(off_kinds[0]))
+
+struct ext_state {
+	struct synth_rng rng;		/* independent of the sample PRNG */
+	uint32_t ncpu;			/* 0 = no cpu fields at all */
+	uint32_t *tcpu;			/* current CPU of each model thread */
+	uint64_t offcpu_done, triggers_done, unknown_done;
+	uint32_t seq;
+	/* longest intervals since the last trigger, for reasons 3 and 4 */
+	uint64_t max_total, max_runq;
+	uint32_t max_total_tid, max_runq_tid;
+	uint8_t max_total_state;
+	struct synth_stats *st;
+};
+
+/* Log-uniform in [lo, hi): an octave, then a point inside it. */
+static uint64_t log_uniform(struct synth_rng *r, uint64_t lo, uint64_t hi)
+{
+	unsigned int octaves = 0;
+	uint64_t base, v;
+
+	if (hi <= lo)
+		return lo;
+	while (octaves < 40 && (lo << (octaves + 1)) < hi)
+		octaves++;
+	base = lo << synth_rng_below(r, octaves + 1);
+	v = base + synth_rng_below(r, base);
+	return v < hi ? v : hi - 1;
+}
+
+/*
+ * Intern the mixed stack "user frames of path @pi of @pr, then kernel
+ * chain @chain" (innermost frames kept under a truncated marker when deeper
+ * than the depth limit).
+ */
+static int intern_mixed(struct model *m, struct proc *pr, uint32_t pi,
+			const uint8_t *chain, uint32_t *leaf)
+{
+	const struct path *pa = &pr->paths[pi];
+	uint32_t ids[SPULSE_MAX_DEPTH], nuser = 0, nk = 0, total, first, k, n = 0;
+	int rc;
+
+	while (nuser < pa->n && pa->f[nuser].mod != SYNTH_KERNEL_TAG)
+		nuser++;
+	while (nk < 12 && chain[nk] != KF_END)
+		nk++;
+	total = nuser + nk;
+	first = 0;
+	if (total > m->p->depth) {
+		rc = spulse_rec_frame_truncated(m->rec, &ids[n++]);
+		if (rc < 0)
+			return rc;
+		first = total - (m->p->depth - 1);
+	}
+	for (k = first; k < total; k++) {
+		bool kernel = k >= nuser;
+		/* exact: the user IP at kernel entry; the rest return addresses */
+		bool exact = k + 1 == nuser;
+		uint64_t addr;
+
+		if (kernel) {
+			struct pframe f = { SYNTH_KERNEL_TAG, chain[k - nuser] };
+
+			addr = pframe_addr(pr, &f);
+		} else {
+			addr = pframe_addr(pr, &pa->f[k]);
+		}
+		rc = spulse_rec_frame_addr(m->rec, pr->pid, addr, kernel,
+					   !exact, &ids[n++]);
+		if (rc < 0)
+			return rc;
+	}
+	return spulse_rec_stack_frames(m->rec, ids, n, leaf);
+}
+
+static uint32_t pick_alive_thread(struct model *m, struct synth_rng *r)
+{
+	uint32_t ti = (uint32_t)synth_rng_below(r, m->p->threads);
+
+	while (!m->threads[ti].proc->alive)
+		ti = (ti + 1) % m->p->threads;
+	return ti;
+}
+
+/* A waker for thread @ti: another live thread, of the same process if it can. */
+static uint32_t pick_waker(struct model *m, struct synth_rng *r, uint32_t ti)
+{
+	uint32_t i, w, n = m->p->threads;
+
+	if (n < 2)
+		return SPULSE_NONE;
+	for (i = 0; i < 8; i++) {
+		w = (uint32_t)synth_rng_below(r, n);
+		if (w != ti && m->threads[w].proc->alive &&
+		    m->threads[w].proc == m->threads[ti].proc)
+			return w;
+	}
+	for (i = 1; i < n; i++) {
+		w = (ti + i) % n;
+		if (m->threads[w].proc->alive)
+			return w;
+	}
+	return SPULSE_NONE;
+}
+
+static int emit_offcpu(struct model *m, struct ext_state *x, int64_t now)
+{
+	struct synth_rng *r = &x->rng;
+	const struct off_kind *k = &off_kinds[N_OFF_KINDS - 1];
+	unsigned int w = (unsigned int)synth_rng_below(r, 100), acc = 0, i;
+	uint32_t ti = pick_alive_thread(m, r), wi = SPULSE_NONE;
+	struct sthread *t = &m->threads[ti];
+	struct spulse_offcpu iv = { .waker_thread = SPULSE_NONE,
+				    .waker_stack = SPULSE_NONE,
+				    .waker_cpu = SPULSE_NONE };
+	uint64_t total;
+	int rc;
+
+	for (i = 0; i < N_OFF_KINDS; i++) {
+		acc += off_kinds[i].weight;
+		if (w < acc) {
+			k = &off_kinds[i];
+			break;
+		}
+	}
+	iv.state = k->state;
+	iv.thread = t->rec_id;
+	/* threads block at hot call sites too */
+	rc = intern_mixed(m, t->proc, synth_zipf_pick(&m->path_zipf, r),
+			  k->out, &iv.stack);
+	if (rc < 0)
+		return rc;
+	iv.blocked_ns = k->blocked_hi ?
+			log_uniform(r, k->blocked_lo, k->blocked_hi) : 0;
+	iv.runq_ns = log_uniform(r, k->runq_lo, k->runq_hi);
+	if (synth_rng_below(r, 100) < 3)	/* now and then a long run-queue wait */
+		iv.runq_ns += log_uniform(r, 2000000, 20000000);
+	iv.cpu_out = x->tcpu[ti];
+	iv.cpu_in = synth_rng_below(r, 100) < 80 ? iv.cpu_out :
+		    (uint32_t)synth_rng_below(r, x->ncpu);
+	x->tcpu[ti] = iv.cpu_in;
+	if (k->wake[0] != KF_END && synth_rng_below(r, 100) < k->waker_pct)
+		wi = pick_waker(m, r, ti);
+	if (wi != SPULSE_NONE) {
+		struct sthread *wt = &m->threads[wi];
+
+		iv.waker_thread = wt->rec_id;
+		iv.waker_cpu = k->irq_waker ? iv.cpu_out : x->tcpu[wi];
+		rc = intern_mixed(m, wt->proc,
+				  synth_zipf_pick(&m->path_zipf, r), k->wake,
+				  &iv.waker_stack);
+		if (rc < 0)
+			return rc;
+	}
+	/* written when it closes: it started total ns before now */
+	total = iv.blocked_ns + iv.runq_ns;
+	iv.time_ns = (uint64_t)now > total ? now - (int64_t)total : 0;
+	rc = spulse_rec_offcpu(m->rec, &iv);
+	if (rc < 0)
+		return rc;
+	if (total > x->max_total) {
+		x->max_total = total;
+		x->max_total_tid = t->tid;
+		x->max_total_state = iv.state;
+	}
+	if (iv.runq_ns > x->max_runq) {
+		x->max_runq = iv.runq_ns;
+		x->max_runq_tid = t->tid;
+	}
+	x->offcpu_done++;
+	if (x->st) {
+		x->st->offcpu++;
+		x->st->with_waker += wi != SPULSE_NONE;
+		x->st->by_state[iv.state]++;
+	}
+	return 0;
+}
+
+static int emit_trigger(struct model *m, struct ext_state *x, int64_t now)
+{
+	char text[SPULSE_MAX_TRIGGER_TEXT];
+	struct spulse_trigger t = { .time_ns = now };
+	uint64_t n = x->triggers_done;
+	int len, rc;
+
+	t.reason = (uint8_t)(SPULSE_TRIGGER_MANUAL + n % SPULSE_TRIGGER_REASON_MAX);
+	switch (t.reason) {
+	case SPULSE_TRIGGER_MANUAL:	/* a kernel mark: no number, no window */
+		len = snprintf(text, sizeof(text), "manual trigger (debugfs)");
+		break;
+	case SPULSE_TRIGGER_SIGNAL:
+		len = snprintf(text, sizeof(text), "SIGUSR1 to spulse record");
+		break;
+	case SPULSE_TRIGGER_OFFCPU:	/* the longest interval since the last */
+		t.value_ns = x->max_total ? x->max_total : 81200000;
+		t.threshold_ns = t.value_ns - t.value_ns / 4;
+		len = snprintf(text, sizeof(text),
+			       "offcpu>%.1fms tid %u state %s %.1fms",
+			       (double)t.threshold_ns / 1e6, x->max_total_tid,
+			       spulse_state_name(x->max_total_state),
+			       (double)t.value_ns / 1e6);
+		x->max_total = 0;
+		break;
+	default:
+		t.value_ns = x->max_runq ? x->max_runq : 12000000;
+		t.threshold_ns = t.value_ns - t.value_ns / 4;
+		len = snprintf(text, sizeof(text),
+			       "runq>%.1fms tid %u %.1fms",
+			       (double)t.threshold_ns / 1e6, x->max_runq_tid,
+			       (double)t.value_ns / 1e6);
+		x->max_runq = 0;
+		break;
+	}
+	if (t.reason != SPULSE_TRIGGER_MANUAL) {
+		t.seq = ++x->seq;
+		/* the flight window: 5 s before, 1 s after */
+		t.window_start_ns = now > 5000000000LL ?
+				    (uint64_t)now - 5000000000ULL : 0;
+		t.window_end_ns = (uint64_t)now + 1000000000ULL;
+	}
+	t.text = text;
+	t.text_len = len < 0 ? 0 : (uint32_t)len;
+	rc = spulse_rec_trigger(m->rec, &t);
+	if (rc < 0)
+		return rc;
+	x->triggers_done++;
+	if (x->st)
+		x->st->triggers++;
+	return 0;
+}
+
+static int emit_unknown(struct model *m, struct ext_state *x)
+{
+	static const uint8_t zeros[32];
+	uint64_t n = x->unknown_done;
+	int rc;
+
+	rc = spulse_rec_ext_raw(m->rec, 100 + (uint32_t)(n % 5), zeros,
+				(size_t)(n % 17));
+	if (rc < 0)
+		return rc;
+	x->unknown_done++;
+	if (x->st)
+		x->st->unknown_ext++;
+	return 0;
+}
+
+/* How many of @total are due once @done + 1 of @steps steps are done. */
+static uint64_t due(uint64_t total, uint64_t done, uint64_t steps)
+{
+	return (uint64_t)((unsigned __int128)total * (done + 1) / steps);
+}
+
+/* The extension records due after sample @i (of @steps) at time @now. */
+static int emit_ext(struct model *m, struct ext_state *x, uint64_t i,
+		    uint64_t steps, int64_t now)
+{
+	const struct synth_params *p = m->p;
+	int rc;
+
+	while (x->offcpu_done < due(p->offcpu, i, steps)) {
+		rc = emit_offcpu(m, x, now);
+		if (rc < 0)
+			return rc;
+	}
+	while (x->triggers_done < due(p->triggers, i, steps)) {
+		rc = emit_trigger(m, x, now);
+		if (rc < 0)
+			return rc;
+	}
+	while (x->unknown_done < due(p->unknown_ext, i, steps)) {
+		rc = emit_unknown(m, x);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int setup(struct model *m)
 {
 	uint32_t i;
@@ -500,13 +839,33 @@ static void teardown(struct model *m)
 
 int synth_generate(struct spulse_recorder *rec, const struct synth_params *p)
 {
+	return synth_generate_stats(rec, p, NULL);
+}
+
+int synth_generate_stats(struct spulse_recorder *rec,
+			 const struct synth_params *p, struct synth_stats *st)
+{
 	struct model m = { .rec = rec, .p = p, .rng = { p->seed } };
+	struct ext_state x = { .rng = { p->seed ^ 0x0ffc0ffc0ffc0ffcULL },
+			       .st = st };
+	bool ext = p->cpus || p->offcpu || p->triggers || p->unknown_ext;
 	uint64_t i, period, base = 1000000, next_event;
 	uint32_t ev = 0;
 	int rc;
 
-	if (!p->threads || p->depth < 4 || p->depth > SPULSE_MAX_DEPTH)
+	if (!p->threads || p->depth < 4 || p->depth > SPULSE_MAX_DEPTH ||
+	    p->cpus > SPULSE_MAX_CPU)
 		return -EINVAL;
+	if (st)
+		memset(st, 0, sizeof(*st));
+	x.ncpu = p->cpus ? p->cpus : 4;	/* interval cpu fields need some */
+	if (ext) {
+		x.tcpu = calloc(p->threads, sizeof(*x.tcpu));
+		if (!x.tcpu)
+			return -ENOMEM;
+		for (i = 0; i < p->threads; i++)
+			x.tcpu[i] = (uint32_t)(i % x.ncpu);
+	}
 	rc = setup(&m);
 	period = p->samples / (SYNTH_EVENTS + 1);
 	if (!period)
@@ -540,9 +899,23 @@ int synth_generate(struct spulse_recorder *rec, const struct synth_params *p)
 		}
 		base += SYNTH_STEP_NS;
 		time = (int64_t)(base + synth_rng_below(&m.rng, SYNTH_JITTER_NS));
-		rc = spulse_rec_sample(rec, time, t->rec_id, pr->leaf[pi]);
+		if (!p->cpus) {
+			rc = spulse_rec_sample(rec, time, t->rec_id, pr->leaf[pi]);
+		} else {
+			if (synth_rng_below(&x.rng, 100) < 5)	/* migration */
+				x.tcpu[ti] = (uint32_t)synth_rng_below(&x.rng,
+								      x.ncpu);
+			rc = spulse_rec_sample_cpu(rec, time, t->rec_id,
+						   pr->leaf[pi], x.tcpu[ti]);
+		}
+		if (rc >= 0 && ext)
+			rc = emit_ext(&m, &x, i, p->samples, time);
 	}
+	/* no samples: the extension records still get written */
+	if (rc >= 0 && ext && !p->samples)
+		rc = emit_ext(&m, &x, 0, 1, (int64_t)base);
 	teardown(&m);
+	free(x.tcpu);
 	return rc < 0 ? rc : 0;
 }
 

@@ -17,6 +17,17 @@ struct synth_params {
 	uint32_t threads;
 	uint32_t depth;		/* stacks deeper than this are truncated */
 	uint64_t seed;
+	/* extension records (FORMAT.md 3.10); all 0 = none, as before */
+	uint32_t cpus;		/* CPUs: samples get cpu records (0 = none) */
+	uint64_t offcpu;	/* off-CPU intervals spread over the run */
+	uint64_t triggers;	/* trigger records */
+	uint64_t unknown_ext;	/* extension records of an unknown kind */
+};
+
+/* What synth_generate() wrote besides samples. */
+struct synth_stats {
+	uint64_t offcpu, with_waker, triggers, unknown_ext;
+	uint64_t by_state[SPULSE_STATE_MAX + 1];
 };
 
 /* Deterministic PRNG (splitmix64). */
@@ -67,5 +78,8 @@ uint64_t synth_interval_us(void);
  * Return: 0 or a negative errno from libspulse.
  */
 int synth_generate(struct spulse_recorder *rec, const struct synth_params *p);
+/* The same, reporting the extension records written in @st (may be NULL). */
+int synth_generate_stats(struct spulse_recorder *rec,
+			 const struct synth_params *p, struct synth_stats *st);
 
 #endif /* SPULSE_SYNTH_MODEL_H */
