@@ -53,6 +53,14 @@ $(BUILD)/tests/cli/extgen: $(TOP)/tests/cli/extgen.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
 
+# Optional: speedscope's browser build for tests/cli/test_offcpu_viewer.sh
+# (a real trace-event client, run in headless chromium when present).
+.PHONY: cli-speedscope
+cli-speedscope:
+	@mkdir -p $(BUILD)/tests/cli/speedscope
+	cd $(BUILD)/tests/cli/speedscope && npm pack --silent speedscope@1.25.0 && \
+		tar xzf speedscope-1.25.0.tgz
+
 CHECK_SUITES += cli
 check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen \
 		$(BUILD)/tests/cli/extgen
