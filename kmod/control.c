@@ -4,6 +4,8 @@
  * behind them. All state changes happen under spulse.lock.
  */
 #include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/seq_file.h>
@@ -183,35 +185,63 @@ static const struct file_operations spulse_control_fops = {
 	.release = single_release,
 };
 
-#define SPULSE_OC_STATS(X) \
-	X(offcpu_taken) X(offcpu_written) X(offcpu_filtered) \
-	X(offcpu_dropped_buffer_full) X(offcpu_dropped_busy) \
-	X(offcpu_dropped_no_slot) X(offcpu_dropped_too_deep) \
-	X(offcpu_dropped_error) X(offcpu_lost) X(offcpu_handler_ns) \
-	X(wakeups_taken) X(wakeups_attached) X(wakeups_early) \
-	X(wakeups_runnable) X(wakeups_repeat) X(wakeups_unslotted) \
-	X(wakeups_dropped_busy) X(wakeups_dropped_no_slot) \
-	X(wakeups_dropped_too_deep) X(early_applied) X(early_stale) \
-	X(triggers_written) X(triggers_dropped)
+/* Off-CPU, wakeup and trigger counters: stats key = field name. */
+static const struct {
+	const char *key;
+	size_t off;
+} spulse_oc_keys[] = {
+	{ "offcpu_taken", offsetof(struct spulse_cpu_stats, offcpu_taken) },
+	{ "offcpu_written", offsetof(struct spulse_cpu_stats, offcpu_written) },
+	{ "offcpu_filtered", offsetof(struct spulse_cpu_stats, offcpu_filtered) },
+	{ "offcpu_dropped_buffer_full", offsetof(struct spulse_cpu_stats, offcpu_dropped_buffer_full) },
+	{ "offcpu_dropped_busy", offsetof(struct spulse_cpu_stats, offcpu_dropped_busy) },
+	{ "offcpu_dropped_no_slot", offsetof(struct spulse_cpu_stats, offcpu_dropped_no_slot) },
+	{ "offcpu_dropped_too_deep", offsetof(struct spulse_cpu_stats, offcpu_dropped_too_deep) },
+	{ "offcpu_dropped_error", offsetof(struct spulse_cpu_stats, offcpu_dropped_error) },
+	{ "offcpu_lost", offsetof(struct spulse_cpu_stats, offcpu_lost) },
+	{ "offcpu_handler_ns", offsetof(struct spulse_cpu_stats, offcpu_handler_ns) },
+	{ "wakeups_taken", offsetof(struct spulse_cpu_stats, wakeups_taken) },
+	{ "wakeups_attached", offsetof(struct spulse_cpu_stats, wakeups_attached) },
+	{ "wakeups_early", offsetof(struct spulse_cpu_stats, wakeups_early) },
+	{ "wakeups_runnable", offsetof(struct spulse_cpu_stats, wakeups_runnable) },
+	{ "wakeups_repeat", offsetof(struct spulse_cpu_stats, wakeups_repeat) },
+	{ "wakeups_unslotted", offsetof(struct spulse_cpu_stats, wakeups_unslotted) },
+	{ "wakeups_dropped_busy", offsetof(struct spulse_cpu_stats, wakeups_dropped_busy) },
+	{ "wakeups_dropped_no_slot", offsetof(struct spulse_cpu_stats, wakeups_dropped_no_slot) },
+	{ "wakeups_dropped_too_deep", offsetof(struct spulse_cpu_stats, wakeups_dropped_too_deep) },
+	{ "early_applied", offsetof(struct spulse_cpu_stats, early_applied) },
+	{ "early_stale", offsetof(struct spulse_cpu_stats, early_stale) },
+	{ "triggers_written", offsetof(struct spulse_cpu_stats, triggers_written) },
+	{ "triggers_dropped", offsetof(struct spulse_cpu_stats, triggers_dropped) },
+};
+
+static u64 *spulse_stat(struct spulse_cpu_stats *s, size_t off)
+{
+	return (u64 *)((char *)s + off);
+}
 
 static void spulse_stats_add_offcpu(struct spulse_cpu_stats *t,
-				    const struct spulse_cpu_stats *c)
+				    struct spulse_cpu_stats *c)
 {
-#define SPULSE_OC_ADD(f) t->f += READ_ONCE(c->f);
-	SPULSE_OC_STATS(SPULSE_OC_ADD)
-#undef SPULSE_OC_ADD
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(spulse_oc_keys); i++)
+		*spulse_stat(t, spulse_oc_keys[i].off) +=
+			READ_ONCE(*spulse_stat(c, spulse_oc_keys[i].off));
 }
 
 static void spulse_stats_show_offcpu(struct seq_file *m,
-				     const struct spulse_cpu_stats *t)
+				     struct spulse_cpu_stats *t)
 {
+	size_t i;
+
 	seq_printf(m, "offcpu %d\n", spulse.p.offcpu);
 	seq_printf(m, "offcpu_min_us %u\n", spulse.p.offcpu_min_us);
-	seq_printf(m, "offcpu_threads %u\n",
-		   spulse.p.offcpu ? spulse_oc_table_slots(spulse.p.offcpu_threads) : 0);
-#define SPULSE_OC_SHOW(f) seq_printf(m, #f " %llu\n", t->f);
-	SPULSE_OC_STATS(SPULSE_OC_SHOW)
-#undef SPULSE_OC_SHOW
+	seq_printf(m, "offcpu_threads %u\n", spulse.p.offcpu ?
+		   spulse_oc_table_slots(spulse.p.offcpu_threads) : 0);
+	for (i = 0; i < ARRAY_SIZE(spulse_oc_keys); i++)
+		seq_printf(m, "%s %llu\n", spulse_oc_keys[i].key,
+			   *spulse_stat(t, spulse_oc_keys[i].off));
 	seq_printf(m, "offcpu_open_at_stop %llu\n",
 		   READ_ONCE(spulse.offcpu_open_at_stop));
 	seq_printf(m, "early_at_stop %llu\n", READ_ONCE(spulse.early_at_stop));
@@ -224,7 +254,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
+		struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 
 		t.taken += READ_ONCE(c->stats.taken);
 		t.written += READ_ONCE(c->stats.written);

@@ -76,7 +76,8 @@ check-kmod-lint: $(KMOD_CHECKPATCH)
 # modules, Python enter/leave), CPU hotplug while recording, clean dmesg).
 # Also run by `make check` as suite kmod-vm.
 .PHONY: kmod-vm-smoke
-kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads
+kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
+		$(BUILD)/workload/pingpong
 	@rm -rf $(BUILD)/kmod-vm && mkdir -p $(BUILD)/kmod-vm
 	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm -- \
 		$(TOP)/kmod/vm-smoke.sh $(BUILD)
@@ -101,3 +102,16 @@ kmod-vm-overhead: $(KMOD_KO) workloads
 	@$(TOP)/tests/vm/run-vm.sh --timeout 600 --out $(BUILD)/kmod-vm-overhead \
 		-- $(TOP)/kmod/vm-overhead.sh $(BUILD) && \
 		cat $(BUILD)/kmod-vm-overhead/guest.log
+
+# Off-CPU scenarios alone (kmod/vm-offcpu.sh, also run by kmod-vm-smoke):
+# bad offcpu params, a sleeping python3, pingpong raw and drained, a tiny
+# table/buffer, rmmod while recording, offcpu=0; host checks in
+# kmod/vm-offcpu-check.sh (+ .py: stacks, wakers, trigger, cpu records).
+.PHONY: kmod-vm-offcpu
+kmod-vm-offcpu: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
+		$(BUILD)/workload/pingpong
+	@rm -rf $(BUILD)/kmod-vm-offcpu && mkdir -p $(BUILD)/kmod-vm-offcpu
+	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm-offcpu -- \
+		$(TOP)/kmod/vm-offcpu.sh $(BUILD)
+	@cat $(BUILD)/kmod-vm-offcpu/guest.log
+	@$(TOP)/kmod/vm-offcpu-check.sh $(BUILD)/kmod-vm-offcpu $(BUILD)/spulse
