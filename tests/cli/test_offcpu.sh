@@ -400,3 +400,43 @@ test_offcpu_truncated_spool_recovers() {
 	grep -q '^# cut.spulse: 5 off-CPU intervals' out ||
 		die "the cut interval is not dropped: $(head -n 1 out)"
 }
+
+test_offcpu_synth_totals_agree() {
+	local n total
+	"$SP" synth -q -o s.spulse --samples 5000 --kallsyms --cpus 2 \
+		--off-cpu 3000 --triggers 2 || return 1
+	n=$(json_field offcpu "$("$SP" check --json s.spulse)")
+	[ "$n" -eq 3000 ] || die "synth wrote $n intervals" || return 1
+	expect_rc 0 "$SP" report s.spulse --off-cpu --json --top 0 || return 1
+	mv out r.json
+	total=$(python3 -c 'import json,sys; print(json.load(open("r.json"))["total"])')
+	json_check r.json 'sum(r["self"] for r in j["rows"]) == j["total"]' \
+		'all(r["self"] <= r["total"] <= j["total"] for r in j["rows"])' ||
+		die "report self does not add up" || return 1
+	expect_rc 0 "$SP" flame --off-cpu --folded s.spulse || return 1
+	[ "$(awk '{s += $NF} END {printf "%.0f", s}' out)" = "$total" ] ||
+		die "folded sum != report total $total" || return 1
+	expect_rc 0 "$SP" flame --wakers --folded s.spulse || return 1
+	[ "$(awk '{s += $NF} END {printf "%.0f", s}' out)" = "$total" ] ||
+		die "waker folded sum != report total" || return 1
+	grep -q ';--;' out || die "no waker stacks in synth" || return 1
+	expect_rc 0 "$SP" latency s.spulse --json --top 50 || return 1
+	json_check out 'j["intervals"] == 3000' \
+		"j[\"blocked_ns\"] + j[\"runq_ns\"] == $total" \
+		'j["histograms"][0]["count"] == 3000' \
+		'sum(h["count"] for h in j["histograms"][1:]) == 3000' \
+		'all(sum(b["count"] for b in h["buckets"]) == h["count"] for h in j["histograms"])' \
+		'[w["offcpu_ns"] for w in j["longest"]] == sorted([w["offcpu_ns"] for w in j["longest"]], reverse=True)' \
+		'all(w["offcpu_ns"] == w["blocked_ns"] + w["runq_ns"] for w in j["longest"])' ||
+		die "latency json does not add up" || return 1
+	expect_rc 0 "$SP" latency s.spulse --json --per-thread --top 0 || return 1
+	json_check out 'sum(h["count"] for h in j["histograms"] if h["metric"] == "runq") == 3000' ||
+		die "per-thread counts" || return 1
+	expect_rc 0 "$SP" export s.spulse --format trace-event --running -o t.json ||
+		return 1
+	trace_check t.json \
+		"abs(sum(e['dur'] for e in ev if e['ph'] == 'X' and e['cat'] == 'offcpu') * 1000 - $total) < 3000" \
+		'sum(1 for e in ev if e["ph"] == "i") == 5000' \
+		'any(e["name"] == "running" for e in ev)' ||
+		die "trace-event totals"
+}

@@ -19,10 +19,15 @@ static int64_t new_node(struct calltree *t, uint32_t label, uint8_t kind)
 	if (t->n == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 1024;
 		struct ct_node *nn = realloc(t->nodes, cap * sizeof(*nn));
+		uint32_t *np;
 
 		if (!nn)
 			return -1;
 		t->nodes = nn;
+		np = realloc(t->parent, cap * sizeof(*np));
+		if (!np)
+			return -1;
+		t->parent = np;
 		t->cap = cap;
 	}
 	nd = &t->nodes[t->n];
@@ -30,24 +35,74 @@ static int64_t new_node(struct calltree *t, uint32_t label, uint8_t kind)
 	nd->label = label;
 	nd->kind = kind;
 	nd->child = nd->sibling = CALLTREE_NONE;
+	t->parent[t->n] = CALLTREE_NONE;
 	return t->n++;
 }
 
+static uint32_t slot_hash(uint32_t parent, uint32_t label)
+{
+	uint64_t k = (uint64_t)parent << 32 | label;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+/* Double the (parent, label) table and re-insert every node but the root. */
+static int grow_slots(struct calltree *t)
+{
+	uint32_t ns = t->nslots ? t->nslots * 2 : 4096, i;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	for (i = 1; i < t->n; i++) {
+		uint32_t h = slot_hash(t->parent[i], t->nodes[i].label);
+
+		while (sl[h & (ns - 1)])
+			h++;
+		sl[h & (ns - 1)] = i + 1;
+	}
+	free(t->slots);
+	t->slots = sl;
+	t->nslots = ns;
+	return 0;
+}
+
+/*
+ * The child of @parent labelled @label, created if new: a hash lookup, so
+ * building is linear in the frames added however wide the tree is.
+ */
 static int64_t child_of(struct calltree *t, uint32_t parent, uint32_t label,
 			uint8_t kind)
 {
-	uint32_t c;
+	uint32_t h, c;
 	int64_t nc;
 
-	for (c = t->nodes[parent].child; c != CALLTREE_NONE;
-	     c = t->nodes[c].sibling)
-		if (t->nodes[c].label == label)
-			return c;
+	if (t->nslots) {
+		for (h = slot_hash(parent, label);
+		     (c = t->slots[h & (t->nslots - 1)]); h++) {
+			c--;
+			if (t->nodes[c].label == label &&
+			    t->parent[c] == parent)
+				return c;
+		}
+	}
 	nc = new_node(t, label, kind);
 	if (nc < 0)
 		return -1;
+	t->parent[nc] = parent;
 	t->nodes[nc].sibling = t->nodes[parent].child;
 	t->nodes[parent].child = (uint32_t)nc;
+	if ((uint64_t)t->n * 2 >= t->nslots) {
+		if (grow_slots(t) < 0)
+			return -1;
+		return nc;	/* grow_slots inserted it */
+	}
+	for (h = slot_hash(parent, label); t->slots[h & (t->nslots - 1)]; h++)
+		;
+	t->slots[h & (t->nslots - 1)] = (uint32_t)nc + 1;
 	return nc;
 }
 
@@ -159,6 +214,8 @@ int calltree_build_wakers(struct calltree *t, struct profile *p,
 void calltree_free(struct calltree *t)
 {
 	free(t->nodes);
+	free(t->parent);
+	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
 

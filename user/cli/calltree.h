@@ -35,6 +35,9 @@ struct calltree {
 	struct ct_node *nodes;	/* nodes[0] is the synthetic root "all" */
 	uint32_t n, cap;
 	struct symbolizer *sym;
+	uint32_t *parent;	/* node -> parent node (CALLTREE_NONE for 0) */
+	uint32_t *slots;	/* (parent, label) -> node + 1, 0 = empty */
+	uint32_t nslots;	/* power of two, > 2 * n */
 	bool ns;		/* values are nanoseconds, not samples */
 	int palette;		/* enum ct_palette */
 };
