@@ -21,7 +21,8 @@ finish() {
 	exit
 }
 
-make --no-print-directory -C "$top" module "$spulse" workloads >/dev/null ||
+make --no-print-directory -C "$top" module "$spulse" workloads \
+	"$BUILD/workload/pingpong" >/dev/null ||
 	{ fail build "make module spulse workloads failed"; finish; }
 rm -rf "$out"
 mkdir -p "$out"
@@ -107,6 +108,54 @@ if [ "$(cat "$out/pre.rc")" = 0 ] && [ "$(cat "$out/pre.after")" = loaded ] &&
 else
 	fail preloaded-used-and-left-loaded "$(cat "$out/pre.rc") $(cat "$out/pre.after"): $(cat "$out/pre.out")"
 fi
+# --off-cpu: valid spool with intervals, every interval of a pingpong thread
+ocpid=$(sed -n 's/^pingpong pid //p' "$out/oc.out")
+if [ "$(cat "$out/oc.rc")" = 0 ] && json=$("$spulse" check --json "$out/oc.spulse" 2>&1) &&
+	n=$(sed -n 's/.*"offcpu":\([0-9]*\).*/\1/p' <<<"$json") && [ "${n:-0}" -gt 0 ]; then
+	pass "offcpu-record-valid ($n intervals)"
+else
+	fail offcpu-record-valid "rc $(cat "$out/oc.rc"): ${json:-} $(tail -3 "$out/oc.out")"
+fi
+"$spulse" dump "$out/oc.spulse" >"$out/oc.dump" 2>&1
+bad=$(python3 - "$out/oc.dump" "${ocpid:-0}" <<'PY'
+import sys
+th, bad, n = {}, 0, 0
+for line in open(sys.argv[1]):
+    f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+    if line.startswith("thread "):
+        th[f["id"]] = f["pid"]
+    elif line.startswith("offcpu "):
+        n += 1
+        bad += th.get(f["thread"]) != sys.argv[2]
+print(n, bad)
+PY
+)
+if [ "${bad#* }" = 0 ] && [ "${bad% *}" -gt 0 ]; then
+	pass "offcpu-intervals-of-target (${bad% *})"
+else
+	fail offcpu-intervals-of-target "intervals / not of pid $ocpid: $bad"
+fi
+# --flight: two dumps, the first cut by the kernel's manual mark, the second
+# by SIGUSR1; both valid, with intervals and samples
+if [ "$(cat "$out/fl.rc")" = 0 ] && [ -f "$out/fl-001.spulse" ] && [ -f "$out/fl-002.spulse" ] &&
+	[ ! -e "$out/fl-003.spulse" ]; then
+	pass flight-two-dumps
+else
+	fail flight-two-dumps "rc $(cat "$out/fl.rc"): $(ls "$out" | grep '^fl') $(tail -5 "$out/fl.out")"
+fi
+for pair in 001:manual 002:signal; do
+	i=${pair%%:*}
+	why=${pair#*:}
+	f=$out/fl-$i.spulse
+	"$spulse" dump "$f" >"$out/fl-$i.dump" 2>&1
+	if json=$("$spulse" check --json "$f" 2>&1) &&
+		sed -n 2p "$out/fl-$i.dump" | grep -q "^trigger .*reason=$why seq=" &&
+		[ "$(sed -n 's/.*"samples":\([0-9]*\).*/\1/p' <<<"$json")" -gt 0 ]; then
+		pass "flight-dump-$i-$why ($(sed -n 's/.*"offcpu":\([0-9]*\).*/\1/p' <<<"$json") intervals)"
+	else
+		fail "flight-dump-$i-$why" "${json:-} $(sed -n 1,3p "$out/fl-$i.dump")"
+	fi
+done
 if grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" >/dev/null; then
 	fail dmesg-clean "$(grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" | head -3)"
 else

@@ -694,6 +694,7 @@ static int rotate(struct drain *d)
 		if (ret < 0)
 			return ret;
 	}
+	ring_account(d);	/* the most: just before the oldest is dropped */
 	retain(d);
 	return 0;
 }
@@ -918,14 +919,30 @@ static int flight_after(struct drain *d, const struct drain_msample *s,
 	return flight_poll(d, false);
 }
 
+/*
+ * The trigger time of a signal: now on the profile clock. The kernel's
+ * times are CLOCK_MONOTONIC since the session start and start_us is the
+ * CLOCK_REALTIME of that start, so now ~ realtime - start_us; the newest
+ * record read lags behind that by the relay latency (seen: 1.2 s in the
+ * TCG VM). The estimate is used when it is plausible (not before the
+ * newest record read and at most 60 s after it), else - streams not
+ * stamped by this machine's clock, such as the suite's fake files - the
+ * newest record time read.
+ */
 int drain_flight_signal(struct drain *d)
 {
-	int64_t t = d->merge.any ? d->merge.newest_ns : 0;
+	int64_t t = d->merge.any ? d->merge.newest_ns : 0, now;
+	struct timespec ts;
 
 	if (!d->flight)
 		return -EINVAL;
 	if (d->written_any && d->written_max > t)
 		t = d->written_max;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 -
+	       (int64_t)d->base_us) * 1000;
+	if (d->rec && now >= t && now - t <= 60 * (int64_t)1000000000)
+		t = now;
 	return fire(d, SPULSE_TRIGGER_SIGNAL, t, 0, 0, "signal SIGUSR1");
 }
 
