@@ -30,7 +30,10 @@ PRESENT_MIN = 0.99	# fraction of injected waits that must be found
 TIME_TOL = 0.02		# off-CPU total per stack vs truth
 WAKE_TOL_NS = 500000	# wakeup time vs the waker's own clock window
 SLACK_NS = 2000000	# search margin around a wait
-EDGE_NS = 50000		# clock mapping error allowed at a wait's start (start_us is in us)
+EDGE_NS = 200000	# an interval may start this much before a wait's aligned start
+CLOCK_TOL_NS = 1000000	# spool time vs the injector's clock, after the mapping
+CLEAN_CPU_NS = 1000000	# see exact_truth()
+CLEAN_MIN = 0.5		# fraction of waits that must have an exact truth
 
 
 def check(name, ok, why=''):
@@ -161,6 +164,22 @@ def truth_off(w):
     return w['exit_ns'] - w['enter_ns'] - w['cpu_ns']
 
 
+def exact_truth(w):
+    """A wait's wall - CPU time is its exact off-CPU time when it spent under
+    CLEAN_CPU_NS on CPU, and, with a waker, when the waker saw it asleep
+    within CLEAN_CPU_NS of the wait's start (its own 'seen' time, a
+    CLOCK_MONOTONIC bound). Under TCG on a loaded host a stolen vCPU makes
+    the CPU time wrong: the guest's sched_clock (TSC marked unstable) is
+    clamped to a tick past the last tick and drops stolen time, so a thread
+    that was running looks off CPU to the injector."""
+    if w['cpu_ns'] > CLEAN_CPU_NS:
+        return False
+    if w['waker_tid']:
+        lower = w['wake_lo_ns'] - w['seen_ns'] if w.get('seen_ns') else 0
+        return w.get('seen_ns', 0) > 0 and truth_off(w) - lower <= CLEAN_CPU_NS
+    return True
+
+
 def wait_checks(run, res, truth, mono2real, scn, need_waker):
     allw = truth['waits'].get(scn, [])
     if not allw:
@@ -177,25 +196,43 @@ def wait_checks(run, res, truth, mono2real, scn, need_waker):
         return
     present = waker_ok = wake_t_ok = 0
     tot_truth = tot_meas = 0
+    meas_of = []
     bad = []
+    # consecutive waits of a thread are back to back: a wait owns the
+    # intervals that switched out from EDGE_NS before its start until EDGE_NS
+    # before the next wait's start (at most its end)
+    nxt = {}
+    order = sorted(allw, key=lambda w: (w['tid'], w['enter_ns']))
+    for a, b in zip(order, order[1:]):
+        if a['tid'] == b['tid']:
+            nxt[id(a)] = b['enter_ns']
     for w in waits:
         lo = w['enter_ns'] + mono2real
-        hi = w['exit_ns'] + mono2real
+        hi = min(w['exit_ns'], nxt.get(id(w), w['exit_ns']) - EDGE_NS) + mono2real
         # the intervals that started inside the wait, whole (not clipped: a
         # kernel interval running past the injector's own return must show)
         ivs = [i for i in res.within(w['tid'], lo - EDGE_NS, hi) if w['func'] in i['funcs']]
         off = truth_off(w)
         tot_truth += off
         meas = sum(i['blocked_ns'] + i['runq_ns'] for i in ivs)
+        meas_of.append(meas)
         tot_meas += meas
+        # present: a sleep interval that lasted at least until the waker
+        # started its waking syscall (nanosleep: 90% of the requested time);
+        # mono-clock times only, so host steal cannot fake or hide one
         slept = [i for i in ivs if i['state'] != 0]
-        if slept and meas >= 0.5 * off:
+        if w['waker_tid']:	# off CPU across the moment the waker woke it
+            t0 = w['wake_lo_ns'] + mono2real
+            span = [i for i in slept if i['t_out_abs'] <= t0 and i['t_in_abs'] >= t0 - WAKE_TOL_NS]
+        else:			# off CPU for the requested sleep
+            span = [i for i in slept if i['blocked_ns'] + i['runq_ns'] >= 0.9 * w['req_ns']]
+        if span:
             present += 1
         elif len(bad) < 3:
             bad.append('i=%d truth %.2f ms found %d intervals %.2f ms' %
                        (w['i'], off / MS, len(ivs), meas / MS))
-        if slept and need_waker:
-            s = max(slept, key=lambda i: i['blocked_ns'] + i['runq_ns'])
+        if span and need_waker:
+            s = span[0]
             if s['waker_tid'] == w['waker_tid'] and w['waker_func'] in s['waker_funcs']:
                 waker_ok += 1
             wl = w['wake_lo_ns'] + mono2real - WAKE_TOL_NS
@@ -205,10 +242,16 @@ def wait_checks(run, res, truth, mono2real, scn, need_waker):
     n = len(waits)
     check('%s.%s_waits_present' % (run, scn), present >= PRESENT_MIN * n,
           '%d/%d present%s' % (present, n, ('; missing: ' + '; '.join(bad)) if bad else ''))
+    # The time totals over the waits whose truth is exact (exact_truth()).
+    clean = [k for k, w in enumerate(waits) if exact_truth(w)]
+    ct = sum(truth_off(waits[k]) for k in clean)
+    cm = sum(meas_of[k] for k in clean)
     check('%s.%s_offcpu_time' % (run, scn),
-          tot_truth > 0 and abs(tot_meas - tot_truth) <= TIME_TOL * tot_truth,
-          '%s: total %.1f ms vs truth %.1f ms (%+.2f%%)' %
-          (waits[0]['func'], tot_meas / MS, tot_truth / MS, pct(tot_meas, tot_truth)))
+          len(clean) >= CLEAN_MIN * n and ct > 0 and abs(cm - ct) <= TIME_TOL * ct,
+          '%s: total %.1f ms vs truth %.1f ms (%+.2f%%) over %d/%d waits with exact truth; '
+          'all %d: %.1f ms vs %.1f ms (%+.2f%%)' %
+          (waits[0]['func'], cm / MS, ct / MS, pct(cm, ct), len(clean), n, n,
+           tot_meas / MS, tot_truth / MS, pct(tot_meas, tot_truth)))
     if need_waker:
         check('%s.%s_waker' % (run, scn), waker_ok >= PRESENT_MIN * n,
               'waker tid %d with %s in its stack for %d/%d wakeups' %
@@ -245,16 +288,31 @@ def runq_checks(run, res, truth, mono2real):
           'off-CPU %.1f ms vs the spinner\'s wall - CPU time %.1f ms (%+.2f%%)' %
           (off / MS, toff / MS, pct(off, toff)))
     cp, civs, coff, crq, cspan, ctoff = out['runq_control']
-    check('%s.runq_control_near_zero' % run, crq <= 0.02 * cspan and crq <= 0.1 * max(rq, 1),
-          'uncontended CPU %d: run-queue delay %.2f ms over %.1f ms (contended %.1f ms)' %
-          (cp['cpu'], crq / MS, cspan / MS, rq / MS))
+    # near zero: under 2% of the phase with nothing else running (raw run);
+    # with the drainer writing the spool over 9p (its kworkers run anywhere)
+    # under 10% of the contended delay
+    lim = 0.02 * cspan if run == 'raw' else 0.1 * rq
+    check('%s.runq_control_near_zero' % run, crq <= lim and crq <= 0.1 * max(rq, 1),
+          'uncontended CPU %d: run-queue delay %.2f ms over %.1f ms (limit %.1f ms; contended %.1f ms)' %
+          (cp['cpu'], crq / MS, cspan / MS, lim / MS, rq / MS))
+    # wall - CPU time is an upper bound of the off-CPU time under steal
+    check('%s.runq_control_vs_truth' % run, coff <= ctoff + 2 * MS,
+          'uncontended off-CPU %.2f ms <= the spinner\'s wall - CPU time %.2f ms (+2 ms)' %
+          (coff / MS, ctoff / MS))
     stacked = sum(1 for i in ivs if 'inj_runq_spin' in i['funcs'])
     preempt = sum(1 for i in ivs if i['state'] == 0)
     info('%s.runq: %d/%d contended intervals name inj_runq_spin, %d are R (preempted)' %
          (run, stacked, len(ivs), preempt))
 
 
-def stats_checks(run):
+def stats_checks(run, sps=None):
+    """The accounting identities of the stats file, one per kind (key names
+    from kmod/control.c): every sample taken is written or dropped; every
+    switch-out taken is written, filtered (shorter than offcpu_min_us),
+    dropped (offcpu_dropped_*), lost (replaced while open) or still open at
+    stop; every wakeup taken is attached, early, runnable, repeat, unslotted
+    or dropped (wakeups_dropped_*). With the raw streams (sps), the written
+    counts must equal the records found in them."""
     st, percpu = {}, []
     for line in (rd(run, 'stats', default='') or '').splitlines():
         kv = line.split()
@@ -264,37 +322,40 @@ def stats_checks(run):
             percpu.append(kv)
     if not st:
         return check('%s.stats' % run, False, 'no stats')
-    bad, seen = [], []
-    for k in sorted(st):
-        m = re.match(r'(\w+)_taken$', k)
-        if not m:
-            continue
-        x = m.group(1)
-        w, d = st.get(x + '_written'), st.get(x + '_dropped')
-        if w is None or d is None:
-            continue
-        seen.append('%s %d=%d+%d' % (x, st[k], w, d))
-        if st[k] != w + d:
-            bad.append(x)
-    # per-CPU lines: "cpuN taken T written W dropped D [kind_taken ...]"
-    for kv in percpu:
-        f = dict(zip(kv[1::2], kv[2::2]))
-        for key in f:
-            if key.endswith('taken'):
-                x = key[:-len('taken')]
-                try:
-                    t, w, d = (int(f[key]), int(f[x + 'written']), int(f[x + 'dropped']))
-                except (KeyError, ValueError):
-                    continue
-                if t != w + d:
-                    bad.append('%s %s' % (kv[0], key))
-    off = [s for s in seen if 'offcpu' in s or 'interval' in s]
     info('%s stats: %s' % (run, ' '.join('%s=%d' % kv for kv in sorted(st.items())
-                                         if 'offcpu' in kv[0] or 'trigger' in kv[0])))
-    check('%s.stats_identity' % run, not bad and bool(off) and 'samples 0' not in seen,
-          ('taken = written + dropped: %s' % '; '.join(seen)) +
-          ('; broken: %s' % ', '.join(bad) if bad else '') +
-          ('' if off else '; no off-CPU taken/written/dropped keys in stats'))
+                                         if re.match('offcpu|wakeups|early|trigger', kv[0]))))
+
+    def ident(name, total, parts):
+        if total not in st or not all(p in st for p in parts):
+            return check('%s.stats_%s' % (run, name), False, 'stats lack %s' %
+                         ', '.join(k for k in [total] + parts if k not in st))
+        s = sum(st[p] for p in parts)
+        check('%s.stats_%s' % (run, name), st[total] == s and st[total] > 0,
+              '%s %d = %s = %d' % (total, st[total], ' + '.join('%s %d' % (p, st[p])
+                                                                for p in parts), s))
+    ident('samples', 'samples_taken', ['samples_written', 'samples_dropped'])
+    ident('offcpu', 'offcpu_taken', ['offcpu_written', 'offcpu_filtered', 'offcpu_lost',
+                                     'offcpu_open_at_stop'] +
+          sorted(k for k in st if k.startswith('offcpu_dropped_')))
+    ident('wakeups', 'wakeups_taken', sorted(
+        k for k in st if k.startswith('wakeups_') and k != 'wakeups_taken'))
+    bad = []
+    for kv in percpu:	# "cpuN taken T written W dropped D"
+        f = dict(zip(kv[1::2], kv[2::2]))
+        try:
+            if int(f['taken']) != int(f['written']) + int(f['dropped']):
+                bad.append(' '.join(kv))
+        except (KeyError, ValueError):
+            bad.append(' '.join(kv))
+    check('%s.stats_per_cpu' % run, percpu and not bad,
+          '%d cpu lines%s' % (len(percpu), '; broken: ' + '; '.join(bad) if bad else ''))
+    if sps is not None:
+        got = (sum(len(sp.samples) for sp in sps), sum(len(sp.offcpu) for sp in sps),
+               sum(len(sp.triggers) for sp in sps))
+        want = (st.get('samples_written'), st.get('offcpu_written'), st.get('triggers_written'))
+        check('%s.stats_match_streams' % run, got == want,
+              'records in the streams (samples, intervals, triggers) %s, stats written %s' %
+              (got, want))
 
 
 def dmesg_check(run):
@@ -342,17 +403,31 @@ def common(run, sps, truth, elf, ksyms, raw):
     info('%s: %d off-CPU intervals, %d samples, %d triggers, states %s' %
          (run, len(res.iv), len(res.samples), len(res.triggers),
           dict(collections.Counter(STATE_NAMES[i['state']] for i in res.iv))))
-    # clock alignment: the pipe reader's first S interval vs its own clock
+    # Clock alignment. The spool's absolute time is start_us (realtime at the
+    # session start) + a monotonic offset; the truth maps CLOCK_MONOTONIC to
+    # realtime with the offset the injector measured. The two agree when the
+    # kernel paired start_us with its monotonic origin exactly; the residual
+    # is the median, over the pipe waits, of switch-out minus the reader's
+    # clock read just before read(2) (a few tens of us of syscall entry).
+    # The per-wait checks use the aligned clock; the residual itself is a
+    # check of its own.
     al = []
     for w in truth['waits'].get('pipe', []):
         ivs = [i for i in res.within(w['tid'], w['enter_ns'] + mono2real - SLACK_NS,
-                                     w['exit_ns'] + mono2real + SLACK_NS) if i['state']]
+                                     w['exit_ns'] + mono2real) if i['state'] and
+               w['func'] in i['funcs']]
         if ivs:
             al.append(ivs[0]['t_out_abs'] - (w['enter_ns'] + mono2real))
+    med = 0
     if al:
         al.sort()
-        info('%s: switch-out minus the reader\'s clock before read(): median %.1f us '
-             '(min %.1f, max %.1f)' % (run, al[len(al) // 2] / 1e3, al[0] / 1e3, al[-1] / 1e3))
+        med = al[len(al) // 2]
+    check('%s.clock_origin' % run, bool(al) and abs(med) <= CLOCK_TOL_NS,
+          'switch-out minus the reader\'s own clock before read(): median %.1f us over %d waits '
+          '(min %.1f, max %.1f; tolerance %.1f ms)' %
+          (med / 1e3, len(al), al[0] / 1e3 if al else 0, al[-1] / 1e3 if al else 0,
+           CLOCK_TOL_NS / MS))
+    mono2real += med
     for scn, wk in (('pipe', True), ('mutex', True), ('sleep', False)):
         wait_checks(run, res, truth, mono2real, scn, wk)
     runq_checks(run, res, truth, mono2real)
@@ -392,7 +467,7 @@ def check_raw(elf, ksyms):
           man[0]['seq'] == 0 and man[0]['window_start_ns'] == 0 and man[0]['window_end_ns'] == 0,
           'echo trigger rc %s, %d reason-1 records %s' %
           (rc_of('raw', 'trigger.rc'), len(man), [(t['seq'], t['text']) for t in man]))
-    stats_checks('raw')
+    stats_checks('raw', sps)
     dmesg_check('raw')
 
 

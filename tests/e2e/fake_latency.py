@@ -129,9 +129,14 @@ def write_run(outdir, truth, elf, fault):
         with open(os.path.join(raw, 'cpu%d' % i), 'wb') as f:
             f.write(c.b)
     k = len(ev)
+    w = len(ev) - 2 * (fault == 'stats')
     stats = ('state stopped\nsamples_taken %d\nsamples_written %d\nsamples_dropped 0\n'
-             'offcpu_taken %d\noffcpu_written %d\noffcpu_dropped %d\n' %
-             (k, k, k + (3 if fault == 'stats' else 0), k, 0))
+             'offcpu_taken %d\noffcpu_written %d\noffcpu_filtered 2\noffcpu_lost 0\n'
+             'offcpu_dropped_busy 0\noffcpu_dropped_buffer_full 1\noffcpu_open_at_stop 3\n'
+             'wakeups_taken 50\nwakeups_attached 45\nwakeups_unslotted 4\n'
+             'wakeups_dropped_busy 1\ntriggers_written 1\ntriggers_dropped 0\n'
+             'cpu0 taken %d written %d dropped 0\n' %
+             (len(ev), len(ev), len(ev) + 6, w, len(ev), len(ev)))
     for name, v in (('stats', stats), ('dmesg', 'spulse: loaded\n'), ('insmod.rc', '0'),
                     ('inject.rc', '0'), ('trigger.rc', '0')):
         with open(os.path.join(raw, name), 'w') as f:
@@ -150,7 +155,7 @@ def main():
     for fault, must_fail in (('none', []), ('missing', ['raw.pipe_waits_present']),
                              ('slow', ['raw.mutex_offcpu_time']),
                              ('waker', ['raw.pipe_waker', 'raw.mutex_waker']),
-                             ('stats', ['raw.stats_identity'])):
+                             ('stats', ['raw.stats_offcpu', 'raw.stats_match_streams'])):
         out = os.path.join(work, fault)
         os.makedirs(os.path.join(out, 'raw'))
         os.makedirs(os.path.join(out, 'bin'))

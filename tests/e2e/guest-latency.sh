@@ -26,20 +26,21 @@ loaded() { [ -d /sys/module/spulse ]; }
 ctl() { echo "$1" > $D/control; }
 dclear() { dmesg -c >> /out/dmesg.acc; }
 
-# start_inject RUN GOFILE ARGS...: start the injector (waits for GOFILE),
-# echo its pid once it printed it
+# start_inject RUN GOFILE ARGS...: start the injector in the background of
+# this shell (it waits for GOFILE); sets $inj (job) and $pid (its pid)
 start_inject() {
 	r=$1; go=$2; shift 2
 	rm -f "/out/$go"
 	chroot /host "$BIN/inject" -g "$VM_OUT_HOST/$go" -o "$VM_OUT_HOST/$r/truth.jsonl" "$@" \
 		> /out/$r/inject.log 2>&1 &
-	echo $! > /out/$r/inject.job
+	inj=$!
 	i=0
 	while ! grep -q '^inject pid' /out/$r/inject.log 2>/dev/null; do
 		i=$((i + 1)); [ $i -lt 300 ] || break
 		sleep 0.1
 	done
-	sed -n 's/^inject pid //p' /out/$r/inject.log
+	pid=$(sed -n 's/^inject pid //p' /out/$r/inject.log)
+	echo "$pid" > /out/$r/pid
 }
 
 IARGS="-p pmsr -n $NWAITS -r $RUNQ_MS"
@@ -47,14 +48,13 @@ OPTS="offcpu=1 offcpu_min_us=$MIN_US freq=$FREQ"
 
 run_raw() {
 	o=/out/raw; mkdir -p $o
-	pid=$(start_inject raw go.raw $IARGS)
-	echo "$pid" > $o/pid
+	start_inject raw go.raw $IARGS
 	dclear
 	ins target_pid=$pid $OPTS subbuf_size=1048576 n_subbufs=16 2> $o/insmod.err
 	echo $? > $o/insmod.rc
 	ctl start; echo $? > $o/start.rc
 	touch /out/go.raw
-	wait "$(cat $o/inject.job)"; echo $? > $o/inject.rc
+	wait $inj; echo $? > $o/inject.rc
 	ctl trigger; echo $? > $o/trigger.rc
 	sleep 0.2
 	ctl stop
@@ -66,17 +66,18 @@ run_raw() {
 
 run_drain() {
 	o=/out/drain; mkdir -p $o
-	pid=$(start_inject drain go.drain $IARGS)
-	echo "$pid" > $o/pid
+	start_inject drain go.drain $IARGS
 	dclear
 	ins target_pid=$pid $OPTS 2> $o/insmod.err
 	echo $? > $o/insmod.rc
-	chroot /host "$BIN/spulse-drain" -o "$VM_OUT_HOST/drain/drain.spulse" 2> $o/drain.log &
+	# on CPU 1 (the contended one): CPU 0 stays uncontended for the control
+	chroot /host taskset -c 1 "$BIN/spulse-drain" -o "$VM_OUT_HOST/drain/drain.spulse" \
+		2> $o/drain.log &
 	drain=$!
 	sleep 1
 	ctl start; echo $? > $o/start.rc
 	touch /out/go.drain
-	wait "$(cat $o/inject.job)"; echo $? > $o/inject.rc
+	wait $inj; echo $? > $o/inject.rc
 	sleep 0.3
 	ctl stop
 	sleep 0.5

@@ -31,7 +31,10 @@
  *   {"ev":"clock","mono_ns":M,"real_ns":R}   (R - M: realtime offset)
  *   {"ev":"thread","role":ROLE,"tid":T,"func":F}
  *   {"ev":"wait","scn":S,"i":N,"tid":T,"func":F,"enter_ns":A,"exit_ns":B,
- *    "req_ns":D,"waker_tid":W,"waker_func":G,"wake_lo_ns":L,"wake_hi_ns":H}
+ *    "req_ns":D,"waker_tid":W,"waker_func":G,"wake_lo_ns":L,"wake_hi_ns":H,
+ *    "cpu_ns":C,"nvcsw":V,"nivcsw":I,"seen_ns":Z}
+ *     (C: the thread's CPU time inside the wait, V/I: its voluntary /
+ *     involuntary switches inside it, Z: when the waker saw it asleep)
  *   {"ev":"gap","scn":S,"tid":T,"start_ns":A,"end_ns":B}
  *   {"ev":"phase","scn":S,"tid":T,"cpu":C,"start_ns":A,"end_ns":B,
  *    "gaps":N,"gap_ns":G}
@@ -72,6 +75,7 @@ struct wait_rec {
 	int i, tid, waker_tid;
 	int64_t enter, exit, req, wake_lo, wake_hi;
 	int64_t cpu;		/* thread CPU time inside [enter, exit] */
+	int64_t seen;		/* when the waker saw the thread asleep (0: n/a) */
 	long nvcsw, nivcsw;	/* context switches inside it */
 };
 
@@ -260,6 +264,36 @@ static void pin(int cpu)
 		die("inject: sched_setaffinity");
 }
 
+/*
+ * Wait (polling /proc, 100 us steps, at most 1 s) until thread @tid sleeps
+ * (state S), so that an injected delay starts only once the wait it is
+ * meant for has begun: a reader that had not yet blocked would find the
+ * byte already there (a vCPU of a TCG guest can stall for milliseconds).
+ * Return: when it was seen asleep (0: never). From then until the waker's
+ * syscall the thread is certainly off CPU: a lower bound of the wait's
+ * off-CPU time that involves no CPU-time clock.
+ */
+static int64_t wait_until_sleeping(int tid)
+{
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (int i = 0; i < 10000; i++) {
+		FILE *f = fopen(path, "r");
+		char *p = NULL;
+
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				p = strrchr(buf, ')');
+			fclose(f);
+		}
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return now();
+		inj_sys_nanosleep(100000);
+	}
+	return 0;
+}
+
 /* ---- (a) pipe: reader blocks in read(), writer writes after a delay ---- */
 
 struct pipe_ctx {
@@ -270,8 +304,10 @@ struct pipe_ctx {
 	atomic_int writer_tid;
 	atomic_int rounds;	/* completed by the writer */
 	int64_t wake_lo[MAX_WAITS], wake_hi[MAX_WAITS], req[MAX_WAITS];
+	int64_t seen[MAX_WAITS];
 	atomic_int done;
 	atomic_int reader_ready;
+	atomic_int reader_tid;
 	unsigned int seed;
 };
 
@@ -312,6 +348,7 @@ __attribute__((noinline)) static void *inj_pipe_writer(void *arg)
 		if (i >= MAX_WAITS - 1)
 			break;
 		c->req[i] = delay_ns(&c->seed, 5, 30);
+		c->seen[i] = wait_until_sleeping(atomic_load(&c->reader_tid));
 		inj_pipe_delay(c->req[i]);
 		inj_pipe_wake(c, i);
 		atomic_store(&c->rounds, i + 1);
@@ -337,6 +374,7 @@ __attribute__((noinline)) static void *inj_pipe_reader(void *arg)
 
 	note_thread(strcmp(c->scn, "pipe") ? "flight_reader" : "pipe_reader",
 		    "inj_pipe_wait");
+	atomic_store(&c->reader_tid, tid);
 	atomic_store(&c->reader_ready, 1);
 	for (;;) {
 		struct stamp a, b;
@@ -369,6 +407,7 @@ __attribute__((noinline)) static void *inj_pipe_reader(void *arg)
 		w->waker_func = "inj_pipe_wake";
 		w->wake_lo = c->wake_lo[i];
 		w->wake_hi = c->wake_hi[i];
+		w->seen = c->seen[i];
 	}
 	asm volatile("" ::: "memory");
 	return NULL;
@@ -380,7 +419,9 @@ static atomic_int mtx;		/* 0 free, 1 locked, 2 locked + waiters */
 static atomic_int gate;		/* round number the waiter may start */
 static atomic_int done_round;	/* round the waiter finished */
 static atomic_int holder_tid;
+static atomic_int waiter_tid;
 static int64_t m_wake_lo[MAX_WAITS], m_wake_hi[MAX_WAITS], m_req[MAX_WAITS];
+static int64_t m_seen[MAX_WAITS];
 static atomic_int m_round;	/* round the holder is in */
 
 /* The waiter's blocking futex wait on the mutex word: truth is measured. */
@@ -478,6 +519,10 @@ __attribute__((noinline)) static void *inj_mutex_holder(void *arg)
 		atomic_store(&m_round, i);
 		inj_mutex_lock(-1);
 		inj_mutex_gate_open(&gate, i + 1);
+		/* the known hold starts once the waiter sleeps on the mutex */
+		while (atomic_load(&mtx) != 2)
+			inj_sys_nanosleep(100000);
+		m_seen[i] = wait_until_sleeping(atomic_load(&waiter_tid));
 		inj_mutex_hold(m_req[i]);
 		inj_mutex_unlock(i);
 		inj_mutex_gate_wait(&done_round, i + 1);
@@ -492,6 +537,7 @@ __attribute__((noinline)) static void *inj_mutex_waiter(void *arg)
 
 	(void)arg;
 	note_thread("mutex_waiter", "inj_mutex_wait");
+	atomic_store(&waiter_tid, tid);
 	for (int i = 0; i < mutex_n; i++) {
 		inj_mutex_gate_wait(&gate, i + 1);
 		inj_mutex_lock(tid);
@@ -717,6 +763,7 @@ static void phase_mutex(void)
 		if (!strcmp(waits[k].scn, "mutex")) {
 			waits[k].wake_lo = m_wake_lo[waits[k].i];
 			waits[k].wake_hi = m_wake_hi[waits[k].i];
+			waits[k].seen = m_seen[waits[k].i];
 		}
 }
 
@@ -863,12 +910,12 @@ static void print_truth(FILE *f, const char *phases, int64_t elapsed)
 			"\"func\":\"%s\",\"enter_ns\":%lld,\"exit_ns\":%lld,"
 			"\"req_ns\":%lld,\"waker_tid\":%d,\"waker_func\":\"%s\","
 			"\"wake_lo_ns\":%lld,\"wake_hi_ns\":%lld,\"cpu_ns\":%lld,"
-			"\"nvcsw\":%ld,\"nivcsw\":%ld}\n",
+			"\"nvcsw\":%ld,\"nivcsw\":%ld,\"seen_ns\":%lld}\n",
 			w->scn, w->i, w->tid, w->func, (long long)w->enter,
 			(long long)w->exit, (long long)w->req, w->waker_tid,
 			w->waker_func ? w->waker_func : "",
 			(long long)w->wake_lo, (long long)w->wake_hi,
-			(long long)w->cpu, w->nvcsw, w->nivcsw);
+			(long long)w->cpu, w->nvcsw, w->nivcsw, (long long)w->seen);
 	}
 	n = atomic_load(&n_gaps);
 	for (int i = 0; i < n && i < MAX_GAPS; i++)
