@@ -60,6 +60,12 @@ $(DRAIN_TEST)/test_merge: $(TOP)/tests/drain/test_merge.c $(BUILD)/drain-san/mer
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
 		$(BUILD)/drain-san/merge.o
 
+$(DRAIN_TEST)/test_flight: $(TOP)/tests/drain/test_flight.c \
+		$(BUILD)/drain-san/flight.o $(DRAIN_LIB) $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
+		$(BUILD)/drain-san/flight.o $(DRAIN_LIB)
+
 $(DRAIN_TEST)/test_meta_forward: $(TOP)/tests/drain/test_meta_forward.c \
 		$(BUILD)/drain-san/meta_forward.o $(DRAIN_LIB) $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
@@ -74,7 +80,7 @@ $(DRAIN_TEST)/record: $(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_recor
 
 DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
 	$(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool $(DRAIN_TEST)/test_merge \
-	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward
+	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward $(DRAIN_TEST)/test_flight
 
 CHECK_SUITES += drain
 check-drain: $(DRAIN_TEST_BINS)

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <spulse/encode.h>
+
 #include "meta_forward.h"
 
 static int failed;
@@ -160,6 +162,74 @@ out:
 	drain_meta_free(&m);
 }
 
+/*
+ * A flight-recorder rotation: only the modules active in the spool are
+ * defined again, in a new Recorder, and the meta id map names the new ids.
+ */
+static void test_redefine_active_only(void)
+{
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	struct spulse_recorder *rec = rec_open(), *rec2 = NULL;
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 1000,
+					  .truncate = true };
+	struct spulse_stream *st = NULL;
+	struct spulse_replay *rp = NULL;
+	struct spulse_record r;
+	struct spulse_error err;
+	struct drain_meta_fwd m;
+	uint8_t buf[4096];
+	size_t len = 0;
+	unsigned int nmod = 0;
+	char path2[] = "/tmp/spulse-meta-fwd2-XXXXXX";
+	uint32_t gen;
+	int fd = mkstemp(path2), ret;
+
+	drain_meta_init(&m);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	len += spulse_enc_header(buf, 1000, 0);
+	len += spulse_enc_module(buf + len, 0, 7, 0x400000, 0x401000, 0,
+				 "/bin/x", 6, NULL, 0);
+	len += spulse_enc_module(buf + len, 1, 7, 0x500000, 0x502000, 0x1000,
+				 "/lib/y", 6, (const uint8_t *)"\x01\x02", 2);
+	len += spulse_enc_module(buf + len, 2, 8, 0x600000, 0x601000, 0,
+				 "/bin/z", 6, NULL, 0);
+	len += spulse_enc_module_deactivate(buf + len, 0);
+	len += spulse_enc_process_deactivate(buf + len, 8);
+	CHECK(!spulse_stream_new(&ro, &st) && !spulse_stream_feed(st, buf, len),
+	      "stream");
+	while ((ret = spulse_stream_next(st, &r, &err)) == 1)
+		CHECK(!drain_meta_record(&m, rec, &r, false, 0), "forward");
+	CHECK(ret == 0, "stream error %s", err.msg);
+	gen = m.gen;
+	CHECK(!spulse_recorder_open(path2, &o, &rec2), "recorder 2");
+	CHECK(!drain_meta_redefine(&m, rec2, spulse_stream_defs(st)), "redefine");
+	CHECK(m.gen == gen + 1, "gen %u, want %u", m.gen, gen + 1);
+	CHECK(m.mod_map[1] == 0, "meta module 1 -> %u, want 0", m.mod_map[1]);
+	spulse_recorder_close(rec2);
+	rec2 = NULL;
+	CHECK(!spulse_replay_open(path2, &ro, &rp, &err), "replay: %s", err.msg);
+	while (spulse_replay_next_record(rp, &r) == 1) {
+		CHECK(r.tag == SPULSE_TAG_MODULE, "record tag %u", r.tag);
+		CHECK(r.u.module.pid == 7 && r.u.module.start == 0x500000 &&
+		      r.u.module.end == 0x502000 && r.u.module.file_offset == 0x1000 &&
+		      !strcmp(r.u.module.path, "/lib/y") &&
+		      r.u.module.build_id_len == 2, "module content");
+		nmod++;
+	}
+	CHECK(nmod == 1, "%u modules redefined, want 1", nmod);
+	printf("PASS %s\n", __func__);
+out:
+	if (rp)
+		spulse_replay_close(rp);
+	if (rec2)
+		spulse_recorder_close(rec2);
+	spulse_recorder_close(rec);
+	spulse_stream_free(st);
+	drain_meta_free(&m);
+	unlink(path2);
+}
+
 int main(void)
 {
 	int fd = mkstemp(path);
@@ -170,6 +240,7 @@ int main(void)
 	test_no_samples_apply_at_once();
 	test_deactivation_held_in_order();
 	test_two_barriers();
+	test_redefine_active_only();
 	unlink(path);
 	return failed ? 1 : 0;
 }
