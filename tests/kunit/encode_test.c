@@ -83,9 +83,12 @@ static void batch_first_sample_defines_all_it_references(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->n_samples, 1U);
 	KUNIT_EXPECT_EQ(test, f->sk->max_depth, 3U);
 	KUNIT_EXPECT_EQ(test, f->sk->last_sample_stack, 2U);	/* the leaf */
-	/* header + thread + 3 frames + 3 stacks + sample */
-	KUNIT_EXPECT_EQ(test, f->b.records, 8U);
-	KUNIT_EXPECT_EQ(test, f->e.records, 8ULL);
+	/* cpu record (after the header) + thread + 3 frames + 3 stacks + sample */
+	KUNIT_EXPECT_EQ(test, f->b.records, 9U);
+	KUNIT_EXPECT_EQ(test, f->e.records, 9ULL);
+	KUNIT_EXPECT_TRUE(test, f->sk->first_is_cpu);
+	KUNIT_EXPECT_EQ(test, f->sk->n_cpu_records, 1U);
+	KUNIT_EXPECT_EQ(test, f->sk->cpu, 0);
 	KUNIT_EXPECT_EQ(test, f->e.bytes, (u64)f->b.len);
 }
 

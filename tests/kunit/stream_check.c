@@ -3,8 +3,12 @@
  * Independent checker of kernel SPULSE streams for the KUnit suites; see
  * stream_check.h. Only complete input is accepted: a record cut by the end
  * of a chunk is an error here, because the kernel writes whole batches.
+ * Tag 9 (FORMAT.md 3.10): kinds 1-3 are decoded field by field against
+ * their payload length; a kernel stream has no other kind.
  */
 #include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/overflow.h>
 #include <linux/string.h>
 
 #include <spulse/format.h>
@@ -15,6 +19,7 @@
 void sk_init(struct sk_stream *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->cpu = -1;
 }
 
 static int sk_fail(struct sk_stream *s, size_t off, const char *why)
@@ -37,6 +42,138 @@ static bool sk_uvar(struct sk_stream *s, const u8 *p, size_t len, size_t *off,
 	}
 	*off += n;
 	return true;
+}
+
+/* The event clock: add a signed delta, reject overflow and negatives. */
+static bool sk_event(struct sk_stream *s, u64 zz, size_t off, s64 *t, int *err)
+{
+	s64 d = spulse_unzigzag(zz), v;
+
+	if (check_add_overflow(s->event_ns, d, &v)) {
+		*err = sk_fail(s, off, "event clock overflows");
+		return false;
+	}
+	if (v < 0) {
+		*err = sk_fail(s, off, "event before profile start");
+		return false;
+	}
+	s->event_ns = v;
+	*t = v;
+	return true;
+}
+
+/* One tag-9 record whose payload is p[off, end). */
+static int sk_ext(struct sk_stream *s, const u8 *p, size_t off, size_t end,
+		  u64 kind, size_t rec)
+{
+	struct spulse_offcpu_fields oc = {};
+	struct spulse_trigger_fields tr = {};
+	u64 v[11], waker;
+	size_t fo;
+	int err = 0;
+	s64 t;
+	u32 i;
+
+	switch (kind) {
+	case SPULSE_EXT_CPU:
+		if (!sk_uvar(s, p, end, &off, &v[0], &err))
+			return err;
+		if (v[0] >= SPULSE_MAX_CPU)
+			return sk_fail(s, rec, "cpu record: cpu >= 65536");
+		s->cpu = (s32)v[0];
+		s->first_is_cpu |= s->n_records == 0;
+		s->n_cpu_records++;
+		break;
+	case SPULSE_EXT_OFFCPU:
+		fo = off;
+		for (i = 0; i < 9; i++)
+			if (!sk_uvar(s, p, end, &off, &v[i], &err))
+				return err;
+		waker = v[8];
+		if (waker) {
+			if (!sk_uvar(s, p, end, &off, &v[9], &err) ||
+			    !sk_uvar(s, p, end, &off, &v[10], &err))
+				return err;
+		}
+		if (off != end)
+			return sk_fail(s, off, "extension payload length mismatch");
+		if (v[1] >= s->n_threads)
+			return sk_fail(s, rec, "interval thread not defined");
+		if (v[2] >= s->n_stacks)
+			return sk_fail(s, rec, "interval stack not defined");
+		if (v[3] > SPULSE_STATE_MAX)
+			return sk_fail(s, rec, "interval state > 8");
+		if (v[4] >= SPULSE_MAX_CPU || v[5] >= SPULSE_MAX_CPU)
+			return sk_fail(s, rec, "interval cpu >= 65536");
+		if (waker && waker - 1 >= s->n_threads)
+			return sk_fail(s, rec, "waker thread not defined");
+		if (waker && v[9] >= s->n_stacks)
+			return sk_fail(s, rec, "waker stack not defined");
+		if (waker && v[10] >= SPULSE_MAX_CPU)
+			return sk_fail(s, rec, "waker cpu >= 65536");
+		if (v[3] == SPULSE_STATE_RUNNABLE && (v[6] || waker))
+			return sk_fail(s, rec, "R interval with blocked time or waker");
+		if (!sk_event(s, v[0], fo, &t, &err))
+			return err;
+		if (v[6] + v[7] < v[6] || v[6] + v[7] > (u64)S64_MAX - (u64)t)
+			return sk_fail(s, rec, "off-CPU interval overflows");
+		oc.dt_ns = spulse_unzigzag(v[0]);
+		oc.thread = v[1];
+		oc.stack = v[2];
+		oc.state = v[3];
+		oc.cpu_out = v[4];
+		oc.cpu_in = v[5];
+		oc.blocked_ns = v[6];
+		oc.runq_ns = v[7];
+		oc.has_waker = waker != 0;
+		oc.waker_thread = waker ? waker - 1 : 0;
+		oc.waker_stack = waker ? v[9] : 0;
+		oc.waker_cpu = waker ? v[10] : 0;
+		s->oc = oc;
+		s->oc_t = t;
+		s->oc_stack_depth = oc.stack < SK_MAX_FRAMES ?
+				    s->stack_depth[oc.stack] : 0;
+		s->oc_leaf_addr = oc.stack < SK_MAX_FRAMES &&
+				  s->stack_frame[oc.stack] < SK_MAX_FRAMES ?
+				  s->frame_addr[s->stack_frame[oc.stack]] : 0;
+		s->n_offcpu++;
+		break;
+	case SPULSE_EXT_TRIGGER:
+		fo = off;
+		for (i = 0; i < 8; i++)
+			if (!sk_uvar(s, p, end, &off, &v[i], &err))
+				return err;
+		if (v[7] > SPULSE_MAX_TRIGGER_TEXT)
+			return sk_fail(s, rec, "trigger text longer than 256");
+		if (v[7] != end - off)
+			return sk_fail(s, off, "extension payload length mismatch");
+		if (v[1] < 1 || v[1] > SPULSE_TRIGGER_REASON_MAX)
+			return sk_fail(s, rec, "trigger reason not 1-4");
+		if (v[2] > U32_MAX)
+			return sk_fail(s, rec, "trigger seq > u32");
+		if (v[5] > v[6])
+			return sk_fail(s, rec, "trigger window start > end");
+		if (!sk_event(s, v[0], fo, &t, &err))
+			return err;
+		tr.dt_ns = spulse_unzigzag(v[0]);
+		tr.reason = v[1];
+		tr.seq = v[2];
+		tr.value_ns = v[3];
+		tr.threshold_ns = v[4];
+		tr.window_start_ns = v[5];
+		tr.window_end_ns = v[6];
+		tr.text_len = v[7];
+		memcpy(s->tr_text, p + off, v[7]);
+		s->tr_text[v[7]] = 0;
+		tr.text = s->tr_text;
+		s->tr = tr;
+		s->tr_t = t;
+		s->n_triggers++;
+		break;
+	default:
+		return sk_fail(s, rec, "extension kind not written by the kernel");
+	}
+	return 0;
 }
 
 /**
@@ -156,9 +293,25 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 				s->n_leaf_pred++;
 			s->n_samples++;
 			break;
+		case SPULSE_TAG_EXT:
+			if (!sk_uvar(s, p, len, &off, &a, &err) ||
+			    !sk_uvar(s, p, len, &off, &b, &err))
+				return err;
+			if (!a)
+				return sk_fail(s, rec, "extension kind 0");
+			if (b > SPULSE_EXT_MAX_LEN)
+				return sk_fail(s, rec, "extension payload longer than 4096");
+			if (b > len - off)
+				return sk_fail(s, rec, "record cut by end of chunk");
+			err = sk_ext(s, p, off, off + b, a, rec);
+			if (err)
+				return err;
+			off += b;
+			break;
 		default:
 			return sk_fail(s, rec, "unexpected record tag in a cpu stream");
 		}
+		s->n_records++;
 	}
 	return 0;
 }

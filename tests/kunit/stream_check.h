@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include <spulse/encode.h>
+
 #define SK_MAX_FRAMES	4096
 
 /**
@@ -32,6 +34,20 @@
  * @n_kernel_frames: frames of kind SPULSE_FRAME_KERNEL
  * @n_user_frames: frames of kind SPULSE_FRAME_USER
  * @n_trunc_frames: frames of kind SPULSE_FRAME_TRUNCATED
+ * @n_cpu_records: extension kind-1 (cpu) records
+ * @first_is_cpu: the first record after the header was a cpu record
+ * @cpu: CPU named by the latest cpu record (-1 before any)
+ * @n_offcpu: extension kind-2 (off-CPU interval) records
+ * @n_triggers: extension kind-3 (trigger) records
+ * @n_records: records after the header
+ * @event_ns: event clock (FORMAT.md 3.10): offset of the latest kind-2/3
+ * @oc: fields of the latest off-CPU interval (@oc_t: its switch-out time)
+ * @oc_t: event-clock time of @oc
+ * @oc_stack_depth: depth of @oc's stack node
+ * @oc_leaf_addr: address of @oc's leaf frame
+ * @tr: fields of the latest trigger (text not kept, @tr_text_len is)
+ * @tr_t: event-clock time of @tr
+ * @tr_text: its first bytes, NUL terminated
  * @err_off: offset of the first error inside the chunk
  * @err: reason of the first error
  */
@@ -53,6 +69,20 @@ struct sk_stream {
 	u32 n_kernel_frames;
 	u32 n_user_frames;
 	u32 n_trunc_frames;
+	u32 n_cpu_records;
+	bool first_is_cpu;
+	s32 cpu;
+	u32 n_offcpu;
+	u32 n_triggers;
+	u32 n_records;
+	s64 event_ns;
+	struct spulse_offcpu_fields oc;
+	s64 oc_t;
+	u32 oc_stack_depth;
+	u64 oc_leaf_addr;
+	struct spulse_trigger_fields tr;
+	s64 tr_t;
+	char tr_text[SPULSE_MAX_TRIGGER_TEXT + 1];
 	size_t err_off;
 	const char *err;
 };
