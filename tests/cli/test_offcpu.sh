@@ -329,8 +329,8 @@ for e in ev:
     last[k] = e["ts"]
     if e["ph"] == "X":
         assert e["dur"] >= 0, e
-    if e["ph"] == "i":
-        assert e["s"] == "t", e
+    if e["ph"] == "i":   # samples thread-scoped, triggers global
+        assert e["s"] == ("g" if e["cat"] == "trigger" else "t"), e
 for e in sys.argv[2:]:
     if not eval(e, {"j": j, "ev": ev}):
         sys.exit("false: " + e)
@@ -346,13 +346,15 @@ test_export_trace_event_slices() {
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "blocked S") == [(100, 1000.0, 50000.0), (100, 60000.0, 20000.0), (101, 140000.0, 1000.0)]' \
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "blocked D") == [(101, 100000.0, 10000.0), (201, 130000.0, 4000.0)]' \
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "runnable (runq)") == [(100, 51000.0, 100.0), (100, 80000.0, 3000.0), (100, 120000.0, 2000.0), (101, 110000.0, 500.0), (101, 141000.0, 500.0)]' \
-		'sum(1 for e in ev if e["ph"] == "i") == 16' \
+		'sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "sample") == 16' \
 		'[e["name"] for e in ev if e["ph"] == "i"].count("known_alpha_leaf") == 7' \
 		'next(e for e in ev if e["ph"] == "i")["args"]["stack"][-1] == "known_gamma_root"' \
 		'next(e for e in ev if e["name"] == "blocked S")["args"]["stack"][0] == "schedule"' \
 		'next(e for e in ev if e["name"] == "blocked S")["args"]["waker"]["tid"] == 201' \
 		'sum(1 for e in ev if e["ph"] == "s") == 4 and sum(1 for e in ev if e["ph"] == "f") == 4' \
-		'not any(e["name"] == "running" for e in ev)' ||
+		'not any(e["name"] == "running" for e in ev)' \
+		'[(e["name"], e["s"], e["ts"], e["args"]["text"]) for e in ev if e.get("cat") == "trigger"] == [("trigger manual", "g", 65000.0, "manual")]' \
+		'j["otherData"]["intervals"] == 6 and j["otherData"]["triggers"] == 1' ||
 		die "trace-event content" || return 1
 	# sample ts carry the ns fraction: the first sample is at 1000 ns = 1.0 us
 	grep -q '"ts":1\.000' t.json || die "no fractional ts" || return 1
@@ -385,7 +387,7 @@ test_offcpu_old_spool_without_intervals() {
 	json_check out 'j["intervals"] == 0 and j["histograms"] == [] and j["longest"] == []' ||
 		return 1
 	expect_rc 0 timeout 20 "$SP" export known.spulse --format trace-event -o t.json || return 1
-	trace_check t.json 'sum(1 for e in ev if e["ph"] == "i") == 16' \
+	trace_check t.json 'sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "sample") == 16' \
 		'not any(e["ph"] == "X" for e in ev)'
 }
 
@@ -436,7 +438,7 @@ test_offcpu_synth_totals_agree() {
 		return 1
 	trace_check t.json \
 		"abs(sum(e['dur'] for e in ev if e['ph'] == 'X' and e['cat'] == 'offcpu') * 1000 - $total) < 3000" \
-		'sum(1 for e in ev if e["ph"] == "i") == 5000' \
+		'sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "sample") == 5000' \
 		'any(e["name"] == "running" for e in ev)' ||
 		die "trace-event totals"
 }

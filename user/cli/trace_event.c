@@ -4,7 +4,8 @@
  * (object form). One track per thread (pid/tid): off-CPU intervals as
  * complete events split into "blocked S|D|..." and "runnable (runq)",
  * samples as thread-scoped instant events named by their leaf, optionally
- * "running" slices between intervals, and flow events waker -> wakee.
+ * "running" slices between intervals, flow events waker -> wakee, and
+ * trigger marks as global instant events.
  * Times are microseconds (with ns fractions) from the profile start;
  * events of each track are written in time order.
  */
@@ -21,6 +22,7 @@ enum tev_type {
 	TEV_FLOW_OUT,	/* s on the waker's track at the wakeup */
 	TEV_FLOW_IN,	/* f on the wakee's track at the wakeup */
 	TEV_SAMPLE,	/* i */
+	TEV_TRIGGER,	/* i, global scope: a flight-recorder trigger mark */
 };
 
 struct tev {
@@ -115,18 +117,25 @@ static void put_thread_obj(struct profile *p, FILE *f, uint32_t id)
 	fputc('}', f);
 }
 
+struct trig {
+	struct spulse_trigger t;
+	char *text;
+};
+
 struct ctx {
 	struct profile *p;
 	FILE *f;
 	const struct spulse_offcpu *iv;
+	const struct trig *trig;
 	const uint64_t *keys;
+	size_t ntracks;		/* track ntracks = the global track (0/0) */
 	bool first;
 };
 
 static void begin(struct ctx *c, const char *ph, const char *name,
 		  uint32_t track)
 {
-	uint64_t k = c->keys[track];
+	uint64_t k = track < c->ntracks ? c->keys[track] : 0;
 
 	fputs(c->first ? "\n" : ",\n", c->f);
 	c->first = false;
@@ -138,7 +147,8 @@ static void begin(struct ctx *c, const char *ph, const char *name,
 static void write_event(struct ctx *c, const struct tev *e)
 {
 	const struct spulse_offcpu *v = e->type == TEV_SAMPLE ||
-		e->type == TEV_RUNNING ? NULL : &c->iv[e->idx];
+		e->type == TEV_RUNNING || e->type == TEV_TRIGGER ? NULL :
+		&c->iv[e->idx];
 	const char *st = v ? spulse_state_name(v->state) : NULL;
 	char name[32];
 	FILE *f = c->f;
@@ -198,6 +208,27 @@ static void write_event(struct ctx *c, const struct tev *e)
 		put_ts(f, "ts", e->ts);
 		fputc('}', f);
 		break;
+	case TEV_TRIGGER: {
+		const struct trig *tg = &c->trig[e->idx];
+		const char *reason = spulse_trigger_reason_name(tg->t.reason);
+
+		snprintf(name, sizeof(name), "trigger %s",
+			 reason ? reason : "?");
+		begin(c, "i", name, e->track);
+		fputs(",\"cat\":\"trigger\",\"s\":\"g\"", f);
+		put_ts(f, "ts", e->ts);
+		fprintf(f, ",\"args\":{\"reason\":\"%s\",\"seq\":%u,"
+			"\"value_ns\":%llu,\"threshold_ns\":%llu,"
+			"\"window_start_ns\":%llu,\"window_end_ns\":%llu,"
+			"\"text\":", reason ? reason : "?", tg->t.seq,
+			(unsigned long long)tg->t.value_ns,
+			(unsigned long long)tg->t.threshold_ns,
+			(unsigned long long)tg->t.window_start_ns,
+			(unsigned long long)tg->t.window_end_ns);
+		cli_json_string(f, tg->text, strlen(tg->text));
+		fputs("}}", f);
+		break;
+	}
 	default:
 		begin(c, "i", leaf_name(c->p, e->idx), e->track);
 		fputs(",\"cat\":\"sample\",\"s\":\"t\"", f);
@@ -283,6 +314,47 @@ static int add_running(struct tev_buf *b, const struct spulse_offcpu *iv,
 	return 0;
 }
 
+/* Trigger marks (copied: their text lives only as long as the record). */
+static int collect_triggers(struct profile *p, struct tev_buf *b,
+			    struct trig **out, size_t *nout, uint32_t track)
+{
+	struct spulse_record rec;
+	struct trig *v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	*nout = 0;
+	if (!p->info->triggers)
+		return 0;
+	rc = spulse_replay_rewind(p->replay);
+	while (rc >= 0 && (rc = spulse_replay_next_record(p->replay, &rec)) > 0) {
+		struct tev e = { .type = TEV_TRIGGER, .track = track };
+		struct trig *nv;
+
+		if (rec.tag != SPULSE_TAG_EXT || rec.ext_kind != SPULSE_EXT_TRIGGER)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[n].t = rec.u.trigger;
+		v[n].text = strndup(rec.u.trigger.text, rec.u.trigger.text_len);
+		v[n].t.text = NULL;
+		if (!v[n].text)
+			break;
+		e.ts = rec.u.trigger.time_ns;
+		e.idx = (uint32_t)n++;
+		if (push(b, &e) < 0)
+			break;
+	}
+	*out = v;
+	*nout = n;
+	if (rc != 0)
+		return -1;
+	return spulse_replay_rewind(p->replay) < 0 ? -1 : 0;
+}
+
 static int collect(struct profile *p, struct tev_buf *b,
 		   const struct spulse_offcpu *iv, size_t n,
 		   const uint32_t *map, bool running)
@@ -338,6 +410,8 @@ static int collect(struct profile *p, struct tev_buf *b,
 int export_trace_event(struct profile *p, FILE *f, bool running)
 {
 	struct spulse_offcpu *iv = NULL;
+	struct trig *trig = NULL;
+	size_t ntrig = 0;
 	struct tev_buf b = { 0 };
 	uint64_t *keys = NULL;
 	uint32_t *map = NULL, *latest = NULL;
@@ -353,16 +427,19 @@ int export_trace_event(struct profile *p, FILE *f, bool running)
 	rc = EXIT_INVALID;
 	if (profile_thread_groups(p, &keys, &ntracks, &map, &latest) < 0)
 		goto oom;
-	if (collect(p, &b, iv, n, map, running) < 0)
+	if (collect_triggers(p, &b, &trig, &ntrig, (uint32_t)ntracks) < 0 ||
+	    collect(p, &b, iv, n, map, running) < 0)
 		goto oom;
 	qsort(b.v, b.n, sizeof(*b.v), cmp_tev);
-	used = calloc(ntracks ? ntracks : 1, 1);
+	used = calloc(ntracks + 1, 1);
 	if (!used)
 		goto oom;
 	for (i = 0; i < b.n; i++)
 		used[b.v[i].track] = 1;
 	c.iv = iv;
+	c.trig = trig;
 	c.keys = keys;
+	c.ntracks = ntracks;
 	fputs("{\"traceEvents\":[", f);
 	write_metadata(&c, ntracks, latest, used);
 	for (i = 0; i < b.n; i++)
@@ -370,8 +447,8 @@ int export_trace_event(struct profile *p, FILE *f, bool running)
 	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"file\":", f);
 	cli_json_string(f, p->file, strlen(p->file));
 	fprintf(f, ",\"start_us\":%llu,\"clock\":\"us from start_us\","
-		"\"intervals\":%zu}}\n",
-		(unsigned long long)p->info->start_us, n);
+		"\"intervals\":%zu,\"triggers\":%zu}}\n",
+		(unsigned long long)p->info->start_us, n, ntrig);
 	rc = ferror(f) ? EXIT_INVALID : EXIT_OK;
 	goto out;
 oom:
@@ -379,6 +456,9 @@ oom:
 out:
 	free(b.v);
 	free(iv);
+	for (i = 0; i < ntrig; i++)
+		free(trig[i].text);
+	free(trig);
 	free(keys);
 	free(map);
 	free(latest);
