@@ -12,12 +12,13 @@
 #   run rep=I mode=M s=WALL nvcsw=V nivcsw=I bytes=B [seen=N] [key=value...]
 # s is pingpong's own clock of its round trips. The last repetition's
 # outputs are copied to /out for the host-side counts.
-# usage (via run-vm.sh): offcpu-guest.sh BIN ROUNDS REPS CPU FREQ MODES
+# usage (via run-vm.sh): offcpu-guest.sh BIN ROUNDS REPS CPU FREQ MODES [KPARAMS]
 #   BIN     host path of a directory with pingpong, spulse.ko, spulse-drain,
 #           spulse
 #   CPU     vCPU to pin pingpong's threads to, or "" for no pinning
 #   FREQ    spulse.ko freq= (on-CPU sampling) in the spulse modes
 #   MODES   space-separated list of the modes above
+#   KPARAMS extra spulse.ko parameters of the spulse mode (A/B experiments)
 . "$VM_LIB"
 BIN=$1
 N=$2
@@ -25,6 +26,7 @@ R=$3
 CPU=$4
 FREQ=$5
 MODES=$6
+KPARAMS=${7:-}
 D=/sys/kernel/debug/spulse
 PP=/host$BIN/pingpong
 PIN=
@@ -84,7 +86,7 @@ run_spulse() {
 	pp=$!
 	wait_for /tmp/pp.log "^pingpong pid" 30 || { spulse_fail "pingpong did not start"; return; }
 	chroot /host /sbin/insmod "$BIN/spulse.ko" target_pid=$pp offcpu=1 \
-		offcpu_min_us=0 freq=$FREQ || { spulse_fail "insmod spulse.ko offcpu=1 failed"; return; }
+		offcpu_min_us=0 freq=$FREQ $KPARAMS || { spulse_fail "insmod spulse.ko offcpu=1 failed"; return; }
 	# The spool goes to the guest's tmpfs, like perf.data.
 	rm -f /host/tmp/offcpu.spulse
 	chroot /host "$BIN/spulse-drain" --control -o /tmp/offcpu.spulse \
@@ -114,7 +116,7 @@ run_spulse() {
 run_spulserec() {
 	rep=$1
 	[ -z "$SPULSEREC_OFF" ] || return 0
-	rm -f /host/tmp/rec.spulse
+	rm -f /host/tmp/rec.spulse /host/tmp/rec.spulse.kallsyms
 	if ! hrun $BIN/spulse record --off-cpu --offcpu-min-us 0 -F $FREQ \
 		--module $BIN/spulse.ko -o /tmp/rec.spulse -- $BIN/pingpong -n $N $PIN \
 		> /tmp/pp.log 2> /tmp/rec.err; then
@@ -135,7 +137,7 @@ run_spulserec() {
 		SPULSEREC_OFF=1
 		return 0
 	fi
-	echo "run rep=$rep mode=spulserec $r bytes=$(wc -c < /host/tmp/rec.spulse) seen=${n:-0} rec_samples=${smp:-0} rec_dropped=${drp:-unknown}" >> $res
+	echo "run rep=$rep mode=spulserec $r bytes=$(wc -c < /host/tmp/rec.spulse) seen=${n:-0} rec_samples=${smp:-0} rec_dropped=${drp:-unknown} kallsyms_bytes=$(cat /host/tmp/rec.spulse.kallsyms 2>/dev/null | wc -c)" >> $res
 	grep -q '^spulse record: .* stream errors' /tmp/pp.log &&
 		echo "error spulserec rep $rep: $sum" >> $res
 	cp /host/tmp/rec.spulse /out/rec.spulse

@@ -15,6 +15,10 @@
 #                        2.5x run to run)
 #   BENCH_OFFCPU_FREQ    spulse.ko freq= in spulse mode (default 1 Hz: the
 #                        on-CPU sampler idles, as perf samples only switches)
+#   BENCH_OFFCPU_MODES   run only these of base spulserec spulse perfsw
+#                        perfsched (default: all that are available)
+#   BENCH_OFFCPU_KPARAMS extra spulse.ko parameters for the spulse mode, for
+#                        A/B experiments (e.g. "max_depth=16")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -22,6 +26,7 @@ reps=${BENCH_OFFCPU_REPS:-10}
 rounds=${BENCH_OFFCPU_ROUNDS:-50000}
 cpu=${BENCH_OFFCPU_CPU-1}
 freq=${BENCH_OFFCPU_FREQ:-1}
+kparams=${BENCH_OFFCPU_KPARAMS:-}
 out=$BUILD/bench-offcpu
 m() { make --no-print-directory -C "$top" BUILD="$BUILD" "$@"; }
 
@@ -52,14 +57,25 @@ elif ! "$out/bin/spulse" record --help 2>&1 | grep -q -- --off-cpu; then
 	why="spulse record has no --off-cpu (spulserec mode)"
 	echo "bench-offcpu: $why" >&2
 fi
+if [ -n "${BENCH_OFFCPU_MODES:-}" ]; then
+	want=
+	for w in $BENCH_OFFCPU_MODES; do
+		case " $modes " in
+		*" $w "*) want="$want $w" ;;
+		*) echo "bench-offcpu: mode $w is not available (available: $modes)" >&2; exit 2 ;;
+		esac
+	done
+	modes=${want# }
+fi
 echo "spulse_skipped $why" > "$out/host.txt"
+echo "kparams $kparams" >> "$out/host.txt"
 echo "modes $modes" >> "$out/host.txt"
 
 timeout=$((600 + reps * 5 * 60))
 vmrc=0
 "$top/tests/vm/run-vm.sh" --timeout "$timeout" --out "$out" -- \
 	"$top/bench/vm/offcpu-guest.sh" "$out/bin" "$rounds" "$reps" "$cpu" \
-	"$freq" "$modes" >/dev/null || vmrc=$?
+	"$freq" "$modes" "$kparams" >/dev/null || vmrc=$?
 if [ "$vmrc" != 0 ]; then
 	echo "bench-offcpu: the guest failed (run-vm exit $vmrc); $out/guest.log:" >&2
 	tail -n 20 "$out/guest.log" >&2 || true

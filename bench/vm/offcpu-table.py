@@ -118,6 +118,9 @@ def main():
           'runs %.0f..%.0f)' % (median(sw_s), min(sw_s), max(sw_s)))
     print('spulse: offcpu_min_us=0 (every switch recorded), on-CPU sampling at freq=%s Hz; '
           'spools on the guest tmpfs like perf.data' % freq)
+    if host.get('kparams') and host['kparams'][0]:
+        print('spulse.ko offcpu=1 + spulse-drain: extra module parameters: %s'
+              % host['kparams'][0])
     if host.get('spulse_skipped') and host['spulse_skipped'][0]:
         print('spulse: NOT RUN: %s' % host['spulse_skipped'][0])
     print()
@@ -171,6 +174,20 @@ def main():
           'summary; spulse.ko + spulse-drain: offcpu_written + offcpu_filtered of the '
           'module\'s stats; perf: its sched:sched_switch samples, perf report --stats); wl_sw: the workload\'s own '
           'getrusage nvcsw + nivcsw, same definition in every mode')
+    # Paired: each rep runs every mode within a minute, so mode/base of the
+    # same rep cancels slow drifts of the shared host's load.
+    base_by_rep = {r['rep']: float(r['s']) for r in runs['base']}
+    for mode, name in MODES[1:]:
+        pr = [float(r['s']) / base_by_rep[r['rep']] for r in runs.get(mode, [])
+              if r['rep'] in base_by_rep]
+        if len(pr) >= 2:
+            plo, phi = ci(boot_medians(pr, rng))
+            print('  paired slowdown (same-rep %s / unprofiled): median %.3f [%.3f..%.3f]'
+                  % (name, median(pr), plo, phi))
+    ks = [int(r['kallsyms_bytes']) for r in runs.get('spulserec', []) if 'kallsyms_bytes' in r]
+    print('bytes: the spool or perf.data only%s'
+          % (' (not counted: spulse record\'s FILE.kallsyms sidecar, %d bytes, written '
+             'once per recording)' % median(ks) if ks else ''))
     for mode, _ in MODES[1:]:
         rs = runs.get(mode)
         if not rs:
