@@ -43,6 +43,14 @@ struct spulse_oc_tps {
 
 static struct spulse_oc_tps spulse_oc_tp;
 
+/*
+ * Set once all three probes are registered, cleared before they are
+ * unregistered: the probes act only while it is set, so the table never
+ * sees one kind of event without the others (registration is slow, and a
+ * wakeup probe running before the switch probe would see no slots).
+ */
+static bool spulse_oc_live;
+
 static void spulse_oc_find_tp(struct tracepoint *tp, void *priv)
 {
 	struct spulse_oc_tps *t = priv;
@@ -212,7 +220,7 @@ static void spulse_oc_switch(void *data, bool preempt,
 	int cpu;
 	u64 t;
 
-	if (!out && !in)
+	if ((!out && !in) || !READ_ONCE(spulse_oc_live))
 		return;
 	cpu = smp_processor_id();
 	c = this_cpu_ptr(spulse.cpu);
@@ -235,7 +243,7 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	int cpu, r;
 	u64 t;
 
-	if (!spulse_oc_target(p))
+	if (!spulse_oc_target(p) || !READ_ONCE(spulse_oc_live))
 		return;
 	local_irq_save(flags);
 	cpu = smp_processor_id();
@@ -293,7 +301,8 @@ static void spulse_oc_wakeup(void *data, struct task_struct *p)
 {
 	unsigned long flags;
 
-	if (!atomic_read(&spulse.oc.early) || !spulse_oc_target(p))
+	if (!atomic_read(&spulse.oc.early) || !spulse_oc_target(p) ||
+	    !READ_ONCE(spulse_oc_live))
 		return;
 	local_irq_save(flags);
 	if (spulse_oc_wakeup_done(&spulse.oc, task_pid_nr(p)))
@@ -390,6 +399,7 @@ int spulse_offcpu_start(void)
 		goto fail;
 	}
 	spulse.oc_on = true;
+	WRITE_ONCE(spulse_oc_live, true);
 	return 0;
 fail:
 	pr_err("offcpu: cannot register scheduler probes: %d\n", r);
@@ -410,6 +420,7 @@ void spulse_offcpu_stop(void)
 
 	if (!spulse.oc_on)
 		return;
+	WRITE_ONCE(spulse_oc_live, false);
 	spulse_oc_unregister(true, true, true);
 	spulse.offcpu_open_at_stop += spulse_oc_sweep(&spulse.oc, &early);
 	spulse.early_at_stop += early;

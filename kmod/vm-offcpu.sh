@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script (busybox sh): spulse.ko offcpu=1 scenarios on the stock
 # kernel; raw results under /out/oc.* for kmod/vm-offcpu-check.sh.
-# Run by kmod/vm-smoke.sh (suite kmod-vm), or alone:
+# Run at the end of kmod/vm-smoke.sh (suite kmod-vm), or alone:
 #   make kmod-vm-offcpu
 # usage: vm-offcpu.sh BUILD_DIR [MODULE.ko]
 . "$VM_LIB"
@@ -45,7 +45,7 @@ unload; echo "oc-rmmod sleeper rc=$?"
 
 # 3. pingpong: two threads waking each other through pipes (wakers are
 #    the other thread, in process context), default offcpu_min_us
-/host$B/workload/pingpong -n 20000 -s 1 > /out/oc.pp.log 2>&1 &
+/host$B/workload/pingpong -n 5000 -s 1 > /out/oc.pp.log 2>&1 &
 pp=$!
 sleep 0.3
 ins target_pid=$pp offcpu=1 autostart=1; echo "oc-insmod pingpong rc=$?"
@@ -55,7 +55,7 @@ save oc.pp
 unload; echo "oc-rmmod pingpong rc=$?"
 
 # 4. the same through spulse-drain (tag 9 records merged into one spool)
-/host$B/workload/pingpong -n 20000 -s 1 > /out/oc.ppd.log 2>&1 &
+/host$B/workload/pingpong -n 5000 -s 1 > /out/oc.ppd.log 2>&1 &
 pp=$!
 sleep 0.3
 ins target_pid=$pp offcpu=1; echo "oc-insmod drain rc=$?"

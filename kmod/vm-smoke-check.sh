@@ -48,5 +48,12 @@ check "python enter and leave" \
 	"'$spulse' dump '$d/py.meta' | grep -q 'state=enter' && '$spulse' dump '$d/py.meta' | grep -q 'state=leave'"
 check "no WARN/BUG/sleeping function in dmesg" \
 	"! grep -Eq 'WARNING|BUG|sleeping function' '$d/guest-dmesg.txt'"
+# off-CPU scenarios (kmod/vm-offcpu.sh ran at the end of the guest script)
+oc=$("$(dirname "$0")/vm-offcpu-check.sh" "$d" "$spulse")
+printf '%s\n' "$oc" | grep -v '^kmod-vm-offcpu: '
+p=$(printf '%s\n' "$oc" | grep -c '^PASS ')
+f=$(printf '%s\n' "$oc" | grep -c '^FAIL ')
+pass=$((pass + p))
+fail=$((fail + f))
 echo "kmod-vm-smoke: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -118,4 +118,7 @@ for f in $D/cpu*; do cat "$f" > /out/hp.$(basename "$f"); done
 unload; echo "rmmod hotplug rc=$?"
 dmesg > /out/guest-dmesg.txt
 grep -E 'WARN|BUG|sleeping function|spulse' /out/guest-dmesg.txt
+
+# 9. off-CPU (offcpu=1) scenarios: kmod/vm-offcpu.sh, results in /out/oc.*
+(set -- "$B" "$KO"; . "$VM_SCRIPT_DIR/vm-offcpu.sh")
 exit 0
