@@ -5,8 +5,16 @@
  *   busy SECONDS          spin in a few nested frame-pointer functions
  *   busy SECONDS churn    ... while creating and joining short-lived threads
  *   busy SECONDS exec     spin half the time, then exec itself (spin again)
+ *   busy SECONDS storm    context-switch storm with thread churn (off-CPU):
+ *                         4 pairs of threads ping-pong one byte over pipes,
+ *                         2 spinners share the CPUs, and short-lived
+ *                         threads that block once are created and joined
+ *                         continuously; each pair is recreated every 200
+ *                         round trips (threads exit while others wait on
+ *                         them). Prints "storm N round trips, M threads".
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +56,102 @@ static void *short_thread(void *arg)
 	return NULL;
 }
 
+static double storm_end;
+static atomic_long storm_trips, storm_threads;
+
+struct pp {
+	int ab[2], ba[2];
+};
+
+static void *pp_pong(void *arg)
+{
+	struct pp *p = arg;
+	char c;
+
+	while (read(p->ab[0], &c, 1) == 1 && c)
+		if (write(p->ba[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* One ping-pong pair at a time, recreated every 200 round trips. */
+static void *pp_ping(void *arg)
+{
+	(void)arg;
+	while (now() < storm_end) {
+		struct pp p;
+		pthread_t t;
+		char c = 1, z = 0;
+
+		if (pipe(p.ab) || pipe(p.ba))
+			return NULL;
+		pthread_create(&t, NULL, pp_pong, &p);
+		atomic_fetch_add(&storm_threads, 1);
+		for (int i = 0; i < 200 && now() < storm_end; i++) {
+			if (write(p.ab[1], &c, 1) != 1 || read(p.ba[0], &c, 1) != 1)
+				break;
+			atomic_fetch_add(&storm_trips, 1);
+		}
+		if (write(p.ab[1], &z, 1) != 1)
+			break;
+		pthread_join(t, NULL);
+		close(p.ab[0]); close(p.ab[1]); close(p.ba[0]); close(p.ba[1]);
+	}
+	return NULL;
+}
+
+static void *blocker(void *arg)
+{
+	struct timespec ts = { 0, 200000 };
+
+	(void)arg;
+	nanosleep(&ts, NULL);	/* one off-CPU interval, then exit */
+	leaf();
+	return NULL;
+}
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	outer(storm_end);
+	return NULL;
+}
+
+static int storm(double secs)
+{
+	pthread_t ping[4], spin[2];
+
+	storm_end = now() + secs;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&ping[i], NULL, pp_ping, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_create(&spin[i], NULL, spinner, NULL);
+	while (now() < storm_end) {
+		pthread_t t[4];
+
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, blocker, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		atomic_fetch_add(&storm_threads, 4);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(ping[i], NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(spin[i], NULL);
+	printf("storm %ld round trips, %ld threads\n", atomic_load(&storm_trips),
+	       atomic_load(&storm_threads));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
 	const char *mode = argc > 2 ? argv[2] : "";
 	double end = now() + secs;
 
+	if (!strcmp(mode, "storm"))
+		return storm(secs);
 	if (!strcmp(mode, "churn")) {
 		while (now() < end) {
 			pthread_t t[8];

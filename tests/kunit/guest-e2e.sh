@@ -78,6 +78,71 @@ streams_ok() {
 	[ $any -eq 1 ]
 }
 
+# offcpu_ok: the off-CPU accounting adds up (key names from kmod/control.c):
+# every switch-out taken is written, filtered, dropped, lost or open at
+# stop; every wakeup taken lands in exactly one outcome; something was
+# written. Prints the numbers.
+offcpu_ok() {
+	awk '
+		{ v[$1] = $2 }
+		$1 ~ /^offcpu_dropped_/ { drop += $2 }
+		$1 ~ /^wakeups_/ && $1 != "wakeups_taken" { wk += $2 }
+		END {
+			oc = v["offcpu_written"] + v["offcpu_filtered"] + v["offcpu_lost"] + \
+			     v["offcpu_open_at_stop"] + drop
+			printf "e2e: offcpu taken=%d written=%d filtered=%d lost=%d open_at_stop=%d dropped=%d; wakeups taken=%d outcomes=%d; triggers written=%d dropped=%d\n", \
+				v["offcpu_taken"], v["offcpu_written"], v["offcpu_filtered"], \
+				v["offcpu_lost"], v["offcpu_open_at_stop"], drop, \
+				v["wakeups_taken"], wk, v["triggers_written"], v["triggers_dropped"]
+			exit !(v["offcpu"] == 1 && v["offcpu_taken"] > 0 && v["offcpu_written"] > 0 && \
+			       v["offcpu_taken"] == oc && v["wakeups_taken"] == wk)
+		}' $D/stats
+}
+
+# offcpu_storm TARGET NAME: busy.c's context-switch storm with thread churn
+# recorded with offcpu=1 (every interval written: offcpu_min_us=0) while
+# the streams are read; a manual trigger mark mid-run
+offcpu_storm() {
+	$busy 3 storm > $W/storm.out & pid=$!
+	[ "$1" = self ] && tgt=$pid || tgt=$1
+	insmod $ko target_pid=$tgt offcpu=1 offcpu_min_us=0 freq=499 autostart=1 ||
+		{ kill $pid; wait $pid; return 1; }
+	reader_start
+	sleep 1
+	echo trigger > $D/control || log "trigger write failed"
+	wait $pid
+	log "$(cat $W/storm.out)"
+	echo stop > $D/control
+	sleep 0.3
+	reader_stop
+	save_streams "$2"
+	invariant_ok && offcpu_ok && streams_ok || { rmmod spulse; return 1; }
+	[ "$(stat triggers_written)" -ge 1 ] || { log "no trigger written"; rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+scenario_offcpu_storm_target() {
+	offcpu_storm self offcpu_storm_target
+}
+
+# the whole system: every thread (kworkers, the reader's shell) is a target
+scenario_offcpu_storm_whole_system() {
+	offcpu_storm 0 offcpu_storm_whole_system
+}
+
+# rmmod while the probes fire at full rate: probes unregistered, no splat
+scenario_offcpu_rmmod_during_storm() {
+	$busy 3 storm > /dev/null & pid=$!
+	insmod $ko target_pid=0 offcpu=1 offcpu_min_us=0 freq=499 autostart=1 ||
+		{ kill $pid; wait $pid; return 1; }
+	reader_start
+	sleep 1
+	rmmod spulse; rc=$?
+	reader_stop
+	wait $pid
+	[ $rc -eq 0 ] && [ ! -e $D ]
+}
+
 scenario_record_target() {
 	$busy 3 & pid=$!
 	insmod $ko target_pid=$pid freq=499 autostart=1 || return 1
@@ -147,7 +212,8 @@ scenario_whole_system_thread_churn() {
 }
 
 for s in record_target cpu_hotplug rmmod_while_recording_and_reading \
-	 target_exec_and_exit whole_system_thread_churn; do
+	 target_exec_and_exit whole_system_thread_churn \
+	 offcpu_storm_target offcpu_storm_whole_system offcpu_rmmod_during_storm; do
 	log "--- $s"
 	if scenario_$s; then report ok "$s"; else report "not ok" "$s"; fi
 	# a failed scenario must not leave the module behind

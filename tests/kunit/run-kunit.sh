@@ -74,11 +74,18 @@ grep -ho '^\s*\.name = "[a-z0-9_]*"' "$here"/*_test.c |
 [ -z "$busy" ] || echo spulse_e2e >> "$out/expected-suites"
 
 rm -rf "$out/vm"
+# The guest hides the host's /tmp: run copies from the VM output directory
+# (mounted at its host path in the guest), wherever BUILD is.
+mkdir -p "$out/vm/bin"
+cp "$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" "$out/vm/bin/" ||
+	die "copying the modules failed"
+[ -z "$busy" ] || { cp "$busy" "$out/vm/bin/busy" && busy=$out/vm/bin/busy; } ||
+	die "copying busy failed"
 append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
 	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-300}" \
 	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
-	"$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" $busy
+	"$out/vm/bin/spulse.ko" "$out/vm/bin/spulse_kunit.ko" $busy
 vmrc=$?
 t3=$(date +%s)
 echo "kunit: VM exit $vmrc ($((t3 - t2)) s)"
