@@ -342,7 +342,7 @@ test_export_trace_event_slices() {
 	expect_rc 0 "$SP" export off.spulse --format trace-event -o t.json || return 1
 	trace_check t.json \
 		'{(e["tid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"} == {(100, "known"), (101, "worker"), (201, "other")}' \
-		'{(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "process_name"} == {(100, "known")}' \
+		'{(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "process_name"} == {(100, "known"), (200, "other")}' \
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "blocked S") == [(100, 1000.0, 50000.0), (100, 60000.0, 20000.0), (101, 140000.0, 1000.0)]' \
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "blocked D") == [(101, 100000.0, 10000.0), (201, 130000.0, 4000.0)]' \
 		'sorted((e["tid"], e["ts"], e["dur"]) for e in ev if e["name"] == "runnable (runq)") == [(100, 51000.0, 100.0), (100, 80000.0, 3000.0), (100, 120000.0, 2000.0), (101, 110000.0, 500.0), (101, 141000.0, 500.0)]' \

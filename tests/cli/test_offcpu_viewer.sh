@@ -40,7 +40,7 @@ test_trace_event_speedscope_imports() {
 title|t.json - speedscope
 known (pid 100), known (tid 100)|75.10ms
 known (pid 100), worker (tid 101)|12.00ms
-other (pid 200, tid 201)|4.00ms
+other (pid 200), other (tid 201)|4.00ms
 EOT
 	diff want got || die "speedscope's view differs" || return 1
 	# running slices add 8.9 + 37 ms (+ 128.5 ms for worker between I3 and I6)

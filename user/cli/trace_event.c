@@ -9,6 +9,7 @@
  * Times are microseconds (with ns fractions) from the profile start;
  * events of each track are written in time order.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,29 +240,52 @@ static void write_event(struct ctx *c, const struct tev *e)
 	}
 }
 
+static void name_event(struct ctx *c, const char *what, uint32_t track,
+		       uint32_t thread)
+{
+	struct spulse_thread t;
+
+	if (spulse_defs_thread(c->p->defs, thread, &t) < 0)
+		return;
+	begin(c, "M", what, track);
+	fputs(",\"args\":{\"name\":", c->f);
+	cli_json_string(c->f, t.comm, t.comm_len);
+	fputs("}}", c->f);
+}
+
+/*
+ * thread_name for every track with events; process_name once per process
+ * with events, from its main thread (tid = pid) when that is defined, else
+ * from its first thread with events. Tracks are sorted by pid, then tid.
+ */
 static void write_metadata(struct ctx *c, size_t ntracks,
 			   const uint32_t *latest, const uint8_t *used)
 {
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < ntracks; i++) {
+	for (i = 0; i < ntracks; i = j) {
 		uint32_t pid = (uint32_t)(c->keys[i] >> 32);
-		uint32_t tid = (uint32_t)c->keys[i];
-		struct spulse_thread t;
+		size_t named = SIZE_MAX;
 
-		if (!used[i] || spulse_defs_thread(c->p->defs, latest[i], &t))
-			continue;
-		/* a process is named by its main thread (tid == pid) */
-		if (pid == tid) {
-			begin(c, "M", "process_name", i);
-			fputs(",\"args\":{\"name\":", c->f);
-			cli_json_string(c->f, t.comm, t.comm_len);
-			fputs("}}", c->f);
+		for (j = i; j < ntracks && (uint32_t)(c->keys[j] >> 32) == pid;
+		     j++) {
+			if ((uint32_t)c->keys[j] == pid)
+				named = j;
+			else if (named == SIZE_MAX && used[j])
+				named = j;
 		}
-		begin(c, "M", "thread_name", i);
-		fputs(",\"args\":{\"name\":", c->f);
-		cli_json_string(c->f, t.comm, t.comm_len);
-		fputs("}}", c->f);
+		for (j = i; j < ntracks && (uint32_t)(c->keys[j] >> 32) == pid;
+		     j++) {
+			if (!used[j])
+				continue;
+			if (named != SIZE_MAX) {
+				/* on a track with events: a used one */
+				name_event(c, "process_name", (uint32_t)j,
+					   latest[named]);
+				named = SIZE_MAX;
+			}
+			name_event(c, "thread_name", (uint32_t)j, latest[j]);
+		}
 	}
 }
 
