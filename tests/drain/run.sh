@@ -222,6 +222,8 @@ for i in 1 2 3 4 5 6; do
 	"$drain_opt" --debugfs "$work/k9/spulse" -o "$spool" --once \
 		--no-kallsyms --sync-ms 10 2>/dev/null &
 	dpid=$!
+	# from the moment the spool exists (it is created at start)
+	for _ in $(seq 200); do [ -e "$spool" ] && break; sleep 0.01; done
 	sleep "0.$(printf '%03d' $((RANDOM % 400)))"
 	kill -9 $dpid 2>/dev/null
 	wait $dpid 2>/dev/null
@@ -474,6 +476,20 @@ else
 	fail flight-dump-passes-spulse-check "${out:-no spulse}"
 fi
 
+# a byte cap too small for the window: the oldest generations go, the dump
+# says its window start moved, and it is exact for the window it names
+fake flc --cpus 3 --samples 20000 --seed 15 --offcpu 1000 --manual-at 12000
+"$drain_san" --debugfs "$work/flc/spulse" -o "$work/flc/c.spulse" --no-kallsyms --once \
+	--flight 8 --post 2 --gen-bytes 200000 2>"$work/flc/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'dump 1: .*(start cut by the memory cap)' "$work/flc/err" &&
+	v=$("$verify" "$work/flc/c-001.spulse" "$work/flc/truth" --window --expect-reason 1 2>&1) &&
+	! grep -q 'window 4.001' <<<"$v"; then
+	pass "flight-byte-cap-moves-window-start ($v)"
+else
+	fail flight-byte-cap-moves-window-start "exit $rc: $(cat "$work/flc/err") ${v:-}"
+fi
+
 # --max-dumps: four stalls, two dumps
 fake flm --cpus 2 --samples 30000 --seed 32 --offcpu 500 \
 	--stall 5000:60 --stall 12000:60 --stall 19000:60 --stall 26000:60
@@ -519,8 +535,10 @@ mkdir -p "$work/fls/spulse"
 	--offcpu 400 --steps 20 --step-ms 60 --seed 34 &
 genpid=$!
 for _ in $(seq 200); do [ -e "$work/fls/spulse/meta" ] && break; sleep 0.01; done
+# (a 1 s merge window: the ASan writer on a loaded machine can leave one CPU
+# behind by more than the default 100 ms, whose samples would then be late)
 "$drain_san" --debugfs "$work/fls/spulse" -o "$work/fls/s.spulse" --no-kallsyms \
-	--flight 2 --post 0.5 2>"$work/fls/err" &
+	--window-ms 1000 --flight 2 --post 0.5 2>"$work/fls/err" &
 dpid=$!
 sleep 0.6
 kill -USR1 $dpid

@@ -842,6 +842,30 @@ static int cut_pending(struct drain *d, unsigned int k, int64_t we_max)
 	return 0;
 }
 
+/*
+ * Is everything up to @we written? Every CPU that produced anything has
+ * pushed a later item and holds nothing up to @we; CPUs that never
+ * produced are idle; finished ones count no more. (written_max > @we alone
+ * is not enough: an item released by the wall-clock rule can pass a CPU
+ * whose data reaches the drainer late.)
+ */
+static bool written_through(const struct drain *d, int64_t we)
+{
+	unsigned int i;
+
+	if (!d->written_any || d->written_max <= we)
+		return false;
+	for (i = 0; i < d->merge.nsrc; i++) {
+		const struct drain_mqueue *q = &d->merge.q[i];
+
+		if (q->finished || !q->seen)
+			continue;
+		if (q->last_ns <= we || (q->len && q->v[q->head].time_ns <= we))
+			return false;
+	}
+	return true;
+}
+
 /* Cut every pending dump whose window is complete (or @force / timed out). */
 static int flight_poll(struct drain *d, bool force)
 {
@@ -855,7 +879,7 @@ static int flight_poll(struct drain *d, bool force)
 			       2 * (int64_t)d->o.window_ms * 1000000 +
 			       1000000000;
 
-		if (force || (d->written_any && d->written_max > p->we) ||
+		if (force || written_through(d, p->we) ||
 		    now - p->fired_wall_ns >= wait) {
 			ret = cut_pending(d, k, d->written_any ? d->written_max :
 					  p->we);

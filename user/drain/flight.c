@@ -245,6 +245,7 @@ struct dmod {
 	uint8_t bid[SPULSE_MAX_BUILD_ID];
 	uint32_t bid_len;
 	bool active;
+	size_t next;		/* next dump module of the same pid bucket */
 };
 
 /* gen id -> dump id (UINT32_MAX = not mapped) */
@@ -258,6 +259,8 @@ struct cut {
 	const struct spulse_defs *defs;	/* the generation being copied */
 	struct dmod *mods;
 	size_t nmods, capmods;
+	size_t *bucket;		/* pid hash -> first module index, SIZE_MAX */
+	size_t nbucket;
 	struct idv gmod, gframe, gstack, gthread;
 	struct drain_cut_stats st;
 };
@@ -294,15 +297,53 @@ static bool same_module(const struct dmod *d, const struct spulse_module *m)
 	       (!d->bid_len || !memcmp(d->bid, m->build_id, d->bid_len));
 }
 
-/* An active dump module with @m's content, or SIZE_MAX. */
+static size_t pid_bucket(const struct cut *c, uint32_t pid)
+{
+	return (pid * 2654435761u) & (c->nbucket - 1);
+}
+
+/* An active dump module with @m's content, or SIZE_MAX (walks @m's pid). */
 static size_t find_module(const struct cut *c, const struct spulse_module *m)
 {
 	size_t i;
 
-	for (i = c->nmods; i-- > 0;)
+	if (!c->nbucket)
+		return SIZE_MAX;
+	for (i = c->bucket[pid_bucket(c, m->pid)]; i != SIZE_MAX;
+	     i = c->mods[i].next)
 		if (c->mods[i].active && same_module(&c->mods[i], m))
 			return i;
 	return SIZE_MAX;
+}
+
+/* Chain module @idx into its pid bucket (rehashing as the dump grows). */
+static int hash_module(struct cut *c, size_t idx)
+{
+	size_t i, b;
+
+	if (c->nmods > c->nbucket) {
+		size_t nb = c->nbucket ? c->nbucket * 4 : 64;
+		size_t *v = malloc(nb * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		free(c->bucket);
+		c->bucket = v;
+		c->nbucket = nb;
+		for (i = 0; i < nb; i++)
+			v[i] = SIZE_MAX;
+		for (i = 0; i < c->nmods; i++) {
+			if (i == idx)
+				continue;
+			b = pid_bucket(c, c->mods[i].pid);
+			c->mods[i].next = c->bucket[b];
+			c->bucket[b] = i;
+		}
+	}
+	b = pid_bucket(c, c->mods[idx].pid);
+	c->mods[idx].next = c->bucket[b];
+	c->bucket[b] = idx;
+	return 0;
 }
 
 static int define_module(struct cut *c, const struct spulse_module *m,
@@ -342,7 +383,7 @@ static int define_module(struct cut *c, const struct spulse_module *m,
 	d->active = true;
 	*idx = c->nmods++;
 	c->st.modules++;
-	return 0;
+	return hash_module(c, *idx);
 }
 
 /* Dump module for generation module @gm, active now (defined if needed). */
@@ -552,7 +593,9 @@ static int cut_one(struct cut *c, int fd, int64_t ws, int64_t we,
 			break;
 		case SPULSE_TAG_PROCESS_DEACTIVATE:
 			any = false;
-			for (i = 0; i < c->nmods; i++)
+			for (i = c->nbucket ? c->bucket[pid_bucket(c,
+					rec.u.process_deactivate.pid)] : SIZE_MAX;
+			     i != SIZE_MAX; i = c->mods[i].next)
 				if (c->mods[i].active &&
 				    c->mods[i].pid == rec.u.process_deactivate.pid) {
 					c->mods[i].active = false;
@@ -680,6 +723,7 @@ int drain_cut(const int *fds, size_t nfds, const char *path, uint64_t start_us,
 	for (i = 0; i < c.nmods; i++)
 		free(c.mods[i].path);
 	free(c.mods);
+	free(c.bucket);
 	free(c.gmod.v);
 	free(c.gframe.v);
 	free(c.gstack.v);

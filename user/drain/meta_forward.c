@@ -21,8 +21,10 @@ void drain_meta_init(struct drain_meta_fwd *m)
 void drain_meta_free(struct drain_meta_fwd *m)
 {
 	free(m->mod_map);
-	free(m->mod_pid);
-	free(m->mod_active);
+	free(m->act_pos);
+	free(m->act);
+	free(m->pid_next);
+	free(m->ph);
 	free(m->pend);
 	memset(m, 0, sizeof(*m));
 }
@@ -32,8 +34,7 @@ static int meta_map_set(struct drain_meta_fwd *d, uint32_t meta_id,
 {
 	if (meta_id >= d->mod_cap) {
 		size_t cap = d->mod_cap ? d->mod_cap * 2 : 64;
-		uint32_t *v, *p;
-		bool *a;
+		uint32_t *v;
 
 		while (cap <= meta_id)
 			cap *= 2;
@@ -41,18 +42,103 @@ static int meta_map_set(struct drain_meta_fwd *d, uint32_t meta_id,
 		if (!v)
 			return -ENOMEM;
 		d->mod_map = v;
-		p = realloc(d->mod_pid, cap * sizeof(*p));
-		if (!p)
+		v = realloc(d->act_pos, cap * sizeof(*v));
+		if (!v)
 			return -ENOMEM;
-		d->mod_pid = p;
-		a = realloc(d->mod_active, cap * sizeof(*a));
-		if (!a)
+		memset(v + d->mod_cap, 0xff, (cap - d->mod_cap) * sizeof(*v));
+		d->act_pos = v;
+		v = realloc(d->act, cap * sizeof(*v));
+		if (!v)
 			return -ENOMEM;
-		memset(a + d->mod_cap, 0, (cap - d->mod_cap) * sizeof(*a));
-		d->mod_active = a;
+		d->act = v;
+		v = realloc(d->pid_next, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		d->pid_next = v;
 		d->mod_cap = cap;
 	}
 	d->mod_map[meta_id] = id;
+	return 0;
+}
+
+/* ---- active modules: a dense set, and a list per pid (O(1) each) ---- */
+
+static struct drain_pid_head *pid_slot(struct drain_meta_fwd *d, uint32_t pid)
+{
+	size_t i;
+
+	if (2 * (d->phn + 1) > d->phcap) {
+		size_t cap = d->phcap ? d->phcap * 2 : 64, k;
+		struct drain_pid_head *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (k = 0; k < d->phcap; k++) {
+			struct drain_pid_head *e = &d->ph[k];
+
+			if (!e->used)
+				continue;
+			for (i = (e->pid * 2654435761u) & (cap - 1); v[i].used;
+			     i = (i + 1) & (cap - 1))
+				;
+			v[i] = *e;
+		}
+		free(d->ph);
+		d->ph = v;
+		d->phcap = cap;
+	}
+	for (i = (pid * 2654435761u) & (d->phcap - 1);;
+	     i = (i + 1) & (d->phcap - 1)) {
+		struct drain_pid_head *e = &d->ph[i];
+
+		if (e->used && e->pid == pid)
+			return e;
+		if (!e->used) {
+			e->used = true;
+			e->pid = pid;
+			e->head = UINT32_MAX;
+			d->phn++;
+			return e;
+		}
+	}
+}
+
+static void set_inactive(struct drain_meta_fwd *d, uint32_t id)
+{
+	uint32_t pos = d->act_pos[id], last;
+
+	if (pos == UINT32_MAX)
+		return;
+	last = d->act[--d->nact];
+	d->act[pos] = last;
+	d->act_pos[last] = pos;
+	d->act_pos[id] = UINT32_MAX;
+}
+
+static int set_active(struct drain_meta_fwd *d, uint32_t id, uint32_t pid)
+{
+	struct drain_pid_head *h = pid_slot(d, pid);
+
+	if (!h)
+		return -ENOMEM;
+	d->act_pos[id] = (uint32_t)d->nact;
+	d->act[d->nact++] = id;
+	d->pid_next[id] = h->head;
+	h->head = id;
+	return 0;
+}
+
+/* Every module of @pid inactive; each id is visited once over the run. */
+static int pid_inactive(struct drain_meta_fwd *d, uint32_t pid)
+{
+	struct drain_pid_head *h = pid_slot(d, pid);
+	uint32_t id;
+
+	if (!h)
+		return -ENOMEM;
+	for (id = h->head; id != UINT32_MAX; id = d->pid_next[id])
+		set_inactive(d, id);
+	h->head = UINT32_MAX;
 	return 0;
 }
 
@@ -61,18 +147,17 @@ int drain_meta_redefine(struct drain_meta_fwd *d, struct spulse_recorder *rec,
 {
 	size_t i;
 
-	for (i = 0; i < d->mod_cap; i++) {
+	for (i = 0; i < d->nact; i++) {
+		uint32_t id = d->act[i];
 		struct spulse_module m;
 		int ret;
 
-		if (!d->mod_active[i])
-			continue;
-		ret = spulse_defs_module(meta_defs, (uint32_t)i, &m);
+		ret = spulse_defs_module(meta_defs, id, &m);
 		if (ret < 0)
 			return ret;
 		ret = spulse_rec_module(rec, m.pid, m.start, m.end,
 					m.file_offset, m.path, m.build_id,
-					m.build_id_len, &d->mod_map[i]);
+					m.build_id_len, &d->mod_map[id]);
 		if (ret < 0)
 			return ret;
 	}
@@ -95,26 +180,22 @@ static int meta_apply(struct drain_meta_fwd *d, struct spulse_recorder *rec,
 					m->build_id_len, &id);
 		if (!ret)
 			ret = meta_map_set(d, m->id, id);
-		if (!ret) {
-			d->mod_pid[m->id] = m->pid;
-			d->mod_active[m->id] = true;
-		}
+		if (!ret)
+			ret = set_active(d, m->id, m->pid);
 		d->gen++;
 		break;
 	case SPULSE_TAG_MODULE_DEACTIVATE:
 		/* the stream validated the id: it is defined and active */
 		ret = spulse_rec_module_deactivate(rec,
 				d->mod_map[r->u.module_deactivate.module]);
-		d->mod_active[r->u.module_deactivate.module] = false;
+		set_inactive(d, r->u.module_deactivate.module);
 		d->gen++;
 		break;
 	case SPULSE_TAG_PROCESS_DEACTIVATE:
 		ret = spulse_rec_process_deactivate(rec,
 				r->u.process_deactivate.pid);
-		for (id = 0; id < d->mod_cap; id++)
-			if (d->mod_active[id] &&
-			    d->mod_pid[id] == r->u.process_deactivate.pid)
-				d->mod_active[id] = false;
+		if (!ret)
+			ret = pid_inactive(d, r->u.process_deactivate.pid);
 		d->gen++;
 		break;
 	case SPULSE_TAG_PYTHON:

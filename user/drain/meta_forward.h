@@ -23,12 +23,25 @@ struct drain_pending_meta {
 	bool barrier;
 };
 
+struct drain_pid_head {
+	uint32_t pid;
+	uint32_t head;		/* first meta module id, UINT32_MAX none */
+	bool used;
+};
+
 /**
  * struct drain_meta_fwd - meta forwarding state
  * @mod_map: meta module id -> spool module id
- * @mod_pid: meta module id -> its pid
- * @mod_active: meta module id -> active in the spool (applied so far)
- * @mod_cap: entries in @mod_map, @mod_pid and @mod_active
+ * @act_pos: meta module id -> index in @act, UINT32_MAX when not active
+ *           in the spool (as applied so far)
+ * @act: the active meta module ids (dense, unordered)
+ * @nact: entries in @act
+ * @pid_next: meta module id -> next id of the same pid's list
+ * @ph: pid -> head of its list (open addressing), emptied by a process
+ *      deactivation, so each id is walked at most once
+ * @phcap: slots in @ph
+ * @phn: slots used
+ * @mod_cap: entries in @mod_map, @act_pos, @act and @pid_next
  * @gen: module generation (from 1), bumped whenever the set of active
  *       modules in the spool changes; renumbering caches key on it
  * @pend: ring of held records
@@ -38,8 +51,12 @@ struct drain_pending_meta {
  */
 struct drain_meta_fwd {
 	uint32_t *mod_map;
-	uint32_t *mod_pid;
-	bool *mod_active;
+	uint32_t *act_pos;
+	uint32_t *act;
+	size_t nact;
+	uint32_t *pid_next;
+	struct drain_pid_head *ph;
+	size_t phcap, phn;
 	size_t mod_cap;
 	uint32_t gen;
 	struct drain_pending_meta *pend;
