@@ -442,3 +442,26 @@ test_offcpu_synth_totals_agree() {
 		'any(e["name"] == "running" for e in ev)' ||
 		die "trace-event totals"
 }
+
+test_offcpu_corrupt_interval_exit_1_with_offset() {
+	local off end c e
+	build_offcpu || return 1
+	# the fourth interval (I4) gets state 9: corruption inside that record
+	awk '/^offcpu t=120000000 /{sub("state=R", "state=9")} {print}' off.txt >bad.txt
+	"$EXTGEN" <bad.txt | "$SPOOLGEN" -v >bad.spulse 2>offsets || return 1
+	off=$(awk '$2 == "raw" {n++; if (n == 6) print $1}' offsets)
+	end=$(awk '$2 == "raw" {n++; if (n == 7) print $1}' offsets)
+	[ -n "$off" ] && [ -n "$end" ] || die "no offsets for the bad record" ||
+		return 1
+	for c in "report bad.spulse --off-cpu" "flame --wakers --folded bad.spulse" \
+		"latency bad.spulse" "export bad.spulse --format trace-event"; do
+		# shellcheck disable=SC2086
+		expect_rc 1 timeout 20 "$SP" $c || return 1
+		e=$(error_offset)
+		[ -n "$e" ] && [ "$e" -ge "$off" ] && [ "$e" -lt "$end" ] ||
+			die "$c: error offset '$e' not in the record $off..$end: $(cat err)" ||
+			return 1
+		grep -q 'off-CPU state 9' err || die "$c: no reason: $(cat err)" ||
+			return 1
+	done
+}
