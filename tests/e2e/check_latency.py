@@ -472,6 +472,29 @@ def check_raw(elf, ksyms):
     dmesg_check('raw')
 
 
+def cli_latency_check(path, sp):
+    """`spulse latency --json` (the CLI over libspulse) agrees with the
+    independent reader: interval count, blocked and run-queue totals, and
+    the count of each state's histogram."""
+    rc, out, err = run([SPULSE, 'latency', path, '--json', '--top', '0'])
+    try:
+        j = json.loads(out) if rc == 0 else None
+    except ValueError:
+        j = None
+    if j is None:
+        return check('drain.cli_latency_totals', False, 'spulse latency --json rc %d: %s' %
+                     (rc, (err or out).strip()[-200:]))
+    mine = (len(sp.offcpu), sum(o['blocked_ns'] for o in sp.offcpu),
+            sum(o['runq_ns'] for o in sp.offcpu))
+    cli = (j.get('intervals'), j.get('blocked_ns'), j.get('runq_ns'))
+    st_mine = dict(collections.Counter(STATE_NAMES[o['state']] for o in sp.offcpu))
+    st_cli = {h['state']: h['count'] for h in j.get('histograms', [])
+              if h.get('metric') == 'offcpu' and h.get('state')}
+    check('drain.cli_latency_totals', mine == cli and st_mine == st_cli,
+          '(intervals, blocked ns, runq ns) spulse latency %s, RawSpool %s; per state %s vs %s' %
+          (cli, mine, st_cli, st_mine))
+
+
 def check_drain(elf, ksyms):
     p = os.path.join(OUT, 'drain', 'drain.spulse')
     check('drain.drain_rc', rc_of('drain', 'drain.rc') == 0,
@@ -487,6 +510,7 @@ def check_drain(elf, ksyms):
     if not check('drain.truth', truth is not None, err or ''):
         return
     common('drain', sps, truth, elf, ksyms, False)
+    cli_latency_check(p, sps[0])
     stats_checks('drain')
     dmesg_check('drain')
 
