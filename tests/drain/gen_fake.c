@@ -17,7 +17,9 @@
  * empty D/control. With --steps the samples are appended in K steps, T ms
  * apart (sample times grow with the steps), so a drainer can run meanwhile.
  *
- * --cut-cpu C: CPU C's last write stops inside its sample record.
+ * --cut-cpu C: CPU C's last write stops inside its sample record (with
+ * --cut-in-interval: that sample is whole and an off-CPU interval written
+ * after it, with a 300-frame waker stack, is cut 2 bytes before its end).
  * --corrupt-cpu C: an invalid byte (unknown tag) is written into CPU C's
  * stream before its sample M/2; the truth holds the samples before it.
  *
@@ -499,6 +501,7 @@ int main(int argc, char **argv)
 		{ "stall", required_argument, NULL, 'p' },
 		{ "manual-at", required_argument, NULL, 'q' },
 		{ "unknown-ext", no_argument, NULL, 'u' },
+		{ "cut-in-interval", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
@@ -507,7 +510,7 @@ int main(int argc, char **argv)
 	int cut = -1, corrupt = -1, opt;
 	unsigned long offcpu = 0, stall_at[8], stall_ms[8], manual_at[8];
 	unsigned int nstall = 0, nmanual = 0, j;
-	bool unknown_ext = false;
+	bool unknown_ext = false, cut_interval = false;
 	static uint8_t buf[1 << 16];
 	char path[4096], codes[MAXF * 64];
 	struct cpu *cpus;
@@ -541,6 +544,7 @@ int main(int argc, char **argv)
 			manual_at[nmanual++] = strtoul(optarg, NULL, 10);
 			break;
 		case 'u': unknown_ext = true; break;
+		case 'I': cut_interval = true; break;
 		default: return 2;
 		}
 	}
@@ -606,7 +610,31 @@ int main(int argc, char **argv)
 					cp->bytes++;
 				}
 				len = encode_sample(cp, buf, t, ti, f, n);
-				if ((int)c == cut && k == samples - 1) {
+				if ((int)c == cut && k == samples - 1 &&
+				    cut_interval) {
+					/* the sample whole, then a cut interval */
+					struct offcpu_spec o = { 0 };
+					FILE *null = fopen("/dev/null", "w");
+					size_t l2;
+
+					fprintf(truth, "S %" PRId64 " %u %u %u %s %zu%s\n",
+						t, c, threads[ti].pid,
+						threads[ti].tid,
+						threads[ti].comm, n, codes);
+					xwrite(cp->fd, buf, len);
+					cp->bytes += len;
+					o.close = t + 1000;
+					o.ti = 1;
+					o.state = SPULSE_STATE_DISK;
+					o.blocked = 1000;
+					o.wti = 3;
+					o.depth = 4;
+					o.wdepth = 300;
+					l2 = encode_offcpu(cp, buf, &o, null);
+					fclose(null);
+					fprintf(truth, "X cut %u\n", c);
+					len = l2 - 2;	/* inside the interval record */
+				} else if ((int)c == cut && k == samples - 1) {
 					fprintf(truth, "X cut %u\n", c);
 					len -= 2;	/* inside the sample record */
 				} else if (!((int)c == corrupt &&

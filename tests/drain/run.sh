@@ -153,6 +153,17 @@ else
 	fail cut-cpu-stream "${v:-$(cat "$work/cut/err")}"
 fi
 
+# ... and one cut inside an off-CPU interval (after its definitions)
+fake cuti --cpus 3 --samples 500 --seed 5 --cut-cpu 2 --cut-in-interval --offcpu 50
+if "$drain_san" --debugfs "$work/cuti/spulse" -o "$work/cuti/out.spulse" --once \
+	--no-kallsyms 2>"$work/cuti/err" &&
+	grep -q '^spulse-drain: cpu2: stream ends inside a record at offset' "$work/cuti/err" &&
+	v=$("$verify" "$work/cuti/out.spulse" "$work/cuti/truth" 2>&1); then
+	pass "cut-inside-interval ($v)"
+else
+	fail cut-inside-interval "${v:-$(cat "$work/cuti/err")}"
+fi
+
 # ---- a corrupt CPU stream: reported with cpu and offset, abandoned -----
 fake bad --cpus 3 --samples 500 --seed 9 --corrupt-cpu 2 --offcpu 50
 off=$(awk '$1 == "X" && $2 == "corrupt" { print $4 }' "$work/bad/truth")
