@@ -495,6 +495,31 @@ def cli_latency_check(path, sp):
           (cli, mine, st_cli, st_mine))
 
 
+def cli_report_check(path, sps, elf, ksyms):
+    """`spulse report --off-cpu --json` (elfutils symbolization) gives each
+    injector function the same inclusive off-CPU time as RawSpool + nm."""
+    rc, out, err = run([SPULSE, 'report', path, '--off-cpu', '--json', '--top', '100000'])
+    try:
+        rows = {r['function']: r['total'] for r in json.loads(out)['rows']} if rc == 0 else None
+    except (ValueError, KeyError, TypeError):
+        rows = None
+    if rows is None:
+        return check('drain.cli_report_offcpu', False, 'spulse report --off-cpu --json rc %d: %s'
+                     % (rc, (err or out).strip()[-200:]))
+    res = Resolved(sps, elf, ksyms)
+    bad, shown = [], []
+    for fn in ('inj_pipe_wait', 'inj_pipe_delay', 'inj_mutex_wait', 'inj_mutex_gate_wait',
+               'inj_sleep_wait', 'inj_runq_spin', 'inj_runq_ctl_spin'):
+        mine = sum(i['blocked_ns'] + i['runq_ns'] for i in res.iv if fn in i['funcs'])
+        cli = rows.get(fn, 0)
+        shown.append('%s %.1f/%.1f ms' % (fn, cli / MS, mine / MS))
+        if cli != mine or not mine:
+            bad.append(fn)
+    check('drain.cli_report_offcpu', not bad,
+          'inclusive off-CPU (report/RawSpool): %s%s' %
+          (', '.join(shown), '; differ: ' + ', '.join(bad) if bad else ''))
+
+
 def check_drain(elf, ksyms):
     p = os.path.join(OUT, 'drain', 'drain.spulse')
     check('drain.drain_rc', rc_of('drain', 'drain.rc') == 0,
@@ -511,6 +536,7 @@ def check_drain(elf, ksyms):
         return
     common('drain', sps, truth, elf, ksyms, False)
     cli_latency_check(p, sps[0])
+    cli_report_check(p, sps, elf, ksyms)
     stats_checks('drain')
     dmesg_check('drain')
 
