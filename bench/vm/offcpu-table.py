@@ -247,6 +247,9 @@ def main():
             h_ci = ci([x / 2 for x in pf['added_boot']])
             verdict = {-1: 'MET', 1: 'NOT MET',
                        0: 'INCONCLUSIVE (intervals overlap)'}[separate(s_ci, h_ci)]
+            if pf['added'][1] <= 0:
+                verdict = ('INCONCLUSIVE (%s\'s added time is not distinguishable from 0)'
+                           % NAME[pm])
             print('added time: %s %+.3f s [%+.3f..%+.3f] vs 1/2 of %s %+.3f s '
                   '[%+.3f..%+.3f] (target <= 1/2): %s'
                   % (NAME[sm], sp['added'][0], s_ci[0], s_ci[1], NAME[pm],
