@@ -161,10 +161,11 @@ static void push_trigger(struct read_result *r, const struct spulse_trigger *t)
 				      sizeof(*t));
 		assert_non_null(r->triggers);
 	}
-	/* NUL-terminated, and exactly text_len bytes before the NUL */
-	assert_int_equal(strlen(t->text), t->text_len);
-	text = strdup(t->text);
+	/* text_len bytes (any bytes, NUL included), then a NUL */
+	assert_int_equal(t->text[t->text_len], '\0');
+	text = malloc(t->text_len + 1);
 	assert_non_null(text);
+	memcpy(text, t->text, t->text_len + 1);
 	r->triggers[r->ntriggers] = *t;
 	r->triggers[r->ntriggers++].text = text;
 }
@@ -246,7 +247,11 @@ static void push_record(struct read_result *r, const struct spulse_record *rec)
 	} else if (rec->tag == SPULSE_TAG_THREAD) {
 		r->records[r->nrecords].u.thread.comm = strdup(rec->u.thread.comm);
 	} else if (rec->ext_kind == SPULSE_EXT_TRIGGER) {
-		r->records[r->nrecords].u.trigger.text = strdup(rec->u.trigger.text);
+		char *t = malloc(rec->u.trigger.text_len + 1);
+
+		assert_non_null(t);
+		memcpy(t, rec->u.trigger.text, rec->u.trigger.text_len + 1);
+		r->records[r->nrecords].u.trigger.text = t;
 	}
 	r->nrecords++;
 }
@@ -469,10 +474,14 @@ static uint64_t rnd(uint64_t *s)
 /* Extension records after one sample (make_realistic_ext). */
 static void add_ext(struct spulse_recorder *r, uint64_t *e, int64_t t,
 		    const uint32_t *threads, unsigned th, uint32_t leaf,
-		    uint32_t prev_leaf, uint32_t *seq)
+		    uint32_t prev_leaf, uint32_t *seq, bool force)
 {
 	static const uint8_t states[] = { 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 4, 7, 8 };
 	uint64_t x = rnd(e);
+
+	/* early in the spool, one of each for short spools */
+	if (force)
+		x = 309;	/* interval (x % 3 == 0) and trigger (x % 151 == 7) */
 
 	if (x % 3 == 0) {
 		struct spulse_offcpu iv = {
@@ -518,7 +527,7 @@ static void add_ext(struct spulse_recorder *r, uint64_t *e, int64_t t,
 		tr.text = text;
 		assert_int_equal(spulse_rec_trigger(r, &tr), 0);
 	}
-	if (x % 211 == 5) {	/* a kind no reader knows: skipped */
+	if (x % 211 == 5 || force) {	/* a kind no reader knows: skipped */
 		uint8_t junk[24];
 		size_t i, n = (size_t)(rnd(e) % sizeof(junk));
 
@@ -593,7 +602,7 @@ static void realistic(const char *path, unsigned samples, unsigned seed,
 			assert_int_equal(spulse_rec_sample_cpu(r, t, threads[th], leaf,
 							       (uint32_t)(rnd(&e) % 4)), 0);
 			add_ext(r, &e, t, threads, th, leaf, i ? prev_leaf : leaf,
-				&seq);
+				&seq, i == 3);
 			prev_leaf = leaf;
 		} else {
 			assert_int_equal(spulse_rec_sample(r, t, threads[th], leaf), 0);

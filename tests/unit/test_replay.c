@@ -130,6 +130,71 @@ static void seek_lands_on_the_same_sample_as_snapshot(void **state)
 	tmp_remove(path);
 }
 
+/*
+ * With cpu records and intervals: a seek through the index restores the
+ * cpu and the event clock, so samples and the records after them read as
+ * from the start; the interval iterator is not moved by seeks.
+ */
+static void seek_restores_cpu_and_event_clock(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_read_opts o = { .sz = sizeof(o), .replay_index_limit = 50,
+				      .replay_index_stride = 97 };
+	struct read_result full;
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_sample a;
+	struct spulse_record rec;
+	struct spulse_offcpu iv;
+	static const uint64_t at[] = { 0, 97, 98, 300, 1000, 2910, 4000, 7, 5555 };
+	size_t i, k, j;
+
+	(void)state;
+	make_realistic_ext(path, 6000, 9);
+	read_replay(path, &full);
+	assert_int_equal(full.ret, 0);
+	assert_int_equal(spulse_replay_open(path, &o, &r, &err), 0);
+	assert_true(spulse_replay_index_entries(r) > 40);
+	/* the interval iterator, half way */
+	for (k = 0; k < full.noffcpu / 2; k++) {
+		assert_int_equal(spulse_replay_next_offcpu(r, &iv), 1);
+		assert_offcpu_equal(&iv, &full.offcpu[k]);
+	}
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		assert_int_equal(spulse_replay_seek_sample(r, at[i]), 0);
+		assert_int_equal(spulse_replay_next_sample(r, &a), 1);
+		assert_memory_equal(&a, &full.samples[at[i]], sizeof(a));
+		/* the next intervals after that sample: same times as from the start */
+		for (j = 0; j < full.nrecords; j++)
+			if (full.records[j].tag == SPULSE_TAG_SAMPLE &&
+			    full.records[j].u.sample.time_ns == a.time_ns &&
+			    full.records[j].u.sample.thread == a.thread &&
+			    full.records[j].u.sample.cpu == a.cpu)
+				break;
+		assert_true(j < full.nrecords);
+		for (j++; j < full.nrecords; j++) {
+			assert_int_equal(spulse_replay_next_record(r, &rec), 1);
+			assert_int_equal(rec.tag, full.records[j].tag);
+			assert_int_equal(rec.ext_kind, full.records[j].ext_kind);
+			if (rec.ext_kind == SPULSE_EXT_OFFCPU) {
+				assert_offcpu_equal(&rec.u.offcpu, &full.records[j].u.offcpu);
+				break;
+			}
+			if (rec.tag == SPULSE_TAG_SAMPLE)
+				assert_int_equal(rec.u.sample.cpu,
+						 full.records[j].u.sample.cpu);
+		}
+	}
+	for (; k < full.noffcpu; k++) {
+		assert_int_equal(spulse_replay_next_offcpu(r, &iv), 1);
+		assert_offcpu_equal(&iv, &full.offcpu[k]);
+	}
+	assert_int_equal(spulse_replay_next_offcpu(r, &iv), 0);
+	spulse_replay_close(r);
+	rr_free(&full);
+	tmp_remove(path);
+}
+
 static void rewind_restarts_records_from_the_first(void **state)
 {
 	char *path = tmp_path();
@@ -245,6 +310,7 @@ int main(void)
 		cmocka_unit_test(replay_memory_stops_growing_with_sample_count),
 		cmocka_unit_test(index_has_one_entry_per_stride_up_to_the_limit),
 		cmocka_unit_test(seek_lands_on_the_same_sample_as_snapshot),
+		cmocka_unit_test(seek_restores_cpu_and_event_clock),
 		cmocka_unit_test(rewind_restarts_records_from_the_first),
 		cmocka_unit_test(records_continue_after_the_last_sample_returned),
 		cmocka_unit_test(next_samples_matches_next_sample),

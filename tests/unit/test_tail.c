@@ -3,7 +3,8 @@
  * Tail against a live writer: a forked process records through the Recorder
  * while the parent polls; the parent ends with exactly the samples a
  * Snapshot of the finished file has. Also the per-poll batch limit and the
- * reuse of the batch storage, and sticky errors on corrupt growth.
+ * reuse of the batch storage (samples and off-CPU intervals: a poll stops
+ * when either fills), and sticky errors on corrupt growth.
  */
 #include "helpers.h"
 
@@ -200,6 +201,117 @@ static void tail_waits_for_a_file_that_has_no_header_yet(void **state)
 	tb_free(&bb);
 }
 
+/*
+ * A spool of @nsamples samples then @nintervals intervals (interval k has
+ * runq_ns = k, so order and identity are checkable).
+ */
+static char *batch_spool(unsigned nsamples, unsigned nintervals)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 1,
+					  .truncate = true, .flush_bytes = 1 << 16 };
+	struct spulse_recorder *r;
+	char *path = tmp_path();
+	uint32_t th, f, st;
+	unsigned k;
+
+	assert_int_equal(spulse_recorder_open(path, &o, &r), 0);
+	assert_int_equal(spulse_rec_thread(r, 1, 1, "t", &th), 0);
+	assert_int_equal(spulse_rec_frame_abs(r, SPULSE_FRAME_KERNEL, 0xffff0000, &f), 0);
+	assert_int_equal(spulse_rec_stack(r, SPULSE_NONE, f, &st), 0);
+	for (k = 0; k < nsamples; k++)
+		assert_int_equal(spulse_rec_sample_cpu(r, k, th, st, k & 1), 0);
+	for (k = 0; k < nintervals; k++) {
+		struct spulse_offcpu iv = {
+			.time_ns = k, .thread = th, .stack = st,
+			.state = SPULSE_STATE_RUNNABLE, .runq_ns = k,
+			.waker_thread = SPULSE_NONE, .waker_stack = SPULSE_NONE,
+			.waker_cpu = SPULSE_NONE,
+		};
+
+		assert_int_equal(spulse_rec_offcpu(r, &iv), 0);
+	}
+	assert_int_equal(spulse_recorder_close(r), 0);
+	return path;
+}
+
+static void poll_returns_at_most_16384_intervals(void **state)
+{
+	char *path = batch_spool(0, 2 * SPULSE_TAIL_BATCH + 123);
+	const struct spulse_sample *ss;
+	const struct spulse_offcpu *iv, *first;
+	struct spulse_error err;
+	struct spulse_tail *t;
+	unsigned want[] = { SPULSE_TAIL_BATCH, SPULSE_TAIL_BATCH, 123, 0, 0 };
+	uint64_t next = 0, off = 0, size;
+	uint8_t *bytes;
+	size_t len;
+	int i, k, j;
+
+	(void)state;
+	bytes = read_file(path, &len);
+	free(bytes);
+	size = len;
+	assert_int_equal(spulse_tail_open(path, NULL, &t, &err), 0);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(spulse_tail_poll(t, &ss, &err), 0);
+		k = spulse_tail_offcpu(t, &iv);
+		assert_int_equal(k, want[i]);
+		if (i == 0)
+			first = iv;
+		assert_ptr_equal(iv, first);	/* storage reused */
+		for (j = 0; j < k; j++, next++)
+			assert_true(iv[j].runq_ns == next && iv[j].time_ns == (int64_t)next);
+		/* a full batch stops the poll: the offset moved, but not to the end */
+		assert_true(spulse_tail_offset(t) >= off);
+		off = spulse_tail_offset(t);
+		if (i < 2)
+			assert_true(off < size);
+		else
+			assert_true(off == size);
+		assert_true(spulse_tail_info(t)->complete_bytes == off);
+	}
+	assert_int_equal(next, 2 * SPULSE_TAIL_BATCH + 123);
+	assert_int_equal(spulse_tail_info(t)->offcpu, next);
+	spulse_tail_close(t);
+	tmp_remove(path);
+}
+
+/* Samples fill first, then intervals: each poll stops at whichever fills. */
+static void poll_stops_when_samples_or_intervals_fill(void **state)
+{
+	unsigned ns = SPULSE_TAIL_BATCH + 1000, ni = SPULSE_TAIL_BATCH + 2000;
+	char *path = batch_spool(ns, ni);
+	const struct spulse_sample *ss;
+	const struct spulse_offcpu *iv;
+	struct spulse_error err;
+	struct spulse_tail *t;
+	int n, k;
+
+	(void)state;
+	assert_int_equal(spulse_tail_open(path, NULL, &t, &err), 0);
+	n = spulse_tail_poll(t, &ss, &err);
+	k = spulse_tail_offcpu(t, &iv);
+	assert_int_equal(n, SPULSE_TAIL_BATCH);
+	assert_int_equal(k, 0);
+	assert_int_equal(ss[1].cpu, 1);
+	n = spulse_tail_poll(t, &ss, &err);
+	k = spulse_tail_offcpu(t, &iv);
+	assert_int_equal(n, 1000);	/* the rest of the samples */
+	assert_int_equal(k, SPULSE_TAIL_BATCH);
+	assert_true(ss[0].time_ns == SPULSE_TAIL_BATCH);
+	assert_int_equal(ss[0].cpu, SPULSE_TAIL_BATCH & 1);
+	n = spulse_tail_poll(t, &ss, &err);
+	k = spulse_tail_offcpu(t, &iv);
+	assert_int_equal(n, 0);
+	assert_int_equal(k, 2000);
+	assert_true(iv[1999].runq_ns == ni - 1);
+	assert_int_equal(spulse_tail_poll(t, &ss, &err), 0);
+	assert_int_equal(spulse_tail_offcpu(t, &iv), 0);
+	assert_false(spulse_tail_info(t)->recovered_from_truncated_tail);
+	spulse_tail_close(t);
+	tmp_remove(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +320,8 @@ int main(void)
 		cmocka_unit_test(corrupt_growth_is_a_sticky_error_with_offset),
 		cmocka_unit_test(samples_before_corruption_are_delivered_then_the_error),
 		cmocka_unit_test(tail_waits_for_a_file_that_has_no_header_yet),
+		cmocka_unit_test(poll_returns_at_most_16384_intervals),
+		cmocka_unit_test(poll_stops_when_samples_or_intervals_fill),
 	};
 
 	return cmocka_run_group_tests_name("tail", tests, NULL, NULL);

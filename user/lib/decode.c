@@ -35,6 +35,7 @@ struct cur {
 	size_t len, pos;
 	uint64_t off;		/* file offset of buf[0] */
 	struct spulse_error *err;
+	uint64_t len_off;	/* extension payload: offset of its len field */
 };
 
 static inline uint64_t cur_off(const struct cur *c)
@@ -441,10 +442,17 @@ static int dec_module_deactivate(struct spulse_dec *dec, struct cur *c,
 
 /*
  * Inside an extension payload every byte is present (the caller checked
- * len), so a field that is cut by the payload's end runs past len.
+ * len), so a field that is cut by the payload's end runs past len. It is
+ * reported at its first byte; a field with no byte inside the payload at
+ * all is reported at the len field (that offset may be the end of the file).
  */
 static int ext_short(struct cur *p, uint64_t off, const char *what)
 {
+	if (off == p->off + p->len)
+		return spulse_fail(p->err, p->len_off,
+				   "extension payload length mismatch: %s "
+				   "runs past the payload end (len too small)",
+				   what);
 	return spulse_fail(p->err, off, "extension payload length mismatch: "
 			   "%s runs past the payload end", what);
 }
@@ -629,7 +637,8 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		return 0;
 	out->ext_kind = (uint32_t)kind;
 	p = (struct cur){ .buf = c->buf, .len = c->pos + (size_t)len,
-			  .pos = c->pos, .off = c->off, .err = c->err };
+			  .pos = c->pos, .off = c->off, .err = c->err,
+			  .len_off = o_len };
 	switch (kind) {
 	case SPULSE_EXT_CPU:
 		r = ext_cpu(dec, &p, out);
