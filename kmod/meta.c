@@ -84,6 +84,8 @@ static struct {
  * @n: number of spans
  * @pid: process
  * @addr: user address
+ *
+ * Return: true when some span of @pid contains @addr.
  */
 bool spulse_span_lookup(const struct spulse_span *s, u32 n, u32 pid, u64 addr)
 {
@@ -103,6 +105,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_span_lookup);
  *
  * Reads the span table without locking; a concurrent update (odd or changed
  * sequence) answers "known", since the periodic rescan catches up anyway.
+ *
+ * Return: true when known (or being updated).
  */
 bool spulse_meta_known(u32 pid, u64 addr)
 {
@@ -490,6 +494,8 @@ void spulse_meta_flush(void)
 
 /**
  * spulse_meta_bytes() - bytes written to the meta stream
+ *
+ * Return: the byte count.
  */
 u64 spulse_meta_bytes(void)
 {
@@ -498,6 +504,8 @@ u64 spulse_meta_bytes(void)
 
 /**
  * spulse_meta_dropped() - meta records that did not fit (retried later)
+ *
+ * Return: the record count.
  */
 u64 spulse_meta_dropped(void)
 {

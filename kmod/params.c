@@ -18,6 +18,8 @@
  * Header + cpu record + thread + one frame and one stack record per node
  * (user, kernel and the truncated marker) + the sample record. A relay
  * sub-buffer must hold at least this much, since a batch is never split.
+ *
+ * Return: bytes.
  */
 size_t spulse_batch_max(u32 max_user_depth, u32 max_kernel_depth)
 {
@@ -35,6 +37,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max);
  *
  * Header + cpu record + two threads (the thread and its waker) + two full
  * stacks + the kind-2 record.
+ *
+ * Return: bytes.
  */
 size_t spulse_batch_max_offcpu(u32 max_user_depth, u32 max_kernel_depth)
 {
@@ -49,6 +53,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_offcpu);
  * spulse_batch_max_trigger() - largest trigger batch
  *
  * Header + cpu record + a kind-3 record with the longest text.
+ *
+ * Return: bytes.
  */
 size_t spulse_batch_max_trigger(void)
 {
@@ -79,6 +85,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_parse_event);
 /**
  * spulse_event_name() - parameter spelling of an event kind
  * @ev: event kind
+ *
+ * Return: "cycles" or "cpu-clock".
  */
 const char *spulse_event_name(enum spulse_event ev)
 {

@@ -437,7 +437,7 @@ int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
 /**
  * struct spulse_cpu - everything one CPU's sampler owns
  * @enc: encoder (intern tables, id counters)
- * @scratch: batch buffer
+ * @batch: batch buffer
  * @frames: capture buffer (root..leaf)
  * @ubuf: user walk output (leaf first)
  * @kbuf: kernel capture output (leaf first), max_kernel_depth + slack
