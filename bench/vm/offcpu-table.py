@@ -218,6 +218,15 @@ def main():
         print('  spulse.ko stats (medians): %s' % ', '.join(nz))
         if z:
             print('  spulse.ko stats that were 0 in the median run: %s' % ', '.join(z))
+        # docs/KERNEL.md "Stats and their identities" (exact after stop)
+        parts = ['written', 'filtered', 'dropped_buffer_full', 'dropped_busy',
+                 'dropped_no_slot', 'dropped_too_deep', 'dropped_error', 'lost',
+                 'open_at_stop']
+        ok = [r for r in runs['spulse'] if 'spulse_offcpu_taken' in r and
+              int(r['spulse_offcpu_taken']) ==
+              sum(int(r.get('spulse_offcpu_' + q, 0)) for q in parts)]
+        print('  spulse.ko identity offcpu_taken = written + filtered + dropped_* + lost '
+              '+ open_at_stop: holds in %d of %d runs' % (len(ok), len(runs['spulse'])))
         for hk, ck in (('spulse_offcpu_handler_ns', 'spulse_offcpu_taken'),
                        ('spulse_handler_ns', 'spulse_samples_taken')):
             per = [int(r[hk]) / 1e3 / int(r[ck]) for r in runs['spulse']
