@@ -33,7 +33,7 @@ SLACK_NS = 2000000	# search margin around a wait
 EDGE_NS = 200000	# an interval may start this much before a wait's aligned start
 CLOCK_TOL_NS = 1000000	# spool time vs the injector's clock, after the mapping
 CLEAN_CPU_NS = 1000000	# see exact_truth()
-CLEAN_MIN_N = 10	# waits with an exact truth needed for the time check
+CLEAN_MIN_N = 8		# waits with an exact truth needed for the time check
 RUNQ_TOL = 0.10		# contended spinner: kernel vs wall - CPU time (steal)
 
 

@@ -503,8 +503,10 @@ static void interval_record_decodes_field_by_field(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->oc_leaf_addr, 0xffffffff81000000ULL + 0x100 + 6 * 0x10);
 	KUNIT_EXPECT_EQ(test, f->sk->stack_depth[f->sk->oc.waker_stack], 5U);
 
-	/* a second interval of the same threads: only the record, event clock
-	 * relative to the first, a negative delta when it started earlier */
+	/*
+	 * A second interval of the same threads: only the record, event clock
+	 * relative to the first, a negative delta when it started earlier.
+	 */
 	s = closed(test, f, SPULSE_STATE_SLEEPING, 4000, true, 5000);
 	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 36000, 2,
 							f->scratch, 1, 1000), 0);
