@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer: the Stream push decoder fed the input in pseudo-random chunks
- * (sizes derived from the input). It must produce the same samples and the
- * same outcome (error offset and rule, or complete_bytes and recovery) as
- * the Snapshot of the whole input, whatever the chunking.
+ * (sizes derived from the input). It must produce the same samples,
+ * intervals, triggers, cpu and skipped extension records and the same
+ * outcome (error offset and rule, or complete_bytes and recovery) as the
+ * Snapshot of the whole input, whatever the chunking.
  */
 #include "fuzz_common.h"
 
@@ -13,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct spulse_record rec;
 	struct spulse_error err;
 	struct fz_ref r;
-	uint64_t seed = fz_seed(data, size), ns = 0, last_off = 0;
+	uint64_t seed = fz_seed(data, size), last_off = 0;
+	struct fz_pos p = { 0 };
 	size_t pos = 0;
 	int ret = 0;
 
@@ -29,8 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while ((ret = spulse_stream_next(st, &rec, &err)) == 1) {
 			CHECK(rec.offset >= last_off);
 			last_off = rec.offset;
-			if (rec.tag == SPULSE_TAG_SAMPLE)
-				fz_same_samples(&r, ns++, &rec.u.sample);
+			fz_check_record(&r, &p, &rec);
 		}
 		if (ret < 0)
 			break;
@@ -38,14 +39,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      spulse_stream_pending(st) == pos);
 	} while (pos < size);
 	CHECK(ret == r.ret);
+	fz_pos_complete(&r, &p);	/* everything (before the error) */
 	if (ret) {
 		CHECK(err.offset == r.err.offset);
 		CHECK(!strcmp(err.msg, r.err.msg));
-		CHECK(ns == r.n);	/* every sample before the error */
 		/* sticky */
 		CHECK(spulse_stream_next(st, &rec, &err) == ret);
 	} else {
-		CHECK(ns == r.n);
+		CHECK(!memcmp(spulse_stream_info(st), &r.info, sizeof(r.info)));
 		CHECK(spulse_stream_info(st)->complete_bytes == r.info.complete_bytes);
 		CHECK(spulse_stream_info(st)->recovered_from_truncated_tail ==
 		      r.info.recovered_from_truncated_tail);

@@ -3,7 +3,8 @@
  * libFuzzer: Tail over a memfd that grows in pseudo-random steps (derived
  * from the input). After each poll it must never have consumed past a
  * record boundary of the bytes visible; at the end it must hold exactly the
- * Snapshot's samples, or the Snapshot's error at the same offset.
+ * Snapshot's samples and off-CPU intervals (and counts), or the Snapshot's
+ * error at the same offset after everything before it.
  */
 #include "fuzz_common.h"
 
@@ -11,21 +12,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct spulse_tail *t;
 	const struct spulse_sample *ss;
+	const struct spulse_offcpu *iv;
 	struct spulse_error err;
 	struct fz_ref r;
 	char path[64];
-	uint64_t seed = fz_seed(data, size), ns = 0;
+	uint64_t seed = fz_seed(data, size), ns = 0, noff = 0;
 	size_t pos = 0;
-	int fd, n = 0, i;
+	int fd, n = 0, k, i;
 
 	fz_reference(data, size, &r);
 	fd = fz_memfd(data, 0, path, sizeof(path));
 	CHECK(spulse_tail_open(path, NULL, &t, &err) == 0);
 	for (;;) {
-		while ((n = spulse_tail_poll(t, &ss, &err)) > 0) {
+		for (;;) {
+			n = spulse_tail_poll(t, &ss, &err);
+			if (n < 0)
+				break;
+			k = spulse_tail_offcpu(t, &iv);
 			CHECK(n <= SPULSE_TAIL_BATCH);
+			CHECK(k >= 0 && k <= SPULSE_TAIL_BATCH);
 			for (i = 0; i < n; i++)
 				fz_same_samples(&r, ns++, &ss[i]);
+			for (i = 0; i < k; i++) {
+				CHECK(noff < r.noff);
+				fz_same_offcpu(&r.offcpu[noff++], &iv[i]);
+			}
+			if (!n && !k)
+				break;
 		}
 		if (n < 0)
 			break;
@@ -48,11 +61,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(err.offset == r.err.offset);
 		CHECK(!strcmp(err.msg, r.err.msg));
 		CHECK(ns == r.n);	/* every sample before the error */
+		CHECK(noff == r.noff);	/* and every interval */
 	} else {
+		const struct spulse_info *in = spulse_tail_info(t);
+
 		CHECK(n == 0);
-		CHECK(ns == r.n);
+		CHECK(ns == r.n && noff == r.noff);
 		CHECK(spulse_tail_offset(t) == r.info.complete_bytes);
-		CHECK(spulse_tail_info(t)->samples == r.n);
+		CHECK(in->samples == r.n && in->offcpu == r.noff &&
+		      in->triggers == r.ntrig &&
+		      in->cpu_records == r.info.cpu_records &&
+		      in->ext_skipped == r.info.ext_skipped);
 	}
 	spulse_tail_close(t);
 	close(fd);

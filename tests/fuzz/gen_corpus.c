@@ -2,8 +2,10 @@
 /*
  * Writes the fuzz seed corpus into DIR: small valid spools written through
  * the Recorder (several processes, modules that come and go, kernel + user
- * frames, truncated stacks, python records), truncated copies, copies with
- * one corrupted byte, and hand-built spools breaking single rules.
+ * frames, truncated stacks, python records; variants 3 and 4 add cpu
+ * records, off-CPU intervals with and without wakers, triggers and unknown
+ * extension kinds), truncated copies, copies with one corrupted byte, and
+ * hand-built spools breaking single rules (extension rules included).
  * usage: gen_corpus DIR
  */
 #include <fcntl.h>
@@ -62,8 +64,49 @@ static uint8_t *record_small(int variant, size_t *len)
 			spulse_rec_frame_addr(r, 10, 0xffffffff81000100ULL, true,
 					      false, &fr[d++]);
 		spulse_rec_stack_frames(r, fr, (size_t)d, &st);
-		spulse_rec_sample(r, (int64_t)i * 1000000 - (i % 3) * 1000,
-				  th[i & 1], st);
+		if (variant < 3) {
+			spulse_rec_sample(r, (int64_t)i * 1000000 - (i % 3) * 1000,
+					  th[i & 1], st);
+		} else {
+			struct spulse_offcpu iv = {
+				.time_ns = (int64_t)i * 900000 - (i % 4) * 300000,
+				.thread = th[i & 1], .stack = st,
+				.state = (uint8_t)(i % 3), .cpu_out = (uint32_t)i % 2,
+				.cpu_in = i % 5 ? 1 : 300, .runq_ns = 1000 + i,
+				.waker_thread = SPULSE_NONE,
+				.waker_stack = SPULSE_NONE,
+				.waker_cpu = SPULSE_NONE,
+			};
+
+			if (iv.time_ns < 0)
+				iv.time_ns = 0;
+			if (iv.state != SPULSE_STATE_RUNNABLE) {
+				iv.blocked_ns = 50000 * (uint64_t)i;
+				if (i % 4) {
+					iv.waker_thread = th[!(i & 1)];
+					iv.waker_stack = st;
+					iv.waker_cpu = 1;
+				}
+			}
+			spulse_rec_sample_cpu(r, (int64_t)i * 1000000, th[i & 1],
+					      st, (uint32_t)(i / 3) % 3);
+			spulse_rec_offcpu(r, &iv);
+			if (i == 2 || i == 9) {
+				struct spulse_trigger t = {
+					.time_ns = (int64_t)i * 1000000,
+					.reason = (uint8_t)(i == 2 ? 1 : 3),
+					.seq = i == 2 ? 0 : 1,
+					.value_ns = i == 2 ? 0 : 9000000,
+					.threshold_ns = i == 2 ? 0 : 5000000,
+					.window_end_ns = i == 2 ? 0 : 10000000,
+					.text = "offcpu>5ms", .text_len = 10,
+				};
+
+				spulse_rec_trigger(r, &t);
+			}
+			if (i == 5)
+				spulse_rec_ext_raw(r, 42, "\x01\x02\x03", 3);
+		}
 		if (i == 3) {
 			spulse_rec_python(r, 10, true);
 			spulse_rec_module_deactivate(r, m);
@@ -88,6 +131,33 @@ static uint8_t *record_small(int variant, size_t *len)
 	return buf;
 }
 
+/* An interval after the @n bytes of @b (state, blocked, thread, waker, dt). */
+static void ext_iv(uint8_t *b, size_t n, const char *name, uint32_t state,
+		   uint64_t blocked, uint32_t thread, bool waker, int64_t dt)
+{
+	struct spulse_offcpu_fields f = {
+		.dt_ns = dt, .thread = thread, .state = state,
+		.cpu_out = 1, .cpu_in = 2, .blocked_ns = blocked, .runq_ns = 7,
+		.has_waker = waker, .waker_cpu = 1,
+	};
+	size_t i = n + spulse_enc_ext_offcpu(b + n, &f);
+
+	put(name, b, i);
+}
+
+static void ext_trig(uint8_t *b, size_t n, const char *name, uint32_t reason,
+		     uint64_t ws, uint64_t we)
+{
+	struct spulse_trigger_fields f = {
+		.dt_ns = 10, .reason = reason, .seq = 1, .value_ns = 9,
+		.threshold_ns = 5, .window_start_ns = ws, .window_end_ns = we,
+		.text = "why", .text_len = 3,
+	};
+	size_t i = n + spulse_enc_ext_trigger(b + n, &f);
+
+	put(name, b, i);
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t b[256], *v;
@@ -98,7 +168,7 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	dir = argv[1];
-	for (variant = 0; variant < 3; variant++) {
+	for (variant = 0; variant < 5; variant++) {
 		v = record_small(variant, &len);
 		snprintf(name, sizeof(name), "valid-%d", variant);
 		put(name, v, len);
@@ -143,5 +213,39 @@ int main(int argc, char **argv)
 	b[n + 2] = 0x00;
 	b[n + 3] = 1;
 	put("overlong", b, n + 4);
+	/* extension records after header + thread 0 + frame 0 + stack 0 */
+	n = spulse_enc_header(b, 1, 0);
+	n += spulse_enc_thread(b + n, 0, 1, 1, "t", 1);
+	n += spulse_enc_frame_abs(b + n, 0, SPULSE_FRAME_KERNEL, 0xffff0000);
+	n += spulse_enc_stack(b + n, 0, 0, 0);
+	i = n + spulse_enc_ext_cpu(b + n, 3);
+	i += spulse_enc_sample(b + i, 5, 0, 0);
+	put("ext-cpu", b, i);
+	i = n + spulse_enc_ext_cpu(b + n, SPULSE_MAX_CPU);
+	put("ext-cpu-range", b, i);
+	ext_iv(b, n, "ext-offcpu", 1, 0, 0, true, 100);
+	ext_iv(b, n, "ext-offcpu-state", 9, 10, 0, true, 100);
+	ext_iv(b, n, "ext-offcpu-runnable-waker", 0, 0, 0, true, 100);
+	ext_iv(b, n, "ext-offcpu-forward", 1, 0, 5, false, 100);
+	ext_iv(b, n, "ext-offcpu-clock", 1, 0, 0, false, -100);
+	ext_trig(b, n, "ext-trigger", 2, 1, 2);
+	ext_trig(b, n, "ext-trigger-reason", 5, 1, 2);
+	ext_trig(b, n, "ext-trigger-window", 3, 2, 1);
+	b[n] = SPULSE_TAG_EXT;
+	b[n + 1] = 0;			/* kind 0 */
+	b[n + 2] = 0;
+	put("ext-kind0", b, n + 3);
+	b[n + 1] = 77;			/* unknown kind, len 4097 */
+	b[n + 2] = 0x81;
+	b[n + 3] = 0x20;
+	put("ext-toolong", b, n + 4);
+	b[n + 2] = 3;			/* unknown kind, 3 bytes, skipped */
+	memset(b + n + 3, SPULSE_TAG_EXT, 3);
+	put("ext-unknown", b, n + 6);
+	b[n + 1] = SPULSE_EXT_CPU;	/* cpu with a byte left over */
+	b[n + 2] = 2;
+	b[n + 3] = 1;
+	b[n + 4] = 0;
+	put("ext-leftover", b, n + 5);
 	return 0;
 }
