@@ -25,18 +25,20 @@ check "reason lines: offcpu_threads (2), offcpu_min_us (1), subbuf (1)" \
 	"[ \$(grep -c 'spulse: invalid parameters: offcpu_threads must be 64..65536' '$dm') -eq 2 ] &&
 	 [ \$(grep -c 'spulse: invalid parameters: offcpu_min_us must be' '$dm') -eq 1 ] &&
 	 [ \$(grep -c 'spulse: invalid parameters: subbuf_size too small for one off-CPU interval' '$dm') -eq 1 ]"
-for s in sleeper pingpong drain tiny whole off; do
+for s in sleeper pingpong drain tiny whole hotplug off; do
 	check "insmod $s" "grep -q '^oc-insmod $s rc=0$' '$log'"
 done
 check "trigger accepted" "grep -q '^oc-trigger rc=0$' '$log'"
 check "trigger garbage refused" "grep -q '^oc-trigger garbage rc=1$' '$log'"
 check "flush while recording" "grep -q '^oc-flush rc=0$' '$log'"
+check "cpu1 offline and online while off-CPU recording" \
+	"grep -q '^oc-cpu1 offline rc=0$' '$log' && grep -q '^oc-cpu1 online rc=0$' '$log'"
 check "rmmod while recording (offcpu=1, whole system)" \
 	"grep -q '^oc-rmmod while recording rc=0$' '$log'"
 
 # the identities (docs/KERNEL.md, "Off-CPU"), exact after stop
 for s in "$d"/oc.sleep.stats "$d"/oc.pp.stats "$d"/oc.ppd.stats \
-	"$d"/oc.tiny.stats; do
+	"$d"/oc.tiny.stats "$d"/oc.hp.stats; do
 	n=$(basename "$s")
 	[ -f "$s" ] || { no "$n" missing; continue; }
 	t=$(stat "$s" offcpu_taken)

@@ -10,6 +10,13 @@ KO=${2:-$VM_TOP/spulse.ko}
 D=/sys/kernel/debug/spulse
 ins() { chroot /host /sbin/insmod "$KO" "$@"; }
 unload() { chroot /host /sbin/rmmod spulse; }
+running() {	# wait (<= 20 s) until recording runs
+	i=0
+	while [ "$(cat $D/control 2>/dev/null)" != running ] && [ $i -lt 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 save() {	# PREFIX: stats and every cpuN stream
 	cat $D/stats > /out/$1.stats
 	for f in $D/cpu*; do cat "$f" > /out/$1.$(basename "$f"); done
@@ -45,29 +52,36 @@ unload; echo "oc-rmmod sleeper rc=$?"
 
 # 3. pingpong: two threads waking each other through pipes (wakers are
 #    the other thread, in process context), default offcpu_min_us
-/host$B/workload/pingpong -n 5000 -s 1 > /out/oc.pp.log 2>&1 &
+#    (pingpong -g waits for SIGUSR1, sent once recording runs)
+/host$B/workload/pingpong -n 5000 -g > /out/oc.pp.log 2>&1 &
 pp=$!
 sleep 0.3
 ins target_pid=$pp offcpu=1 autostart=1; echo "oc-insmod pingpong rc=$?"
+running
+kill -USR1 $pp
 wait $pp
 echo stop > $D/control
 save oc.pp
 unload; echo "oc-rmmod pingpong rc=$?"
 
 # 4. the same through spulse-drain (tag 9 records merged into one spool)
-/host$B/workload/pingpong -n 5000 -s 1 > /out/oc.ppd.log 2>&1 &
+/host$B/workload/pingpong -n 5000 -g > /out/oc.ppd.log 2>&1 &
 pp=$!
 sleep 0.3
 ins target_pid=$pp offcpu=1; echo "oc-insmod drain rc=$?"
-chroot /host $B/spulse-drain -o "$VM_OUT_HOST/oc.pp.spulse" --control \
-	--duration 4 2> /out/oc.drain.log; echo "oc-drain rc=$?"
+(chroot /host $B/spulse-drain -o "$VM_OUT_HOST/oc.pp.spulse" --control \
+	--duration 6 2> /out/oc.drain.log; echo "oc-drain rc=$?") &
+dr=$!
+running
+kill -USR1 $pp
 wait $pp
+wait $dr
 cat $D/stats > /out/oc.ppd.stats
 unload; echo "oc-rmmod drain rc=$?"
 
 # 5. whole system, tiny table and tiny buffer: no-slot and buffer-full
 #    drops are counted, the identity still holds, streams stay valid
-/host$B/workload/pingpong -n 20000 > /dev/null 2>&1 &
+/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
 pp=$!
 ins offcpu=1 offcpu_threads=64 offcpu_min_us=0 max_depth=16 \
 	subbuf_size=8192 n_subbufs=2 autostart=1
@@ -91,6 +105,22 @@ sleep 1
 grep -E '^(offcpu|wakeups)_taken' $D/stats
 unload; echo "oc-rmmod while recording rc=$?"
 kill $r $pp 2>/dev/null
+wait $pp 2>/dev/null
+
+# 6b. CPU hotplug while the off-CPU probes are live (whole system)
+C1=/sys/devices/system/cpu/cpu1/online
+/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
+pp=$!
+ins offcpu=1 autostart=1; echo "oc-insmod hotplug rc=$?"
+sleep 1
+echo 0 > $C1; echo "oc-cpu1 offline rc=$?"
+sleep 1
+echo 1 > $C1; echo "oc-cpu1 online rc=$?"
+sleep 1
+echo stop > $D/control
+save oc.hp
+unload; echo "oc-rmmod hotplug rc=$?"
+kill $pp 2>/dev/null
 wait $pp 2>/dev/null
 
 # 7. offcpu=0 (default): no probes, nothing off-CPU counted
