@@ -53,6 +53,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -265,7 +266,7 @@ static void pin(int cpu)
 }
 
 /*
- * Wait (polling /proc, 100 us steps, at most 1 s) until thread @tid sleeps
+ * Wait (polling /proc, at most 1 s) until thread @tid sleeps
  * (state S), so that an injected delay starts only once the wait it is
  * meant for has begun: a reader that had not yet blocked would find the
  * byte already there (a vCPU of a TCG guest can stall for milliseconds).
@@ -275,22 +276,33 @@ static void pin(int cpu)
  */
 static int64_t wait_until_sleeping(int tid)
 {
+	int64_t until = now() + 1000000000LL;
 	char path[64], buf[256];
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	for (int i = 0; i < 10000; i++) {
-		FILE *f = fopen(path, "r");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	/* poll without sleeping (sched_yield lets a waiter sharing this CPU
+	 * run): a late observation only makes the wait's truth inexact */
+	while (now() < until) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
 		char *p = NULL;
 
-		if (f) {
-			if (fgets(buf, sizeof(buf), f))
-				p = strrchr(buf, ')');
-			fclose(f);
+		if (n > 0) {
+			buf[n] = 0;
+			p = strrchr(buf, ')');
 		}
-		if (p && p[1] == ' ' && p[2] == 'S')
-			return now();
-		inj_sys_nanosleep(100000);
+		if (p && p[1] == ' ' && p[2] == 'S') {
+			int64_t t = now();
+
+			close(fd);
+			return t;
+		}
+		sched_yield();
 	}
+	close(fd);
 	return 0;
 }
 
@@ -521,7 +533,7 @@ __attribute__((noinline)) static void *inj_mutex_holder(void *arg)
 		inj_mutex_gate_open(&gate, i + 1);
 		/* the known hold starts once the waiter sleeps on the mutex */
 		while (atomic_load(&mtx) != 2)
-			inj_sys_nanosleep(100000);
+			sched_yield();
 		m_seen[i] = wait_until_sleeping(atomic_load(&waiter_tid));
 		inj_mutex_hold(m_req[i]);
 		inj_mutex_unlock(i);
