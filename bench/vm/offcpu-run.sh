@@ -68,6 +68,9 @@ if [ -n "${BENCH_OFFCPU_MODES:-}" ]; then
 	modes=${want# }
 fi
 echo "spulse_skipped $why" > "$out/host.txt"
+# provenance: the commit, and the kmod/ files that differed from it
+dirty=$(git -C "$top" status --porcelain -- kmod Kbuild include 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ')
+echo "tree $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)${dirty:+ (module built with uncommitted: $dirty)}" >> "$out/host.txt"
 echo "kparams $kparams" >> "$out/host.txt"
 echo "modes $modes" >> "$out/host.txt"
 

@@ -118,6 +118,8 @@ def main():
           'runs %.0f..%.0f)' % (median(sw_s), min(sw_s), max(sw_s)))
     print('spulse: offcpu_min_us=0 (every switch recorded), on-CPU sampling at freq=%s Hz; '
           'spools on the guest tmpfs like perf.data' % freq)
+    if host.get('tree'):
+        print('tree %s' % host['tree'][0])
     if host.get('kparams') and host['kparams'][0]:
         print('spulse.ko offcpu=1 + spulse-drain: extra module parameters: %s'
               % host['kparams'][0])
