@@ -31,8 +31,14 @@ int spulse_control_start(void)
 	mutex_lock(&spulse.lock);
 	if (!spulse.running) {
 		if (!spulse.started) {
+			/*
+			 * One clock reading: start_us is the realtime of the
+			 * same instant (two reads can be ms apart under TCG).
+			 */
 			spulse.start_mono = ktime_get_mono_fast_ns();
-			spulse.start_us = ktime_get_real_ns() / NSEC_PER_USEC;
+			spulse.start_us = ktime_to_ns(ktime_mono_to_real(
+					ns_to_ktime(spulse.start_mono))) /
+					  NSEC_PER_USEC;
 			spulse.started = true;
 		}
 		r = spulse_offcpu_start();

@@ -4,7 +4,7 @@
 
 WORKLOAD_DIR := $(BUILD)/workload
 WORKLOADS := $(WORKLOAD_DIR)/gt $(WORKLOAD_DIR)/churn $(WORKLOAD_DIR)/execself \
-	$(WORKLOAD_DIR)/inject
+	$(WORKLOAD_DIR)/inject $(WORKLOAD_DIR)/stall
 # Static, frame pointers everywhere, no inlining or tail calls: every user
 # stack of the workloads' own code is knowable (gcc 12 still drops the FP of
 # stackless leaves; the leaves keep a stack local for that).
@@ -16,7 +16,7 @@ ALL_TARGETS += $(WORKLOADS)
 CHECK_SUITES += e2e latency
 BENCH_TARGETS += bench-vm
 
-.PHONY: workloads vm-kernel vm-deps check-e2e check-latency demo bench-vm
+.PHONY: workloads vm-kernel vm-deps check-e2e check-latency demo demo-latency bench-vm
 
 workloads: $(WORKLOADS)
 
@@ -44,6 +44,11 @@ check-latency: vm-kernel workloads
 
 demo: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/tests/vm/demo.sh
+
+# The README's latency walk-through: build/workload/stall under
+# spulse record --off-cpu --flight, analysed on the host (docs/LATENCY.md).
+demo-latency: vm-kernel workloads
+	@BUILD=$(BUILD) $(TOP)/tests/vm/demo-latency.sh
 
 bench-vm: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/bench/vm/run-bench.sh
