@@ -221,6 +221,27 @@ static const struct {
 	{ "triggers_dropped", offsetof(struct spulse_cpu_stats, triggers_dropped) },
 };
 
+/* offcpu_phase_stats=1 only: the probes' phase timers. */
+#define SPULSE_PH(f) { #f, offsetof(struct spulse_cpu_stats, f) }
+static const struct {
+	const char *key;
+	size_t off;
+} spulse_ph_keys[] = {
+	SPULSE_PH(phase_out_n),
+	SPULSE_PH(phase_out_kstack_ns),
+	SPULSE_PH(phase_out_ustack_ns),
+	SPULSE_PH(phase_out_slot_ns),
+	SPULSE_PH(phase_wake_n),
+	SPULSE_PH(phase_wake_peek_ns),
+	SPULSE_PH(phase_wake_kstack_ns),
+	SPULSE_PH(phase_wake_ustack_ns),
+	SPULSE_PH(phase_wake_slot_ns),
+	SPULSE_PH(phase_in_n),
+	SPULSE_PH(phase_in_close_ns),
+	SPULSE_PH(phase_in_encode_ns),
+	SPULSE_PH(phase_in_relay_ns),
+};
+
 static u64 *spulse_stat(struct spulse_cpu_stats *s, size_t off)
 {
 	return (u64 *)((char *)s + off);
@@ -234,6 +255,9 @@ static void spulse_stats_add_offcpu(struct spulse_cpu_stats *t,
 	for (i = 0; i < ARRAY_SIZE(spulse_oc_keys); i++)
 		*spulse_stat(t, spulse_oc_keys[i].off) +=
 			READ_ONCE(*spulse_stat(c, spulse_oc_keys[i].off));
+	for (i = 0; i < ARRAY_SIZE(spulse_ph_keys); i++)
+		*spulse_stat(t, spulse_ph_keys[i].off) +=
+			READ_ONCE(*spulse_stat(c, spulse_ph_keys[i].off));
 }
 
 static void spulse_stats_show_offcpu(struct seq_file *m,
@@ -251,6 +275,11 @@ static void spulse_stats_show_offcpu(struct seq_file *m,
 	seq_printf(m, "offcpu_open_at_stop %llu\n",
 		   READ_ONCE(spulse.offcpu_open_at_stop));
 	seq_printf(m, "early_at_stop %llu\n", READ_ONCE(spulse.early_at_stop));
+	if (!spulse.p.offcpu_phase_stats)
+		return;
+	for (i = 0; i < ARRAY_SIZE(spulse_ph_keys); i++)
+		seq_printf(m, "%s %llu\n", spulse_ph_keys[i].key,
+			   *spulse_stat(t, spulse_ph_keys[i].off));
 }
 
 static int spulse_stats_show(struct seq_file *m, void *v)

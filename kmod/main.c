@@ -64,6 +64,10 @@ static uint offcpu_threads = 4096;
 module_param(offcpu_threads, uint, 0444);
 MODULE_PARM_DESC(offcpu_threads, "threads off CPU at the same time that can be tracked (64..65536; memory: see docs/KERNEL.md)");
 
+static bool offcpu_phase_stats;
+module_param(offcpu_phase_stats, bool, 0444);
+MODULE_PARM_DESC(offcpu_phase_stats, "debug: time the phases of the off-CPU probes (phase_* keys in stats)");
+
 static int spulse_load_params(void)
 {
 	struct spulse_params *p = &spulse.p;
@@ -85,6 +89,7 @@ static int spulse_load_params(void)
 	p->offcpu = offcpu;
 	p->offcpu_min_us = offcpu_min_us;
 	p->offcpu_threads = offcpu_threads;
+	p->offcpu_phase_stats = offcpu_phase_stats;
 	if (spulse_parse_event(event ? event : "", &p->event)) {
 		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
 		return -EINVAL;

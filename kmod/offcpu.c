@@ -81,11 +81,34 @@ static u64 spulse_oc_nsw(struct task_struct *p)
 }
 
 /*
+ * offcpu_phase_stats=1: add the time since *@t to *@acc and restart *@t.
+ * Off, this is one predictable branch.
+ */
+static inline void spulse_oc_phase(bool on, u64 *t, u64 *acc)
+{
+	u64 now;
+
+	if (likely(!on))
+		return;
+	now = ktime_get_mono_fast_ns();
+	*acc += now - *t;
+	*t = now;
+}
+
+static inline u64 spulse_oc_phase_start(bool on)
+{
+	return unlikely(on) ? ktime_get_mono_fast_ns() : 0;
+}
+
+/*
  * Capture current (thread + mixed stack) into c->oc_cap. Caller holds
  * c->busy (kbuf, ubuf and the user window are the sampler's). Returns false
- * when the kernel stack is deeper than max_kernel_depth.
+ * when the kernel stack is deeper than max_kernel_depth. With phase stats,
+ * the kernel unwind goes into *@kns, the user walk and the copy into
+ * c->oc_cap into *@uns (*@pt is the phase clock).
  */
-static bool spulse_oc_capture(struct spulse_cpu *c)
+static bool spulse_oc_capture(struct spulse_cpu *c, bool ph, u64 *pt,
+			      u64 *kns, u64 *uns)
 {
 	const struct spulse_params *p = &spulse.p;
 	struct task_struct *tsk = current;
@@ -99,6 +122,7 @@ static bool spulse_oc_capture(struct spulse_cpu *c)
 	nk = spulse_kstack_capture_here(c->kbuf, p->max_kernel_depth +
 					SPULSE_KSTACK_SLACK,
 					p->max_kernel_depth, &too_deep);
+	spulse_oc_phase(ph, pt, kns);
 	if (too_deep)
 		return false;
 	if (tsk->mm && !(tsk->flags & PF_KTHREAD)) {
@@ -116,6 +140,7 @@ static bool spulse_oc_capture(struct spulse_cpu *c)
 		w->st.addr[i] = c->ubuf[nu - 1 - i];
 	for (i = 0; i < nk; i++)
 		w->st.addr[nu + i] = c->kbuf[nk - 1 - i];
+	spulse_oc_phase(ph, pt, uns);
 	return true;
 }
 
@@ -124,6 +149,8 @@ static void spulse_oc_out(struct spulse_cpu *c, struct task_struct *prev,
 			  bool preempt, unsigned int prev_state, int cpu,
 			  u64 t)
 {
+	bool ph = spulse.p.offcpu_phase_stats;
+	u64 pt;
 	u8 state;
 	int r;
 
@@ -143,7 +170,9 @@ static void spulse_oc_out(struct spulse_cpu *c, struct task_struct *prev,
 	}
 	c->busy = 1;
 	barrier();
-	if (!spulse_oc_capture(c)) {
+	pt = spulse_oc_phase_start(ph);
+	if (!spulse_oc_capture(c, ph, &pt, &c->stats.phase_out_kstack_ns,
+			       &c->stats.phase_out_ustack_ns)) {
 		barrier();
 		c->busy = 0;
 		c->stats.offcpu_dropped_too_deep++;
@@ -153,6 +182,9 @@ static void spulse_oc_out(struct spulse_cpu *c, struct task_struct *prev,
 			   spulse_oc_nsw(prev));
 	barrier();
 	c->busy = 0;
+	spulse_oc_phase(ph, &pt, &c->stats.phase_out_slot_ns);
+	if (unlikely(ph))
+		c->stats.phase_out_n++;
 	switch (r) {
 	case SPULSE_OC_OPENED_EARLY:
 		c->stats.early_applied++;
@@ -180,10 +212,12 @@ static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
 			 int cpu, u64 t)
 {
 	struct spulse_oc_slot *s = &c->oc_close;
-	u64 blocked, runq;
+	bool ph = spulse.p.offcpu_phase_stats;
+	u64 blocked, runq, pt = spulse_oc_phase_start(ph);
 
 	if (!spulse_oc_close(&spulse.oc, task_pid_nr(next), s))
 		return;
+	spulse_oc_phase(ph, &pt, &c->stats.phase_in_close_ns);
 	spulse_oc_interval(s, t, &blocked, &runq);
 	if (blocked + runq < (u64)spulse.p.offcpu_min_us * NSEC_PER_USEC) {
 		c->stats.offcpu_filtered++;
@@ -198,14 +232,21 @@ static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
 	if (spulse_batch_build_offcpu(&c->enc, &c->batch, s, t, cpu, c->frames,
 				      spulse.start_us, spulse.interval_us)) {
 		c->stats.offcpu_dropped_error++;
-	} else if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
-				     c->batch.buf, c->batch.len)) {
+		goto out;
+	}
+	spulse_oc_phase(ph, &pt, &c->stats.phase_in_encode_ns);
+	if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
+			      c->batch.buf, c->batch.len)) {
 		spulse_batch_rollback(&c->enc, &c->batch);
 		c->stats.offcpu_dropped_buffer_full++;
 	} else {
 		spulse_batch_commit_event(&c->enc, &c->batch, s->t_out);
 		c->stats.offcpu_written++;
 	}
+	spulse_oc_phase(ph, &pt, &c->stats.phase_in_relay_ns);
+	if (unlikely(ph))
+		c->stats.phase_in_n++;
+out:
 	barrier();
 	c->busy = 0;
 }
@@ -236,12 +277,13 @@ static void spulse_oc_switch(void *data, bool preempt,
 
 static void spulse_oc_waking(void *data, struct task_struct *p)
 {
+	bool ph = spulse.p.offcpu_phase_stats;
 	struct spulse_cpu *c;
 	unsigned long flags;
 	bool on_cpu;
 	u32 tid;
 	int cpu, r;
-	u64 t;
+	u64 t, pt;
 
 	if (!spulse_oc_target(p) || !READ_ONCE(spulse_oc_live))
 		return;
@@ -249,10 +291,12 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	cpu = smp_processor_id();
 	c = this_cpu_ptr(spulse.cpu);
 	t = spulse_oc_now();
+	pt = spulse_oc_phase_start(ph);
 	tid = task_pid_nr(p);
 	on_cpu = READ_ONCE(p->on_cpu);
 	c->stats.wakeups_taken++;
 	r = spulse_oc_wake_peek(&spulse.oc, tid, on_cpu);
+	spulse_oc_phase(ph, &pt, &c->stats.phase_wake_peek_ns);
 	if (r != SPULSE_OC_WAKE_ATTACHED && r != SPULSE_OC_WAKE_EARLY) {
 		/* nothing to record (final, see spulse_oc_wake_peek()) */
 	} else if (c->busy) {
@@ -261,13 +305,18 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	} else {
 		c->busy = 1;
 		barrier();
-		if (spulse_oc_capture(c))
+		if (spulse_oc_capture(c, ph, &pt,
+				      &c->stats.phase_wake_kstack_ns,
+				      &c->stats.phase_wake_ustack_ns))
 			r = spulse_oc_wake(&spulse.oc, tid, on_cpu,
 					   spulse_oc_nsw(p), &c->oc_cap, cpu, t);
 		else
 			r = -E2BIG;
 		barrier();
 		c->busy = 0;
+		spulse_oc_phase(ph, &pt, &c->stats.phase_wake_slot_ns);
+		if (unlikely(ph))
+			c->stats.phase_wake_n++;
 	}
 	switch (r) {
 	case SPULSE_OC_WAKE_ATTACHED:

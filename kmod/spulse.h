@@ -59,6 +59,8 @@ enum spulse_event {
  * @offcpu: record off-CPU intervals (sched_switch/sched_waking probes)
  * @offcpu_min_us: shorter intervals are counted as filtered, not written
  * @offcpu_threads: slot-table size (threads off CPU at the same time)
+ * @offcpu_phase_stats: time the phases of the off-CPU probes (debug; the
+ *	phase_* stats keys)
  */
 struct spulse_params {
 	u32 target_pid;
@@ -72,6 +74,7 @@ struct spulse_params {
 	bool offcpu;
 	u32 offcpu_min_us;
 	u32 offcpu_threads;
+	bool offcpu_phase_stats;
 };
 
 /* params.c */
@@ -414,6 +417,20 @@ struct spulse_cpu_stats {
 	/* debugfs trigger marks */
 	u64 triggers_written;
 	u64 triggers_dropped;
+	/* offcpu_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
+	u64 phase_out_n;
+	u64 phase_out_kstack_ns;
+	u64 phase_out_ustack_ns;
+	u64 phase_out_slot_ns;
+	u64 phase_wake_n;
+	u64 phase_wake_peek_ns;
+	u64 phase_wake_kstack_ns;
+	u64 phase_wake_ustack_ns;
+	u64 phase_wake_slot_ns;
+	u64 phase_in_n;
+	u64 phase_in_close_ns;
+	u64 phase_in_encode_ns;
+	u64 phase_in_relay_ns;
 };
 
 #define SPULSE_PID_RING		32

@@ -236,6 +236,33 @@ def main():
             if per:
                 print('  spulse.ko %s / %s: median %.1f us (min %.1f, max %.1f)'
                       % (hk[7:], ck[7:], median(per), min(per), max(per)))
+        # offcpu_phase_stats=1 (docs/KERNEL.md "Phase stats"): per phase, the
+        # median over runs of phase ns / its event count, and of phase ns /
+        # offcpu_taken (the cost per switch, comparable to the line above)
+        ph = sorted({k for r in runs['spulse'] for k in r
+                     if k.startswith('spulse_phase_') and k.endswith('_ns')})
+        if ph:
+            print('  spulse.ko phase split (offcpu_phase_stats=1; medians over runs; '
+                  'us per event of the phase / us per offcpu_taken):')
+            for k in ph:
+                grp = k[len('spulse_phase_'):].split('_')[0]
+                nk = 'spulse_phase_%s_n' % grp
+                per_ev = [int(r[k]) / 1e3 / int(r[nk]) for r in runs['spulse']
+                          if k in r and int(r.get(nk, 0))]
+                per_sw = [int(r[k]) / 1e3 / int(r['spulse_offcpu_taken'])
+                          for r in runs['spulse']
+                          if k in r and int(r.get('spulse_offcpu_taken', 0))]
+                evs = [int(r[nk]) for r in runs['spulse'] if nk in r]
+                print('    %-22s %7.2f us x %7d events  = %6.2f us/switch'
+                      % (k[len('spulse_phase_'):],
+                         median(per_ev) if per_ev else 0.0,
+                         median(evs) if evs else 0,
+                         median(per_sw) if per_sw else 0.0))
+            tot = [sum(int(r[k]) for k in ph if k in r) / 1e3 / int(r['spulse_offcpu_taken'])
+                   for r in runs['spulse'] if int(r.get('spulse_offcpu_taken', 0))]
+            if tot:
+                print('    %-22s %38.2f us/switch (offcpu_handler_ns covers these + the '
+                      'probe entry/exit)' % ('sum of phases', median(tot)))
         dc = [float(r['drain_cpu_s']) for r in runs['spulse'] if 'drain_cpu_s' in r]
         if dc:
             print('  spulse-drain CPU time per run: median %.2f s (max %.2f)'
