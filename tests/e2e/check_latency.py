@@ -611,6 +611,76 @@ def check_flight(elf, ksyms):
     dmesg_check('flight')
 
 
+def check_perf(elf, ksyms):
+    """Off-CPU time per thread of Debian's python3, spulse vs `perf sched
+    timehist` recorded in the same run (perf with -k CLOCK_MONOTONIC, the
+    clock spulse uses). Only the Python worker threads are compared: they
+    are created after the recording started, so both tools see their whole
+    life. Matching the two: a timehist line is printed at each switch-out
+    and carries the off-CPU interval that ended at the preceding switch-in
+    (its "wait time" = switch-in - previous switch-out, which includes the
+    "sch delay" = switch-in - wakeup); the first line of a new thread has
+    no interval (wait 0, its delay is from wake_up_new_task), and timehist
+    prints no line for the exiting thread's last switch-out, so spulse's
+    last interval of each thread has no timehist line."""
+    if rd('perf', 'skipped'):
+        return check('perf.available', False, rd('perf', 'skipped'))
+    check('perf.record_rc', rc_of('perf', 'record.rc') == 0,
+          (rd('perf', 'record.out', default='') or '')[-200:])
+    check('perf.timehist_rc', rc_of('perf', 'timehist.rc') == 0,
+          (rd('perf', 'timehist.err', default='') or '')[-200:])
+    p = os.path.join(OUT, 'perf', 'py.spulse')
+    if not check('perf.spool', os.path.exists(p) and os.path.getsize(p) > 0, p):
+        return
+    spulse_check('perf.spulse_check', p)
+    sps, err = load([p])
+    if not check('perf.rawspool_decode', sps is not None, err or 'spool decodes'):
+        return
+    sp = sps[0]
+    # spulse: per worker tid, (blocked, runq) in switch-in order. Python
+    # 3.11 does not name OS threads: the workers are the python3 process's
+    # threads other than its main thread.
+    mine = collections.defaultdict(list)
+    for iv in sp.offcpu:
+        th = sp.threads[iv['thread']]
+        if th['comm'] == 'python3' and th['tid'] != th['pid']:
+            t_in = iv['t_out'] + iv['blocked_ns'] + iv['runq_ns']
+            mine[th['tid']].append((t_in, iv['blocked_ns'], iv['runq_ns']))
+    theirs = collections.defaultdict(list)
+    for line in (rd('perf', 'timehist.txt', default='') or '').splitlines():
+        f = line.split()
+        if len(f) < 6 or not re.match(r'^\d+\.\d+$', f[0]):
+            continue
+        m = re.search(r'\[(\d+)(?:/(\d+))?\]$', f[2])
+        if not m:
+            continue
+        try:
+            w, d = float(f[3]) * 1e6, float(f[4]) * 1e6
+        except ValueError:
+            continue
+        theirs[int(m.group(1))].append((w, d))
+    workers = sorted(mine)
+    check('perf.worker_threads', len(workers) == 4,
+          'python3 worker threads with intervals: %s' % ' '.join(map(str, workers)))
+    for t in workers:
+        a = sorted(mine[t])[:-1]	# the last one has no timehist line
+        b = theirs.get(t, [])[1:]	# the first line has no interval
+        if not check('perf.thread_%d_lines' % t, len(b) > 0,
+                     '%d timehist lines for tid %d' % (len(b), t)):
+            continue
+        ta = sum(x[1] + x[2] for x in a)
+        tb = sum(x[0] for x in b)
+        qa = sum(x[2] for x in a)
+        qb = sum(x[1] for x in b)
+        check('perf.thread_%d_offcpu' % t,
+              tb > 0 and abs(ta - tb) <= TIME_TOL * tb and len(a) == len(b),
+              'spulse %.2f ms in %d intervals vs perf sched timehist wait %.2f ms in %d: %+.2f%%' %
+              (ta / MS, len(a), tb / MS, len(b), pct(ta, tb)))
+        info('perf.thread_%d_runq: run-queue delay spulse %.3f ms vs perf sch delay %.3f ms '
+             '(%+.1f%%; spulse counts from sched_waking, timehist from sched_wakeup)' %
+             (t, qa / MS, qb / MS, pct(qa, qb)))
+    dmesg_check('perf')
+
 def main():
     if rd('complete') != 'done' and 'LATENCY_RUNS' not in os.environ:
         check('latency.guest_complete', False, 'guest script did not finish (see console.log)')
@@ -628,8 +698,9 @@ def main():
         ksyms = Kallsyms(kp) if os.path.exists(kp) else None
         info('run seconds: raw %s drain %s flight %s' %
              (rd('raw.secs'), rd('drain.secs'), rd('flight.secs')))
-        runs = os.environ.get('LATENCY_RUNS', 'raw drain flight').split()
-        for r, fn in (('raw', check_raw), ('drain', check_drain), ('flight', check_flight)):
+        runs = os.environ.get('LATENCY_RUNS', 'raw drain flight perf').split()
+        for r, fn in (('raw', check_raw), ('drain', check_drain), ('flight', check_flight),
+                      ('perf', check_perf)):
             if r in runs:
                 fn(elf, ksyms)
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)

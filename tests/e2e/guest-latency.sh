@@ -8,6 +8,10 @@
 #   drain   module + spulse-drain -> one spool
 #   flight  `spulse record --flight` with an offcpu>50ms trigger around a
 #           100 ms injected stall (only when spulse record has --flight)
+#   perf    Debian's python3 (threads sleeping, waiting on a queue and a
+#           lock) under `spulse record --off-cpu` while `perf sched record
+#           -a` runs in the same boot; the checker compares per-thread
+#           off-CPU time with `perf sched timehist`
 #
 # usage (via run-vm.sh): guest-latency.sh BIN
 #   BIN: host path of a directory holding spulse.ko, spulse, spulse-drain
@@ -108,10 +112,56 @@ run_flight() {
 	dmesg > $o/dmesg
 }
 
+# Debian's python3, side by side with perf sched in the same run. Threads
+# created after the recording started are compared whole.
+PYW='
+import threading, time, queue
+q = queue.Queue()
+lock = threading.Lock()
+def sleeper():
+    for _ in range(60):
+        time.sleep(0.01)
+def consumer():
+    for _ in range(60):
+        q.get()
+def locker():
+    for _ in range(30):
+        with lock:
+            time.sleep(0.004)
+        time.sleep(0.001)
+time.sleep(0.3)
+ts = [threading.Thread(target=f, name=f.__name__) for f in (sleeper, consumer, locker, locker)]
+for t in ts:
+    t.start()
+for _ in range(60):
+    time.sleep(0.007)
+    q.put(1)
+for t in ts:
+    t.join()
+'
+run_perf() {
+	o=/out/perf; mkdir -p $o
+	[ -x /host/usr/bin/perf ] || { echo "no perf in the guest" > $o/skipped; return; }
+	dclear
+	hrun /usr/bin/perf sched record -k CLOCK_MONOTONIC -a -o /tmp/perf-sched.data -- sleep 12 \
+		> $o/perf.log 2>&1 &
+	pp=$!
+	sleep 2
+	hrun "$BIN/spulse" record --module "$KO" -F 99 --off-cpu --offcpu-min-us 0 \
+		-o "$VM_OUT_HOST/perf/py.spulse" -- /usr/bin/python3 -c "$PYW" \
+		> $o/record.out 2>&1
+	echo $? > $o/record.rc
+	wait $pp; echo $? > $o/perf.rc
+	hrun /usr/bin/perf sched timehist -i /tmp/perf-sched.data > $o/timehist.txt 2> $o/timehist.err
+	echo $? > $o/timehist.rc
+	loaded && unload
+	dmesg > $o/dmesg
+}
+
 rm -f /out/dmesg.acc /out/complete
 cat /proc/kallsyms > /out/kallsyms
 nproc > /out/nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo > /out/nproc
-for r in raw drain flight; do
+for r in raw drain flight perf; do
 	vm_log "latency run $r"
 	loaded && unload
 	t0=$(date +%s)
