@@ -285,7 +285,7 @@ static void spulse_stats_show_offcpu(struct seq_file *m,
 static int spulse_stats_show(struct seq_file *m, void *v)
 {
 	struct spulse_cpu_stats t = {};
-	u64 records = 0, bytes = 0;
+	u64 records = 0, bytes = 0, sc_hits = 0, sc_misses = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -300,6 +300,8 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		spulse_stats_add_offcpu(&t, &c->stats);
 		records += READ_ONCE(c->enc.records);
 		bytes += READ_ONCE(c->enc.bytes);
+		sc_hits += READ_ONCE(c->enc.scache.hits);
+		sc_misses += READ_ONCE(c->enc.scache.misses);
 	}
 	seq_printf(m, "state %s\n",
 		   READ_ONCE(spulse.running) ? "running" : "stopped");
@@ -319,6 +321,8 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
 	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
 	spulse_stats_show_offcpu(m, &t);
+	seq_printf(m, "stack_cache_hits %llu\n", sc_hits);
+	seq_printf(m, "stack_cache_misses %llu\n", sc_misses);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

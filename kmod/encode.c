@@ -19,6 +19,7 @@
  */
 void spulse_enc_reset(struct spulse_enc *e)
 {
+	e->gen++;
 	spulse_intern_reset(&e->frames);
 	spulse_intern_reset(&e->stacks);
 	spulse_intern_reset(&e->threads);
@@ -196,6 +197,119 @@ int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build);
 
 /**
+ * spulse_scache_hash() - hash of a compact stack for the stack cache
+ * @st: the stack
+ *
+ * Return: a 64-bit hash of @st->trunc, @st->nu, @st->nk and every address.
+ */
+u64 spulse_scache_hash(const struct spulse_oc_stack *st)
+{
+	u64 h = ((u64)st->nu << 32 | (u64)st->nk << 1 | st->trunc) *
+		0x9e3779b97f4a7c15ULL;
+	u32 i, n = (u32)st->nu + st->nk;
+
+	for (i = 0; i < n; i++) {
+		h ^= st->addr[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_scache_hash);
+
+static struct spulse_scache_ent *spulse_scache_slot(const struct spulse_scache *c,
+						     u64 hash)
+{
+	return &c->ent[hash >> (64 - c->shift)];
+}
+
+/**
+ * spulse_scache_find() - look a stack up in the stack cache
+ * @c: cache (@c->ent may be NULL: no cache)
+ * @gen: the encoder's generation (spulse_enc.gen)
+ * @hash: spulse_scache_hash(@st)
+ * @st: the stack, compared exactly (trunc, nu, nk, every address)
+ * @leaf: set to the cached leaf stack id on a hit
+ *
+ * Return: true on a hit: the stack was interned as @leaf in generation
+ * @gen, so all its frames and nodes are defined in this stream.
+ */
+bool spulse_scache_find(const struct spulse_scache *c, u64 gen, u64 hash,
+			const struct spulse_oc_stack *st, u32 *leaf)
+{
+	const struct spulse_scache_ent *x;
+	u32 i, n = (u32)st->nu + st->nk;
+
+	if (!c->ent)
+		return false;
+	x = spulse_scache_slot(c, hash);
+	if (x->gen != gen + 1 || x->hash != hash || x->trunc != st->trunc ||
+	    x->nu != st->nu || x->nk != st->nk)
+		return false;
+	for (i = 0; i < n; i++)
+		if (x->addr[i] != st->addr[i])
+			return false;
+	*leaf = x->leaf;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_scache_find);
+
+/**
+ * spulse_scache_put() - remember an interned stack (replacing its slot)
+ * @c: cache (@c->ent may be NULL: nothing is stored)
+ * @gen: the encoder's generation
+ * @hash: spulse_scache_hash(@st)
+ * @st: the stack; one deeper than SPULSE_SCACHE_DEPTH is not stored
+ * @leaf: its leaf stack id
+ */
+void spulse_scache_put(struct spulse_scache *c, u64 gen, u64 hash,
+		       const struct spulse_oc_stack *st, u32 leaf)
+{
+	struct spulse_scache_ent *x;
+	u32 n = (u32)st->nu + st->nk;
+
+	if (!c->ent || n > SPULSE_SCACHE_DEPTH)
+		return;
+	x = spulse_scache_slot(c, hash);
+	x->hash = hash;
+	x->gen = gen + 1;
+	x->leaf = leaf;
+	x->trunc = st->trunc;
+	x->nu = st->nu;
+	x->nk = st->nk;
+	memcpy(x->addr, st->addr, (size_t)n * sizeof(u64));
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_scache_put);
+
+/*
+ * Intern a compact stack: from the stack cache when this generation has
+ * interned the same frames before, else frame by frame (then cached).
+ */
+static int spulse_batch_oc_stack(struct spulse_enc *e, struct spulse_batch *b,
+				 const struct spulse_oc_stack *st,
+				 struct spulse_frame *scratch, u32 *leaf)
+{
+	bool cacheable = e->scache.ent &&
+			 (u32)st->nu + st->nk <= SPULSE_SCACHE_DEPTH;
+	u64 h = 0;
+	int r;
+
+	if (cacheable) {
+		h = spulse_scache_hash(st);
+		if (spulse_scache_find(&e->scache, e->gen, h, st, leaf)) {
+			e->scache.hits++;
+			return 0;
+		}
+		e->scache.misses++;
+	}
+	r = spulse_batch_stack(e, b, scratch, spulse_oc_stack_frames(st, scratch),
+			       leaf);
+	if (!r && cacheable)
+		spulse_scache_put(&e->scache, e->gen, h, st, *leaf);
+	return r;
+}
+
+/**
  * spulse_batch_build_offcpu() - encode one closed off-CPU interval
  * @e: the switch-in CPU's encoder
  * @b: batch
@@ -220,26 +334,22 @@ int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
 			      u64 start_us, u64 interval_us)
 {
 	struct spulse_offcpu_fields f = {};
-	u32 n;
 	int r;
 
 	r = spulse_batch_begin(e, b, start_us, interval_us);
 	if (!r)
 		r = spulse_batch_thread(e, b, s->self.pid, s->self.tid,
 					s->self.comm, &f.thread);
-	if (!r) {
-		n = spulse_oc_stack_frames(&s->self.st, scratch);
-		r = spulse_batch_stack(e, b, scratch, n, &f.stack);
-	}
+	if (!r)
+		r = spulse_batch_oc_stack(e, b, &s->self.st, scratch, &f.stack);
 	if (!r && s->has_waker && s->state != SPULSE_STATE_RUNNABLE) {
 		f.has_waker = true;
 		f.waker_cpu = s->waker_cpu;
 		r = spulse_batch_thread(e, b, s->waker.pid, s->waker.tid,
 					s->waker.comm, &f.waker_thread);
-		if (!r) {
-			n = spulse_oc_stack_frames(&s->waker.st, scratch);
-			r = spulse_batch_stack(e, b, scratch, n, &f.waker_stack);
-		}
+		if (!r)
+			r = spulse_batch_oc_stack(e, b, &s->waker.st, scratch,
+						  &f.waker_stack);
 	}
 	if (!r && !spulse_batch_room(b, SPULSE_EXT_OFFCPU_MAX))
 		r = -E2BIG;

@@ -5,9 +5,9 @@
  * leaf first. stack_trace_save_regs() is not exported, so the capture uses
  * the exported ORC unwinder started from the interrupt registers; without
  * ORC it falls back to stack_trace_save() trimmed at the interrupted IP.
- * The off-CPU probes capture "here" instead (spulse_kstack_capture_here()):
- * the same unwinder started at the current frame, minus spulse's own
- * frames.
+ * The off-CPU probes capture "here" instead (spulse_oc_kstack_here() in
+ * offcpu.c, inlined into the probes): the same unwinder started at the
+ * current frame, minus spulse's own frames.
  */
 #include <linux/errno.h>
 #include <linux/module.h>
@@ -93,69 +93,6 @@ int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 		}
 		out[n] = n ? out[i] - 1 : out[i];
 		n++;
-	}
-	return n;
-#endif
-}
-
-/**
- * spulse_kstack_capture_here() - capture the current kernel stack
- * @out: output, leaf first
- * @cap: capacity of @out (>= @max + SPULSE_KSTACK_SLACK)
- * @max: kernel depth limit
- * @too_deep: set when the stack has more than @max frames
- *
- * For the off-CPU probes (sched_switch, sched_waking): the ORC unwinder
- * started at the caller's frame (the same walk stack_trace_save() does),
- * with the leading frames inside spulse.ko (the probe itself) left out, so
- * the leaf is the scheduler or wakeup code that fired the tracepoint. Every
- * frame is a return address (stored - 1) except one reached through an
- * interrupt register frame, which is an exact IP. Without ORC:
- * stack_trace_save(), same trimming.
- *
- * Return: number of frames in @out.
- */
-int spulse_kstack_capture_here(unsigned long *out, u32 cap, u32 max,
-			       bool *too_deep)
-{
-	bool mine = true;
-	u32 n = 0;
-#ifdef CONFIG_UNWINDER_ORC
-	struct unwind_state st;
-	unsigned long addr;
-
-	*too_deep = false;
-	if (!max)
-		return 0;
-	for (unwind_start(&st, current, NULL, NULL); !unwind_done(&st);
-	     unwind_next_frame(&st)) {
-		addr = unwind_get_return_address(&st);
-		if (!addr)
-			break;
-		if (mine && within_module(addr, THIS_MODULE))
-			continue;
-		mine = false;
-		if (n >= max) {
-			*too_deep = true;
-			break;
-		}
-		out[n++] = st.signal ? addr : addr - 1;
-	}
-	return n;
-#else
-	u32 i, got;
-
-	*too_deep = false;
-	got = stack_trace_save(out, cap, 0);
-	for (i = 0; i < got; i++) {
-		if (mine && within_module(out[i], THIS_MODULE))
-			continue;
-		mine = false;
-		if (n >= max) {
-			*too_deep = true;
-			break;
-		}
-		out[n++] = out[i] - 1;
 	}
 	return n;
 #endif

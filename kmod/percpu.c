@@ -2,7 +2,8 @@
 /*
  * Per-CPU sampler state: encoder intern tables, batch scratch buffer and
  * capture buffers (with offcpu=1 also the off-CPU capture and close
- * scratch), all allocated at load so the handlers never allocate.
+ * scratch and the encoder's stack cache), all allocated at load so the
+ * handlers never allocate.
  */
 #include <linux/cpumask.h>
 #include <linux/mm.h>
@@ -36,8 +37,11 @@ static int spulse_cpu_alloc_one(struct spulse_cpu *c, int cpu)
 		c->oc_cap.st.addr = spulse_zalloc(depth, sizeof(u64));
 		c->oc_close.self.st.addr = spulse_zalloc(depth, sizeof(u64));
 		c->oc_close.waker.st.addr = spulse_zalloc(depth, sizeof(u64));
+		c->enc.scache.ent = spulse_zalloc(1U << SPULSE_SCACHE_SHIFT,
+						  sizeof(*c->enc.scache.ent));
+		c->enc.scache.shift = SPULSE_SCACHE_SHIFT;
 		if (!c->oc_cap.st.addr || !c->oc_close.self.st.addr ||
-		    !c->oc_close.waker.st.addr)
+		    !c->oc_close.waker.st.addr || !c->enc.scache.ent)
 			return -ENOMEM;
 	}
 	c->batch.buf = kvmalloc(c->batch.cap, GFP_KERNEL);
@@ -100,6 +104,7 @@ void spulse_cpu_free(void)
 		kvfree(c->oc_cap.st.addr);
 		kvfree(c->oc_close.self.st.addr);
 		kvfree(c->oc_close.waker.st.addr);
+		kvfree(c->enc.scache.ent);
 	}
 	free_percpu(spulse.cpu);
 	spulse.cpu = NULL;

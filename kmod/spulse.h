@@ -123,6 +123,44 @@ struct spulse_frame {
 	u64 addr;	/* already normalized */
 };
 
+/* Stack cache (encode.c): off-CPU stacks already interned in this stream. */
+#define SPULSE_SCACHE_SHIFT	8	/* 256 entries, direct mapped */
+#define SPULSE_SCACHE_DEPTH	64	/* deeper stacks are not cached */
+
+/**
+ * struct spulse_scache_ent - one cached stack
+ * @hash: spulse_scache_hash() of the stack
+ * @gen: encoder generation + 1 it was stored in (0 = empty)
+ * @leaf: the interned leaf stack id
+ * @trunc: the stack's @trunc
+ * @nu: user frames
+ * @nk: kernel frames
+ * @addr: the @nu + @nk addresses, compared exactly on a hit
+ */
+struct spulse_scache_ent {
+	u64 hash;
+	u64 gen;
+	u32 leaf;
+	bool trunc;
+	u16 nu;
+	u16 nk;
+	u64 addr[SPULSE_SCACHE_DEPTH];
+};
+
+/**
+ * struct spulse_scache - per-CPU stack cache (NULL @ent = no cache)
+ * @ent: 2^@shift entries, allocated by the caller
+ * @shift: log2 of the number of entries
+ * @hits: lookups answered from the cache
+ * @misses: lookups of cacheable stacks that were interned frame by frame
+ */
+struct spulse_scache {
+	struct spulse_scache_ent *ent;
+	u32 shift;
+	u64 hits;
+	u64 misses;
+};
+
 /**
  * struct spulse_enc - per-CPU encoder state (one SPULSE stream)
  * @frames: frames by (kind, addr)
@@ -138,6 +176,9 @@ struct spulse_frame {
  *	off-CPU interval or trigger record
  * @records: records written
  * @bytes: bytes written
+ * @gen: definition generation: bumped by every spulse_enc_reset() (and so
+ *	by every rollback); @scache entries of another generation are empty
+ * @scache: off-CPU stacks already interned, by their raw frames
  */
 struct spulse_enc {
 	struct spulse_intern frames;
@@ -152,6 +193,8 @@ struct spulse_enc {
 	u64 last_event_ns;
 	u64 records;
 	u64 bytes;
+	u64 gen;
+	struct spulse_scache scache;
 };
 
 /**
@@ -337,6 +380,11 @@ void spulse_oc_interval(const struct spulse_oc_slot *s, u64 t_in,
 			u64 *blocked_ns, u64 *runq_ns);
 u32 spulse_oc_stack_frames(const struct spulse_oc_stack *st,
 			   struct spulse_frame *out);
+u64 spulse_scache_hash(const struct spulse_oc_stack *st);
+bool spulse_scache_find(const struct spulse_scache *c, u64 gen, u64 hash,
+			const struct spulse_oc_stack *st, u32 *leaf);
+void spulse_scache_put(struct spulse_scache *c, u64 gen, u64 hash,
+		       const struct spulse_oc_stack *st, u32 leaf);
 int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
 			      const struct spulse_oc_slot *s, u64 t_in,
 			      u32 cpu_in, struct spulse_frame *scratch,
@@ -367,8 +415,6 @@ int spulse_kstack_trim(const unsigned long *ent, unsigned int n,
 #define SPULSE_KSTACK_SLACK	64	/* handler frames stack_trace_save sees */
 int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 			  u32 max, bool *too_deep);
-int spulse_kstack_capture_here(unsigned long *out, u32 cap, u32 max,
-			       bool *too_deep);
 
 /* buildid.c */
 u32 spulse_note_build_id(const u8 *buf, size_t len, u8 *id);
@@ -435,16 +481,20 @@ struct spulse_cpu_stats {
 
 #define SPULSE_PID_RING		32
 #define SPULSE_UCACHE		512
+#define SPULSE_UCACHE_FIRST	128	/* first window; doubles per copy */
 
 /**
  * struct spulse_ucache - window of user stack read in one copy
  * @base: user address of @buf[0]
  * @len: valid bytes in @buf (0 = empty)
+ * @win: bytes the next copy asks for (SPULSE_UCACHE_FIRST, doubling up to
+ *	SPULSE_UCACHE)
  * @buf: the bytes
  */
 struct spulse_ucache {
 	u64 base;
 	u32 len;
+	u32 win;
 	u8 buf[SPULSE_UCACHE];
 };
 

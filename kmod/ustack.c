@@ -75,9 +75,13 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_walk);
 /*
  * The walker's reader. Frames sit at increasing addresses, usually close
  * together, so instead of one copy_from_user_nmi() per frame it copies a
- * window from the frame up to SPULSE_UCACHE bytes (never past the end of
- * the frame's page, so an unmapped next page cannot fail the copy) and
- * serves the following frames from it.
+ * window from the frame (never past the end of the frame's page, so an
+ * unmapped next page cannot fail the copy) and serves the following frames
+ * from it. The first window of a walk is SPULSE_UCACHE_FIRST bytes and each
+ * further one twice the previous, up to SPULSE_UCACHE: a shallow stack
+ * copies little (under TCG the copy costs per byte: 512-byte windows made
+ * the switch-out user walk 2.3 us, 128-byte ones 1.5 us), a deep one still
+ * needs few copies.
  */
 static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
 {
@@ -89,7 +93,8 @@ static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
 		memcpy(dst, uc->buf + (addr - uc->base), len);
 		return 0;
 	}
-	end = min_t(u64, addr + SPULSE_UCACHE, (addr | (PAGE_SIZE - 1)) + 1);
+	end = min_t(u64, addr + uc->win, (addr | (PAGE_SIZE - 1)) + 1);
+	uc->win = min_t(u32, uc->win * 2, SPULSE_UCACHE);
 	if (end - addr < len)
 		return copy_from_user_nmi(dst, (const void __user *)
 					  (uintptr_t)addr, len) ? -EFAULT : 0;
@@ -131,6 +136,7 @@ int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
 	*truncated = false;
 	if (user_64bit_mode(uregs)) {
 		uc->len = 0;
+		uc->win = SPULSE_UCACHE_FIRST;
 		return spulse_ustack_walk(&ur, TASK_SIZE_MAX, spulse_read_user,
 					  uc, out, max, truncated);
 	}

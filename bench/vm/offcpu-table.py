@@ -263,6 +263,11 @@ def main():
             if tot:
                 print('    %-22s %38.2f us/switch (offcpu_handler_ns covers these + the '
                       'probe entry/exit)' % ('sum of phases', median(tot)))
+        hm = [(int(r['spulse_stack_cache_hits']), int(r['spulse_stack_cache_misses']))
+              for r in runs['spulse'] if 'spulse_stack_cache_hits' in r]
+        if hm:
+            print('  spulse.ko stack cache: hits %d, misses %d (median run)'
+                  % (median([h for h, _ in hm]), median([m for _, m in hm])))
         dc = [float(r['drain_cpu_s']) for r in runs['spulse'] if 'drain_cpu_s' in r]
         if dc:
             print('  spulse-drain CPU time per run: median %.2f s (max %.2f)'

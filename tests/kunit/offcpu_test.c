@@ -13,7 +13,8 @@
  * encoder writes, decoded by the independent stream_check.c field by field
  * (thread, stacks, state, cpus, blocked/runq, waker, the event clock), and
  * a random mix of samples, intervals and triggers with drops and tiny
- * intern tables that never dangles.
+ * intern tables that never dangles; the stack cache (hits reuse the ids,
+ * rollback and reset invalidate it, only the exact chain hits).
  */
 #include <kunit/test.h>
 #include <linux/log2.h>
@@ -444,6 +445,12 @@ static struct enc_fix *enc_new(struct kunit *test, u32 shift, size_t cap, u32 cp
 	KUNIT_ASSERT_NOT_NULL(test, f->e.frames.ent);
 	KUNIT_ASSERT_NOT_NULL(test, f->e.stacks.ent);
 	KUNIT_ASSERT_NOT_NULL(test, f->e.threads.ent);
+	/* the stack cache as spulse.ko has it (kmod/percpu.c) */
+	f->e.scache.ent = kunit_kcalloc(test, 1U << SPULSE_SCACHE_SHIFT,
+					sizeof(struct spulse_scache_ent),
+					GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->e.scache.ent);
+	f->e.scache.shift = SPULSE_SCACHE_SHIFT;
 	f->e.cpu = cpu;
 	sk_init(f->sk);
 	f->oc = oc_new(test, 64);
@@ -755,9 +762,163 @@ static void random_mix_never_dangles(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->n_cpu_records, 1U);
 	KUNIT_EXPECT_GT(test, written, 2000U);
 	KUNIT_EXPECT_GT(test, ivs, 600U);
+	/* the stack cache answered some of them, and nothing dangled */
+	KUNIT_EXPECT_GT(test, f->e.scache.hits, 0ULL);
+	KUNIT_EXPECT_GT(test, f->e.scache.misses, 0ULL);
+}
+
+/*
+ * The stack cache: a repeated interval takes both stacks from it (same
+ * ids, no definitions), a different stack misses and is defined.
+ */
+static void stack_cache_hit_reuses_the_ids(struct kunit *test)
+{
+	struct enc_fix *f = enc_new(test, 8, 8192, 0);
+	struct spulse_oc_slot *s;
+	u32 stack, wstack, frames, stacks;
+
+	who(&f->oc->a, 700, 701, "reader", 3, 4, 0x100);
+	who(&f->oc->b, 700, 702, "writer", 2, 3, 0x900);
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 100, true, 200);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 300, 0,
+							f->scratch, 1, 1000), 0);
+	feed(test, f);
+	spulse_batch_commit_event(&f->e, &f->b, s->t_out);
+	KUNIT_EXPECT_EQ(test, f->e.scache.hits, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->e.scache.misses, 2ULL);
+	stack = f->sk->oc.stack;
+	wstack = f->sk->oc.waker_stack;
+	frames = f->sk->n_frames;
+	stacks = f->sk->n_stacks;
+
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 400, true, 500);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 600, 0,
+							f->scratch, 1, 1000), 0);
+	KUNIT_EXPECT_EQ(test, f->b.records, 1U);	/* the interval alone */
+	feed(test, f);
+	spulse_batch_commit_event(&f->e, &f->b, s->t_out);
+	KUNIT_EXPECT_EQ(test, f->e.scache.hits, 2ULL);
+	KUNIT_EXPECT_EQ(test, f->sk->oc.stack, stack);
+	KUNIT_EXPECT_EQ(test, f->sk->oc.waker_stack, wstack);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, frames);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, stacks);
+
+	/* one address changed: a miss, a new leaf of the right depth */
+	f->oc->a.st.addr[6] += 0x8;
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 700, true, 800);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 900, 0,
+							f->scratch, 1, 1000), 0);
+	feed(test, f);
+	spulse_batch_commit_event(&f->e, &f->b, s->t_out);
+	KUNIT_EXPECT_EQ(test, f->e.scache.hits, 3ULL);	/* the waker's */
+	KUNIT_EXPECT_NE(test, f->sk->oc.stack, stack);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, frames + 1);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, stacks + 1);
+	KUNIT_EXPECT_EQ(test, f->sk->oc_stack_depth, 7U);
+	KUNIT_EXPECT_EQ(test, f->sk->oc_leaf_addr,
+			0xffffffff81000000ULL + 0x100 + 6 * 0x10 + 0x8);
+}
+
+/*
+ * A rolled-back batch (its ids were never written) and a reset encoder
+ * invalidate the cache: the next interval defines its stacks again, and
+ * the checker sees no dangling reference.
+ */
+static void stack_cache_invalidated_by_rollback_and_reset(struct kunit *test)
+{
+	struct enc_fix *f = enc_new(test, 8, 8192, 0);
+	struct spulse_oc_slot *s;
+	u64 gen;
+
+	who(&f->oc->a, 1, 2, "t", 2, 3, 0x100);
+	who(&f->oc->b, 1, 3, "w", 1, 2, 0x900);
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 100, true, 200);
+	gen = f->e.gen;
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 300, 0,
+							f->scratch, 1, 1000), 0);
+	spulse_batch_rollback(&f->e, &f->b);	/* the relay refused it */
+	KUNIT_EXPECT_NE(test, f->e.gen, gen);
+
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 400, true, 500);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 600, 0,
+							f->scratch, 1, 1000), 0);
+	KUNIT_EXPECT_EQ(test, f->e.scache.hits, 0ULL);
+	KUNIT_EXPECT_GT(test, f->b.records, 1U);
+	feed(test, f);
+	spulse_batch_commit_event(&f->e, &f->b, s->t_out);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, 5U + 3);
+
+	gen = f->e.gen;
+	spulse_enc_reset(&f->e);
+	KUNIT_EXPECT_NE(test, f->e.gen, gen);
+	s = closed(test, f, SPULSE_STATE_SLEEPING, 700, true, 800);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_offcpu(&f->e, &f->b, s, 900, 0,
+							f->scratch, 1, 1000), 0);
+	KUNIT_EXPECT_EQ(test, f->e.scache.hits, 0ULL);
+	feed(test, f);
+	spulse_batch_commit_event(&f->e, &f->b, s->t_out);
+	/* defined again under new ids, every reference resolves */
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, 2U * (5 + 3));
+	KUNIT_EXPECT_EQ(test, f->sk->n_offcpu, 2U);
+}
+
+/* The cache API itself: an entry answers only for exactly its stack. */
+static void stack_cache_compares_the_whole_chain(struct kunit *test)
+{
+	struct spulse_scache c = { .shift = 2 };
+	u64 a[SPULSE_SCACHE_DEPTH + 1], b[SPULSE_SCACHE_DEPTH + 1];
+	struct spulse_oc_stack sa = { false, 2, 3, a }, sb = { false, 2, 3, b };
+	u32 i, leaf = 0;
+	u64 h;
+
+	for (i = 0; i <= SPULSE_SCACHE_DEPTH; i++)
+		a[i] = b[i] = 0x1000 + i * 8;
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 1, 0, &sa, &leaf));
+	spulse_scache_put(&c, 1, 0, &sa, 7);	/* no storage: nothing */
+	c.ent = kunit_kcalloc(test, 4, sizeof(*c.ent), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c.ent);
+	/* a zeroed entry is empty, whatever the generation */
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 0, 0, &sa, &leaf));
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 1, 0, &sa, &leaf));
+
+	h = spulse_scache_hash(&sa);
+	KUNIT_EXPECT_EQ(test, spulse_scache_hash(&sb), h);
+	spulse_scache_put(&c, 5, h, &sa, 42);
+	KUNIT_EXPECT_TRUE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+	KUNIT_EXPECT_EQ(test, leaf, 42U);
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 6, h, &sb, &leaf));
+
+	/* same hash given, different chain: never confused */
+	b[4]++;
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+	b[4]--;
+	sb.nu = 3;
+	sb.nk = 2;	/* same addresses, other user/kernel split */
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+	sb.nu = 2;
+	sb.nk = 3;
+	sb.trunc = true;
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+	sb.trunc = false;
+	sb.nk = 2;	/* a prefix */
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+	KUNIT_EXPECT_NE(test, spulse_scache_hash(&sb), h);
+	sb.nk = 3;
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h + 1, &sb, &leaf));
+	KUNIT_EXPECT_TRUE(test, spulse_scache_find(&c, 5, h, &sb, &leaf));
+
+	/* a stack deeper than the cache keeps is not stored */
+	sa.nu = 1;
+	sa.nk = SPULSE_SCACHE_DEPTH;
+	h = spulse_scache_hash(&sa);
+	spulse_scache_put(&c, 5, h, &sa, 9);
+	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sa, &leaf));
 }
 
 static struct kunit_case spulse_offcpu_encode_cases[] = {
+	KUNIT_CASE(stack_cache_hit_reuses_the_ids),
+	KUNIT_CASE(stack_cache_invalidated_by_rollback_and_reset),
+	KUNIT_CASE(stack_cache_compares_the_whole_chain),
 	KUNIT_CASE(stream_check_rejects_bad_extension_records),
 	KUNIT_CASE(interval_record_decodes_field_by_field),
 	KUNIT_CASE(preempted_interval_has_no_waker),
