@@ -645,7 +645,7 @@ def check_perf(elf, ksyms):
         th = sp.threads[iv['thread']]
         if th['comm'] == 'python3' and th['tid'] != th['pid']:
             t_in = iv['t_out'] + iv['blocked_ns'] + iv['runq_ns']
-            mine[th['tid']].append((t_in, iv['blocked_ns'], iv['runq_ns']))
+            mine[th['tid']].append((t_in, iv['blocked_ns'], iv['runq_ns'], iv['state']))
     theirs = collections.defaultdict(list)
     for line in (rd('perf', 'timehist.txt', default='') or '').splitlines():
         f = line.split()
@@ -675,14 +675,17 @@ def check_perf(elf, ksyms):
         ta = sum(x[1] + x[2] for x in a)
         tb = sum(x[0] for x in b)
         qa = sum(x[2] for x in a)
+        qw = sum(x[2] for x in a if x[3] != 0)
         qb = sum(x[1] for x in b)
         check('perf.thread_%d_offcpu' % t,
               tb > 0 and abs(ta - tb) <= TIME_TOL * tb and len(a) == len(b),
               'spulse %.2f ms in %d intervals vs perf sched timehist wait %.2f ms in %d: %+.2f%%' %
               (ta / MS, len(a), tb / MS, len(b), pct(ta, tb)))
-        info('perf.thread_%d_runq: run-queue delay spulse %.3f ms vs perf sch delay %.3f ms '
-             '(%+.1f%%; spulse counts from sched_waking, timehist from sched_wakeup)' %
-             (t, qa / MS, qb / MS, pct(qa, qb)))
+        # timehist's sch delay counts woken intervals only (a preempted
+        # thread's wait is its "preempt" time): compare spulse's non-R runq
+        info('perf.thread_%d_runq: run-queue delay of woken intervals spulse %.3f ms vs perf '
+             'sch delay %.3f ms (%+.1f%%); with preemptions (R) %.3f ms; printed, not asserted' %
+             (t, qw / MS, qb / MS, pct(qw, qb), qa / MS))
     dmesg_check('perf')
 
 def main():
