@@ -7,8 +7,11 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Same definitions, then @n samples cycling over a few stacks and threads. */
 static void write_samples(const char *path, uint64_t n)
@@ -304,6 +307,43 @@ static void missing_file_is_an_errno_not_bad_data(void **state)
 	assert_int_equal(err.code, -ENOENT);
 }
 
+/*
+ * A FIFO with no writer (or a directory) is refused at once by every
+ * reader that opens a path, instead of blocking in open() or reading
+ * something that is not a spool.
+ */
+static void non_regular_files_are_refused_without_blocking(void **state)
+{
+	char dir[] = "/tmp/spulse-fifo-XXXXXX", fifo[64];
+	struct spulse_snapshot *s = NULL;
+	struct spulse_replay *r = NULL;
+	struct spulse_tail *t = NULL;
+	struct spulse_error err;
+	const char *paths[2];
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/f", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	paths[0] = fifo;
+	paths[1] = dir;
+	for (i = 0; i < 2; i++) {
+		memset(&err, 0, sizeof(err));
+		assert_int_equal(spulse_snapshot_open(paths[i], NULL, &s, &err), -EINVAL);
+		assert_null(s);
+		assert_non_null(strstr(err.msg, "not a regular file"));
+		assert_int_equal(spulse_replay_open(paths[i], NULL, &r, &err), -EINVAL);
+		assert_null(r);
+		assert_int_equal(err.code, -EINVAL);
+		assert_int_equal(spulse_tail_open(paths[i], NULL, &t, &err), -EINVAL);
+		assert_null(t);
+		assert_non_null(strstr(err.msg, "not a regular file"));
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +355,7 @@ int main(void)
 		cmocka_unit_test(records_continue_after_the_last_sample_returned),
 		cmocka_unit_test(next_samples_matches_next_sample),
 		cmocka_unit_test(missing_file_is_an_errno_not_bad_data),
+		cmocka_unit_test(non_regular_files_are_refused_without_blocking),
 	};
 
 	return cmocka_run_group_tests_name("replay", tests, NULL, NULL);

@@ -3,9 +3,12 @@
  * Error reporting and the names of record kinds, off-CPU states and
  * trigger reasons.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -32,6 +35,36 @@ int spulse_fail_errno(struct spulse_error *err, int code, const char *what)
 			 strerror(-code));
 	}
 	return code;
+}
+
+int spulse_open_spool(const char *path, struct spulse_error *err)
+{
+	struct stat st;
+	int fd, r;
+
+	/* O_NONBLOCK: opening a FIFO with no writer must not block */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return spulse_fail_errno(err, -errno, path);
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return spulse_fail_errno(err, r, path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		if (err) {
+			err->offset = 0;
+			err->code = -EINVAL;
+			snprintf(err->msg, sizeof(err->msg),
+				 "%s: not a regular file", path);
+		}
+		return -EINVAL;
+	}
+	r = fcntl(fd, F_GETFL);
+	if (r >= 0)
+		fcntl(fd, F_SETFL, r & ~O_NONBLOCK);
+	return fd;
 }
 
 SPULSE_EXPORT const char *spulse_tag_name(uint8_t tag)

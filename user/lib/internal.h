@@ -29,6 +29,12 @@ int spulse_fail(struct spulse_error *err, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Fill @err with a system error (@code is a negative errno) and return @code. */
 int spulse_fail_errno(struct spulse_error *err, int code, const char *what);
+/*
+ * Open a spool for reading: never blocks (a FIFO without a writer), refuses
+ * anything but a regular file (-EINVAL, "not a regular file"). Returns the
+ * fd or a negative errno with @err filled in.
+ */
+int spulse_open_spool(const char *path, struct spulse_error *err);
 
 /* ---- intern.c: small open-addressing tables ---- */
 

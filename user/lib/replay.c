@@ -175,9 +175,9 @@ SPULSE_EXPORT int spulse_replay_open(const char *path,
 		if (opts->replay_index_stride)
 			r->stride = opts->replay_index_stride;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = spulse_open_spool(path, err);
 	if (r->fd < 0) {
-		ret = spulse_fail_errno(err, -errno, path);
+		ret = r->fd;
 		free(r);
 		return ret;
 	}

@@ -171,9 +171,9 @@ SPULSE_EXPORT int spulse_snapshot_open(const char *path,
 	int fd, r;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = spulse_open_spool(path, err);
 	if (fd < 0)
-		return spulse_fail_errno(err, -errno, path);
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		close(fd);

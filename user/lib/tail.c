@@ -39,9 +39,10 @@ SPULSE_EXPORT int spulse_tail_open(const char *path,
 		return spulse_fail_errno(err, -ENOMEM, "tail");
 	spulse_dec_init(&t->dec, opts);
 	t->dec.info.recovered_from_truncated_tail = true;	/* no header yet */
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->fd = spulse_open_spool(path, err);
 	if (t->fd < 0) {
-		ret = spulse_fail_errno(err, -errno, path);
+		ret = t->fd;
+		spulse_dec_fini(&t->dec);
 		free(t);
 		return ret;
 	}
