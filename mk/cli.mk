@@ -48,11 +48,6 @@ $(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
 
-# Test helper: extension lines (cpu, offcpu, trigger) -> spoolgen raw lines.
-$(BUILD)/tests/cli/extgen: $(TOP)/tests/cli/extgen.c $(CLI_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
-
 # Optional: speedscope's browser build for tests/cli/test_offcpu_viewer.sh
 # (a real trace-event client, run in headless chromium when present).
 .PHONY: cli-speedscope
@@ -62,8 +57,7 @@ cli-speedscope:
 		tar xzf speedscope-1.25.0.tgz
 
 CHECK_SUITES += cli
-check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen \
-		$(BUILD)/tests/cli/extgen
+check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) CC="$(CC)" $(TOP)/tests/cli/run.sh \
 		$(BUILD)/spulse $(BUILD)/cli-san/spulse

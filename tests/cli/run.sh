@@ -12,7 +12,6 @@ top=$(cd "$here/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 export CC=${CC:-cc}
 SPOOLGEN=$BUILD/tests/cli/spoolgen
-EXTGEN=$BUILD/tests/cli/extgen
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
@@ -28,8 +27,6 @@ bindir=$(mktemp -d "${TMPDIR:-/tmp}/spulse-cli-bin.XXXXXX")
 trap 'rm -rf "$bindir"' EXIT
 cp "$SPOOLGEN" "$bindir/spoolgen" || exit 1
 SPOOLGEN=$bindir/spoolgen
-cp "$EXTGEN" "$bindir/extgen" || exit 1
-EXTGEN=$bindir/extgen
 
 pass=0
 fail=0

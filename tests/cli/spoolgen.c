@@ -25,6 +25,11 @@
  * (the extension lines are spulse dump's, one line each; offcpu/trigger
  * take the stored dt_ns, time_ns= is ignored)
  *
+ * sample, offcpu and trigger lines may give t=NS instead of dt_ns=: an
+ * absolute offset from the profile start, turned into the delta from the
+ * running clock (the sample clock for samples, the event clock for offcpu
+ * and trigger, FORMAT.md 3.10), so a test can state its times directly.
+ *
  * Other lines starting with '#' are ignored; a leading decimal offset (as
  * printed by dump --offsets) is skipped. Strings take \xNN escapes.
  * Each record's offset is printed to stderr as "OFFSET KIND" with -v.
@@ -107,6 +112,15 @@ static int64_t snum(const struct fields *f, const char *k)
 	return v ? strtoll(v, NULL, 0) : 0;
 }
 
+/* dt_ns= as given, or t= minus *@clock; *@clock advances either way. */
+static int64_t delta(const struct fields *f, int64_t *clock)
+{
+	int64_t dt = get(f, "t") ? snum(f, "t") - *clock : snum(f, "dt_ns");
+
+	*clock += dt;
+	return dt;
+}
+
 static size_t unhex(const char *s, uint8_t *out)
 {
 	size_t n = 0;
@@ -128,6 +142,7 @@ int main(int argc, char **argv)
 	int verbose = argc > 1 && !strcmp(argv[1], "-v");
 	char line[65536];
 	uint64_t off = 0;
+	int64_t sample_clock = 0, event_clock = 0;
 
 	while (fgets(line, sizeof(line), stdin)) {
 		struct fields f = { 0 };
@@ -201,10 +216,7 @@ int main(int argc, char **argv)
 					      (uint32_t)num(&f, "pid"),
 					      (uint32_t)num(&f, "tid"), str, sl);
 		} else if (!strcmp(kind, "sample")) {
-			const char *dt = get(&f, "dt_ns");
-
-			n = spulse_enc_sample(buf,
-					      dt ? strtoll(dt, NULL, 0) : 0,
+			n = spulse_enc_sample(buf, delta(&f, &sample_clock),
 					      (uint32_t)num(&f, "thread"),
 					      (uint32_t)num(&f, "stack"));
 		} else if (!strcmp(kind, "python")) {
@@ -225,7 +237,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(kind, "offcpu")) {
 			const char *w = get(&f, "waker");
 			struct spulse_offcpu_fields o = {
-				.dt_ns = snum(&f, "dt_ns"),
+				.dt_ns = delta(&f, &event_clock),
 				.thread = (uint32_t)num(&f, "thread"),
 				.stack = (uint32_t)num(&f, "stack"),
 				.state = state_num(get(&f, "state")),
@@ -242,7 +254,7 @@ int main(int argc, char **argv)
 			n = spulse_enc_ext_offcpu(buf, &o);
 		} else if (!strcmp(kind, "trigger")) {
 			struct spulse_trigger_fields t = {
-				.dt_ns = snum(&f, "dt_ns"),
+				.dt_ns = delta(&f, &event_clock),
 				.reason = reason_num(get(&f, "reason")),
 				.seq = (uint32_t)num(&f, "seq"),
 				.value_ns = num(&f, "value_ns"),

@@ -36,15 +36,15 @@ cpu cpu=0
 EOT
 	grep '^sample' known.txt >>off.txt
 	cat >>off.txt <<'EOT'
-offcpu t=1000000 thread=0 stack=7 state=S cpu_out=0 cpu_in=1 blocked=50000000 runq=100000 waker=1 waker_stack=11 waker_cpu=1
-offcpu t=60000000 thread=0 stack=7 state=S cpu_out=1 cpu_in=1 blocked=20000000 runq=3000000 waker=1 waker_stack=11 waker_cpu=1
+offcpu t=1000000 thread=0 stack=7 state=S cpu_out=0 cpu_in=1 blocked_ns=50000000 runq_ns=100000 waker=1 waker_stack=11 waker_cpu=1
+offcpu t=60000000 thread=0 stack=7 state=S cpu_out=1 cpu_in=1 blocked_ns=20000000 runq_ns=3000000 waker=1 waker_stack=11 waker_cpu=1
 trigger t=65000000 reason=1 seq=0 text=manual
-offcpu t=100000000 thread=2 stack=8 state=D cpu_out=0 cpu_in=0 blocked=10000000 runq=500000 waker=1 waker_stack=11 waker_cpu=1
-offcpu t=120000000 thread=0 stack=10 state=R cpu_out=1 cpu_in=0 blocked=0 runq=2000000
-offcpu t=130000000 thread=1 stack=9 state=D cpu_out=1 cpu_in=1 blocked=4000000 runq=0
-offcpu t=140000000 thread=2 stack=13 state=S cpu_out=0 cpu_in=0 blocked=1000000 runq=500000 waker=0 waker_stack=2 waker_cpu=0
+offcpu t=100000000 thread=2 stack=8 state=D cpu_out=0 cpu_in=0 blocked_ns=10000000 runq_ns=500000 waker=1 waker_stack=11 waker_cpu=1
+offcpu t=120000000 thread=0 stack=10 state=R cpu_out=1 cpu_in=0 blocked_ns=0 runq_ns=2000000
+offcpu t=130000000 thread=1 stack=9 state=D cpu_out=1 cpu_in=1 blocked_ns=4000000 runq_ns=0
+offcpu t=140000000 thread=2 stack=13 state=S cpu_out=0 cpu_in=0 blocked_ns=1000000 runq_ns=500000 waker=0 waker_stack=2 waker_cpu=0
 EOT
-	"$EXTGEN" <off.txt | "$SPOOLGEN" >off.spulse || return 1
+	"$SPOOLGEN" <off.txt >off.spulse || return 1
 	{
 		cat known.spulse.kallsyms
 		printf 'ffffffff81000300 T schedule\nffffffff81000400 T futex_wait\n'
@@ -448,9 +448,9 @@ test_offcpu_corrupt_interval_exit_1_with_offset() {
 	build_offcpu || return 1
 	# the fourth interval (I4) gets state 9: corruption inside that record
 	awk '/^offcpu t=120000000 /{sub("state=R", "state=9")} {print}' off.txt >bad.txt
-	"$EXTGEN" <bad.txt | "$SPOOLGEN" -v >bad.spulse 2>offsets || return 1
-	off=$(awk '$2 == "raw" {n++; if (n == 6) print $1}' offsets)
-	end=$(awk '$2 == "raw" {n++; if (n == 7) print $1}' offsets)
+	"$SPOOLGEN" -v <bad.txt >bad.spulse 2>offsets || return 1
+	off=$(awk '$2 == "offcpu" {n++; if (n == 4) print $1}' offsets)
+	end=$(awk '$2 == "offcpu" {n++; if (n == 5) print $1}' offsets)
 	[ -n "$off" ] && [ -n "$end" ] || die "no offsets for the bad record" ||
 		return 1
 	for c in "report bad.spulse --off-cpu" "flame --wakers --folded bad.spulse" \
