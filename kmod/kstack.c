@@ -10,7 +10,6 @@
  * current frame, minus spulse's own frames.
  */
 #include <linux/errno.h>
-#include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>

@@ -213,6 +213,24 @@ int spulse_oc_open(struct spulse_oc_table *t, const struct spulse_oc_who *self,
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_oc_open);
 
+/*
+ * What a sched_waking does to the slot @s (NULL: none) of a thread that is
+ * (@on_cpu) or is not still on a CPU; EARLY means an early slot is to be
+ * created (NO_SLOT is for the caller to decide). Caller holds the lock.
+ * spulse_oc_wake() acts on it, spulse_oc_wake_peek() only asks.
+ */
+static int spulse_oc_wake_class(const struct spulse_oc_slot *s, bool on_cpu)
+{
+	if (s && s->kind == SPULSE_OC_OFF)
+		return s->state == SPULSE_STATE_RUNNABLE ? SPULSE_OC_WAKE_RUNNABLE :
+		       s->has_waker ? SPULSE_OC_WAKE_REPEAT :
+		       SPULSE_OC_WAKE_ATTACHED;
+	if (!on_cpu)
+		return SPULSE_OC_WAKE_UNSLOTTED;
+	/* EARLY already: the first one stays */
+	return s ? SPULSE_OC_WAKE_REPEAT : SPULSE_OC_WAKE_EARLY;
+}
+
 /**
  * spulse_oc_wake() - sched_waking of a target thread
  * @t: table
@@ -236,32 +254,18 @@ int spulse_oc_wake(struct spulse_oc_table *t, u32 tid, bool on_cpu, u64 nsw,
 
 	raw_spin_lock(lk);
 	s = spulse_oc_find(t, b, tid, &free);
-	if (s && s->kind == SPULSE_OC_OFF &&
-	    s->state == SPULSE_STATE_RUNNABLE) {
-		r = SPULSE_OC_WAKE_RUNNABLE;
-		goto out;
-	}
-	if (s && s->kind == SPULSE_OC_OFF && s->has_waker) {
-		r = SPULSE_OC_WAKE_REPEAT;
-		goto out;
-	}
-	if (s && s->kind == SPULSE_OC_OFF) {
-		r = SPULSE_OC_WAKE_ATTACHED;
-	} else if (!on_cpu) {
-		r = SPULSE_OC_WAKE_UNSLOTTED;
-		goto out;
-	} else if (s) {			/* EARLY already: the first one stays */
-		r = SPULSE_OC_WAKE_REPEAT;
-		goto out;
-	} else if (free) {
-		r = SPULSE_OC_WAKE_EARLY;
+	r = spulse_oc_wake_class(s, on_cpu);
+	if (r == SPULSE_OC_WAKE_EARLY) {
+		if (!free) {
+			r = SPULSE_OC_WAKE_NO_SLOT;
+			goto out;
+		}
 		s = free;
 		s->kind = SPULSE_OC_EARLY;
 		s->self.tid = tid;
 		s->nsw = nsw;
 		atomic_inc(&t->early);
-	} else {
-		r = SPULSE_OC_WAKE_NO_SLOT;
+	} else if (r != SPULSE_OC_WAKE_ATTACHED) {
 		goto out;
 	}
 	s->has_waker = true;
@@ -298,14 +302,7 @@ int spulse_oc_wake_peek(struct spulse_oc_table *t, u32 tid, bool on_cpu)
 
 	raw_spin_lock(lk);
 	s = spulse_oc_find(t, b, tid, &free);
-	if (s && s->kind == SPULSE_OC_OFF)
-		r = s->state == SPULSE_STATE_RUNNABLE ? SPULSE_OC_WAKE_RUNNABLE :
-		    s->has_waker ? SPULSE_OC_WAKE_REPEAT :
-		    SPULSE_OC_WAKE_ATTACHED;
-	else if (!on_cpu)
-		r = SPULSE_OC_WAKE_UNSLOTTED;
-	else
-		r = s ? SPULSE_OC_WAKE_REPEAT : SPULSE_OC_WAKE_EARLY;
+	r = spulse_oc_wake_class(s, on_cpu);
 	raw_spin_unlock(lk);
 	return r;
 }
