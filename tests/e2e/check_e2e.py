@@ -12,11 +12,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spool import ElfSyms, Kallsyms, Spool, is_kernel, is_truncated, run  # noqa: E402
+from verdict import BAD_DMESG, Verdict  # noqa: E402
 
 OUT, BUILD, RESULT = sys.argv[1:4]
 SPULSE = os.path.join(BUILD, 'spulse')
 GT = os.path.join(BUILD, 'workload', 'gt')
-counts = [0, 0]
+V = Verdict(OUT, why_on_pass=False)
+check, info, rd, rc_of, counts = V.check, V.info, V.rd, V.rc_of, V.counts
 
 MAIN_PATHS = [
     ['main'] + ['gt_m%02d' % i for i in range(1, 11)] + ['gt_leaf', 'gt_burn'],
@@ -24,32 +26,6 @@ MAIN_PATHS = [
 ]
 THREAD_PATH = ['gt_thread_start'] + ['gt_t%02d' % i for i in range(1, 11)] + ['gt_burn']
 READ_KERNEL = {'vfs_read', 'ksys_read', '__x64_sys_read', 'read_zero', 'read_iter_zero'}
-BAD_DMESG = re.compile(r'WARNING:|BUG:|sleeping function|Oops|general protection|'
-                       r'KASAN|UBSAN|refcount_t|list_(add|del) corruption|'
-                       r'rcu.*stall|hung_task|Call Trace')
-
-
-def check(name, ok, why=''):
-    counts[0 if ok else 1] += 1
-    print('PASS %s' % name if ok else 'FAIL %s: %s' % (name, why), flush=True)
-    return ok
-
-
-def info(msg):
-    print('INFO %s' % msg, flush=True)
-
-
-def rd(*p, default=None):
-    try:
-        with open(os.path.join(OUT, *p), errors='replace') as f:
-            return f.read().strip()
-    except OSError:
-        return default
-
-
-def rc_of(*p):
-    v = rd(*p)
-    return int(v) if v is not None and v.lstrip('-').isdigit() else None
 
 
 def stats_of(*p):

@@ -16,15 +16,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spool import ElfSyms, Kallsyms, RawSpool, SpoolError, STATE_NAMES, run  # noqa: E402
+from verdict import BAD_DMESG, Verdict  # noqa: E402
 
 OUT, RESULT = sys.argv[1:3]
 BIN = os.path.join(OUT, 'bin')
 SPULSE = os.path.join(BIN, 'spulse')
 INJECT = os.path.join(BIN, 'inject')
-counts = [0, 0]
-BAD_DMESG = re.compile(r'WARNING:|BUG:|sleeping function|Oops|general protection|'
-                       r'KASAN|UBSAN|refcount_t|list_(add|del) corruption|'
-                       r'rcu.*stall|hung_task|Call Trace')
+V = Verdict(OUT, why_on_pass=True)
+check, info, rd, rc_of, counts = V.check, V.info, V.rd, V.rc_of, V.counts
 MS = 1e6
 PRESENT_MIN = 0.99	# fraction of injected waits that must be found
 TIME_TOL = 0.02		# off-CPU total per stack vs truth
@@ -35,30 +34,6 @@ CLOCK_TOL_NS = 1000000	# spool time vs the injector's clock, after the mapping
 CLEAN_CPU_NS = 1000000	# see exact_truth()
 CLEAN_MIN_N = 8		# waits with an exact truth needed for the time check
 RUNQ_TOL = 0.10		# contended spinner: kernel vs wall - CPU time (steal)
-
-
-def check(name, ok, why=''):
-    counts[0 if ok else 1] += 1
-    print('%s %s%s' % ('PASS' if ok else 'FAIL', name, (': ' + why) if why else ''),
-          flush=True)
-    return ok
-
-
-def info(msg):
-    print('INFO %s' % msg, flush=True)
-
-
-def rd(*p, default=None):
-    try:
-        with open(os.path.join(OUT, *p), errors='replace') as f:
-            return f.read().strip()
-    except OSError:
-        return default
-
-
-def rc_of(*p):
-    v = rd(*p)
-    return int(v) if v is not None and v.lstrip('-').isdigit() else None
 
 
 def pct(a, b):
