@@ -191,55 +191,56 @@ static const struct file_operations spulse_control_fops = {
 	.release = single_release,
 };
 
-/* Off-CPU, wakeup and trigger counters: stats key = field name. */
-static const struct {
+/* A stats key: the name of a struct spulse_cpu_stats field, and its offset. */
+struct spulse_stat_key {
 	const char *key;
 	size_t off;
-} spulse_oc_keys[] = {
-	{ "offcpu_taken", offsetof(struct spulse_cpu_stats, offcpu_taken) },
-	{ "offcpu_written", offsetof(struct spulse_cpu_stats, offcpu_written) },
-	{ "offcpu_filtered", offsetof(struct spulse_cpu_stats, offcpu_filtered) },
-	{ "offcpu_dropped_buffer_full", offsetof(struct spulse_cpu_stats, offcpu_dropped_buffer_full) },
-	{ "offcpu_dropped_busy", offsetof(struct spulse_cpu_stats, offcpu_dropped_busy) },
-	{ "offcpu_dropped_no_slot", offsetof(struct spulse_cpu_stats, offcpu_dropped_no_slot) },
-	{ "offcpu_dropped_too_deep", offsetof(struct spulse_cpu_stats, offcpu_dropped_too_deep) },
-	{ "offcpu_dropped_error", offsetof(struct spulse_cpu_stats, offcpu_dropped_error) },
-	{ "offcpu_lost", offsetof(struct spulse_cpu_stats, offcpu_lost) },
-	{ "offcpu_handler_ns", offsetof(struct spulse_cpu_stats, offcpu_handler_ns) },
-	{ "wakeups_taken", offsetof(struct spulse_cpu_stats, wakeups_taken) },
-	{ "wakeups_attached", offsetof(struct spulse_cpu_stats, wakeups_attached) },
-	{ "wakeups_early", offsetof(struct spulse_cpu_stats, wakeups_early) },
-	{ "wakeups_runnable", offsetof(struct spulse_cpu_stats, wakeups_runnable) },
-	{ "wakeups_repeat", offsetof(struct spulse_cpu_stats, wakeups_repeat) },
-	{ "wakeups_unslotted", offsetof(struct spulse_cpu_stats, wakeups_unslotted) },
-	{ "wakeups_dropped_busy", offsetof(struct spulse_cpu_stats, wakeups_dropped_busy) },
-	{ "wakeups_dropped_no_slot", offsetof(struct spulse_cpu_stats, wakeups_dropped_no_slot) },
-	{ "wakeups_dropped_too_deep", offsetof(struct spulse_cpu_stats, wakeups_dropped_too_deep) },
-	{ "early_applied", offsetof(struct spulse_cpu_stats, early_applied) },
-	{ "early_stale", offsetof(struct spulse_cpu_stats, early_stale) },
-	{ "triggers_written", offsetof(struct spulse_cpu_stats, triggers_written) },
-	{ "triggers_dropped", offsetof(struct spulse_cpu_stats, triggers_dropped) },
+};
+
+#define SPULSE_STAT(f) { #f, offsetof(struct spulse_cpu_stats, f) }
+
+/* Off-CPU, wakeup and trigger counters. */
+static const struct spulse_stat_key spulse_oc_keys[] = {
+	SPULSE_STAT(offcpu_taken),
+	SPULSE_STAT(offcpu_written),
+	SPULSE_STAT(offcpu_filtered),
+	SPULSE_STAT(offcpu_dropped_buffer_full),
+	SPULSE_STAT(offcpu_dropped_busy),
+	SPULSE_STAT(offcpu_dropped_no_slot),
+	SPULSE_STAT(offcpu_dropped_too_deep),
+	SPULSE_STAT(offcpu_dropped_error),
+	SPULSE_STAT(offcpu_lost),
+	SPULSE_STAT(offcpu_handler_ns),
+	SPULSE_STAT(wakeups_taken),
+	SPULSE_STAT(wakeups_attached),
+	SPULSE_STAT(wakeups_early),
+	SPULSE_STAT(wakeups_runnable),
+	SPULSE_STAT(wakeups_repeat),
+	SPULSE_STAT(wakeups_unslotted),
+	SPULSE_STAT(wakeups_dropped_busy),
+	SPULSE_STAT(wakeups_dropped_no_slot),
+	SPULSE_STAT(wakeups_dropped_too_deep),
+	SPULSE_STAT(early_applied),
+	SPULSE_STAT(early_stale),
+	SPULSE_STAT(triggers_written),
+	SPULSE_STAT(triggers_dropped),
 };
 
 /* offcpu_phase_stats=1 only: the probes' phase timers. */
-#define SPULSE_PH(f) { #f, offsetof(struct spulse_cpu_stats, f) }
-static const struct {
-	const char *key;
-	size_t off;
-} spulse_ph_keys[] = {
-	SPULSE_PH(phase_out_n),
-	SPULSE_PH(phase_out_kstack_ns),
-	SPULSE_PH(phase_out_ustack_ns),
-	SPULSE_PH(phase_out_slot_ns),
-	SPULSE_PH(phase_wake_n),
-	SPULSE_PH(phase_wake_peek_ns),
-	SPULSE_PH(phase_wake_kstack_ns),
-	SPULSE_PH(phase_wake_ustack_ns),
-	SPULSE_PH(phase_wake_slot_ns),
-	SPULSE_PH(phase_in_n),
-	SPULSE_PH(phase_in_close_ns),
-	SPULSE_PH(phase_in_encode_ns),
-	SPULSE_PH(phase_in_relay_ns),
+static const struct spulse_stat_key spulse_ph_keys[] = {
+	SPULSE_STAT(phase_out_n),
+	SPULSE_STAT(phase_out_kstack_ns),
+	SPULSE_STAT(phase_out_ustack_ns),
+	SPULSE_STAT(phase_out_slot_ns),
+	SPULSE_STAT(phase_wake_n),
+	SPULSE_STAT(phase_wake_peek_ns),
+	SPULSE_STAT(phase_wake_kstack_ns),
+	SPULSE_STAT(phase_wake_ustack_ns),
+	SPULSE_STAT(phase_wake_slot_ns),
+	SPULSE_STAT(phase_in_n),
+	SPULSE_STAT(phase_in_close_ns),
+	SPULSE_STAT(phase_in_encode_ns),
+	SPULSE_STAT(phase_in_relay_ns),
 };
 
 static u64 *spulse_stat(struct spulse_cpu_stats *s, size_t off)
