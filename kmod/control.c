@@ -103,9 +103,7 @@ int spulse_control_trigger(void)
 				       SPULSE_TRIGGER_MANUAL, "debugfs trigger",
 				       spulse.start_us, spulse.interval_us)) {
 		r = -ENOSPC;
-	} else if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
-				     c->batch.buf, c->batch.len)) {
-		spulse_batch_rollback(&c->enc, &c->batch);
+	} else if (!spulse_batch_put(c)) {
 		r = -ENOSPC;
 	} else {
 		spulse_batch_commit_event(&c->enc, &c->batch, t);

@@ -298,9 +298,7 @@ static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
 		goto out;
 	}
 	spulse_oc_phase(ph, &pt, &c->stats.phase_in_encode_ns);
-	if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
-			      c->batch.buf, c->batch.len)) {
-		spulse_batch_rollback(&c->enc, &c->batch);
+	if (!spulse_batch_put(c)) {
 		c->stats.offcpu_dropped_buffer_full++;
 	} else {
 		spulse_batch_commit_event(&c->enc, &c->batch, s->t_out);

@@ -88,9 +88,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 				      spulse.interval_us)) {
 		/* cannot happen with validated sizes; counted, not lost */
 		c->stats.dropped_too_deep++;
-	} else if (!spulse_relay_put(*this_cpu_ptr(spulse.chan->buf),
-				     c->batch.buf, c->batch.len)) {
-		spulse_batch_rollback(&c->enc, &c->batch);
+	} else if (!spulse_batch_put(c)) {
 		c->stats.dropped_buffer_full++;
 	} else {
 		spulse_batch_commit(&c->enc, &c->batch, s.t_ns);

@@ -590,6 +590,25 @@ extern struct spulse_state spulse;
 int spulse_relay_open(void);
 void spulse_relay_close(void);
 bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
+
+/**
+ * spulse_batch_put() - write a CPU's built batch into its relay buffer
+ * @c: this CPU's state (c->batch built by a spulse_batch_build*())
+ *
+ * One reservation; when the buffer is full the encoder is rolled back
+ * (spulse_batch_rollback()), so nothing unwritten is ever referenced. The
+ * caller commits on success and counts the drop otherwise.
+ *
+ * Return: true when written.
+ */
+static inline bool spulse_batch_put(struct spulse_cpu *c)
+{
+	if (spulse_relay_put(*this_cpu_ptr(spulse.chan->buf), c->batch.buf,
+			     c->batch.len))
+		return true;
+	spulse_batch_rollback(&c->enc, &c->batch);
+	return false;
+}
 struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs);
 void spulse_relay_flush(void);
 void spulse_relay_flush_chan(struct rchan *chan);
