@@ -116,6 +116,22 @@ def leaf_name(s, stack):
     return resolve(syms, keys, addr) if kind == "kernel" else (kind, "")
 
 
+def own_frame_in_waker(ch):
+    """A spulse.ko frame in a waker stack (leaf first) that is not below an
+    interrupt entry: a wakeup from a timer interrupt names what the CPU was
+    running, which may be spulse code (e.g. a debugfs control write); spulse
+    frames above the interrupt, or without one, would be the probe's own."""
+    for k, a in ch:
+        if k != "kernel":
+            continue
+        name, mod = resolve(syms, keys, a)
+        if mod == "spulse":
+            return True
+        if name.startswith("asm_"):	# interrupt entry: the rest was interrupted
+            return False
+    return False
+
+
 def stack_checks(streams, what, waker_leaf):
     n = own = 0
     leaf_ok = wleaf_ok = wn = user = 0
@@ -137,8 +153,7 @@ def stack_checks(streams, what, waker_leaf):
             if r["waker"] != "none":
                 wn += 1
                 wch = s.chain(int(r["waker_stack"]))
-                if any(k == "kernel" and resolve(syms, keys, a)[1] == "spulse"
-                       for k, a in wch):
+                if own_frame_in_waker(wch):
                     own += 1
                 wl = leaf_name(s, int(r["waker_stack"]))[0]
                 if wl in waker_leaf:
