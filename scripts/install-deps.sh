@@ -11,6 +11,9 @@ pkgs=(
 	linux-headers-amd64 linux-source-6.1 kmod sparse bc flex bison
 	libssl-dev dwarves rsync zstd xz-utils cpio
 	qemu-system-x86 busybox-static linux-perf
+	libdebuginfod-dev debuginfod elfutils libiberty-dev zlib1g-dev
+	protobuf-c-compiler libprotobuf-c-dev golang-go tmux nodejs npm g++
+	libc6-dbg
 )
 
 missing=()
