@@ -12,7 +12,7 @@ pkgs=(
 	libssl-dev dwarves rsync zstd xz-utils cpio
 	qemu-system-x86 busybox-static linux-perf
 	libdebuginfod-dev debuginfod elfutils libiberty-dev zlib1g-dev
-	protobuf-c-compiler libprotobuf-c-dev golang-go tmux nodejs npm g++
+	protobuf-c-compiler libprotobuf-c-dev golang-go tmux nodejs g++
 	libc6-dbg
 )
 
@@ -22,6 +22,8 @@ for p in "${pkgs[@]}"; do
 		missing+=("$p")
 	fi
 done
+# npm: Debian packages it apart from nodejs; other nodejs builds bundle it.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 echo "install-deps: installing ${missing[*]}" >&2
