@@ -5,6 +5,9 @@
 #include "cli.h"
 
 int cmd_latency(int argc, char **argv);	/* cmd_latency.c */
+int cmd_diff(int argc, char **argv);	/* cmd_diff.c */
+int cmd_top(int argc, char **argv);	/* cmd_top.c */
+int cmd_unwind(int argc, char **argv);	/* cmd_unwind.c */
 
 struct subcommand {
 	const char *name;
@@ -21,6 +24,9 @@ static const struct subcommand subcommands[] = {
 	{ "latency", cmd_latency, "run-queue and off-CPU histograms, longest waits" },
 	{ "export", cmd_export, "export as folded, JSON, perf-script, trace-event" },
 	{ "synth", cmd_synth, "write a deterministic synthetic profile" },
+	{ "diff", cmd_diff, "compare two profiles function by function" },
+	{ "top", cmd_top, "live top functions of a spool being written" },
+	{ "unwind", cmd_unwind, "build or show unwind tables of ELF files" },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
