@@ -41,6 +41,45 @@ void symbolizer_set_symfs(struct symbolizer *s, const char *dir)
 	s->symfs = dir && *dir ? dir : NULL;
 }
 
+/* Stubs until the libdwfl symbolizer lands (same file, next commits). */
+void symbolizer_set_spool(struct symbolizer *s, const char *spool,
+			  uint64_t start_us)
+{
+	(void)s; (void)spool; (void)start_us;
+}
+
+void symbolizer_set_demangle(struct symbolizer *s, bool on)
+{
+	(void)s; (void)on;
+}
+
+void symbolizer_set_debuginfod(struct symbolizer *s, bool on)
+{
+	(void)s; (void)on;
+}
+
+void symbolizer_set_inline(struct symbolizer *s, bool on)
+{
+	(void)s; (void)on;
+}
+
+void symbolizer_set_srcline(struct symbolizer *s, bool on)
+{
+	(void)s; (void)on;
+}
+
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
+{
+	(void)s; (void)dir;
+}
+
+uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
+				 const struct sym_frame **chain)
+{
+	*chain = symbolizer_frame(s, frame_id);
+	return *chain ? 1 : 0;
+}
+
 char *symbolizer_default_kallsyms(const char *spool)
 {
 	size_t n = strlen(spool) + sizeof(".kallsyms");
@@ -224,6 +263,7 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 	if (lid < 0)
 		return -ENOMEM;
 	sf->label = strtab_str(&s->labels, (uint32_t)lid);
+	sf->label_id = (uint32_t)lid;
 	s->frames[id].label_id = lid;
 	return 0;
 }

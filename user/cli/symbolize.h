@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Frame symbolization: module-relative frames through the module file's ELF
- * symbol tables (libelf), kernel frames through a /proc/kallsyms-format
- * sidecar, everything else as hex. Symbol tables are loaded once per path
- * and every result is cached per frame id.
+ * Frame symbolization (docs/CLI.md "Symbolization"): module-relative frames
+ * through elfutils libdwfl (symbol tables, separate debug files by build-id
+ * and .gnu_debuglink, debuginfod, DWARF lines and inline scopes), C++/Rust
+ * names demangled, [vdso] through the SPOOL.vdso sidecar, JIT frames through
+ * perf-PID.map files, kernel frames through a /proc/kallsyms-format sidecar
+ * bounded by the kernel text and module ranges; everything else as hex.
+ * Modules are opened once per path and every result is cached per frame id,
+ * so the cost is per distinct frame, never per sample.
  */
 #ifndef SPULSE_SYMBOLIZE_H
 #define SPULSE_SYMBOLIZE_H
@@ -18,12 +22,27 @@ struct symbolizer;
 /** A symbolized frame; strings are owned by the symbolizer. */
 struct sym_frame {
 	uint8_t kind;		/* enum spulse_frame_kind */
-	const char *func;	/* NULL when unknown */
+	const char *func;	/* NULL when unknown (demangled when on) */
 	uint64_t func_off;	/* address - function start, when known */
 	uint64_t addr;		/* rel for module frames, else absolute */
-	const char *dso;	/* module path, "[kernel.kallsyms]",
-				 * "[module]" or "[unknown]" */
+	const char *dso;	/* module path (bytes outside 0x20..0x7e and
+				 * '\' escaped as \xNN), "[kernel.kallsyms]",
+				 * "[module]", "[vdso]" or "[unknown]" */
 	const char *label;	/* display name, see docs/CLI.md */
+	uint32_t label_id;	/* interned id of @label (symbolizer_label) */
+	/* source line of the address (NULL/0 unknown); for the outer entries
+	 * of an inline chain, the call site of the next inner one */
+	const char *file;
+	uint32_t line;
+	/* GNU build-id recorded in the spool for the module (hex, lower case),
+	 * NULL when none was recorded */
+	const char *build_id;
+	/* the file at the module's path (or under --symfs) has a different
+	 * build-id and was not used; the frame was resolved from a build-id
+	 * directory or debuginfod, or left as hex */
+	bool build_id_mismatch;
+	/* the frame is an inlined call (only in symbolizer_inline_chain) */
+	bool inlined;
 };
 
 /*
@@ -38,10 +57,54 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
  * PATH itself. Call before the first symbolizer_frame(); @dir must outlive @s.
  */
 void symbolizer_set_symfs(struct symbolizer *s, const char *dir);
+
+/*
+ * The spool being read, for its sidecars: SPOOL.vdso (the [vdso] image
+ * saved at record time) and SPOOL.perf-PID.map (JIT maps saved at record
+ * time). @start_us is the header's start time: without a saved map, a
+ * /tmp/perf-PID.map is used only when its mtime is not before the start of
+ * the recording (nor after the spool's own mtime). Call before the first
+ * symbolizer_frame(); @spool is copied.
+ */
+void symbolizer_set_spool(struct symbolizer *s, const char *spool,
+			  uint64_t start_us);
+
+/* Demangle C++ (Itanium) and Rust names (default on). */
+void symbolizer_set_demangle(struct symbolizer *s, bool on);
+
+/* Ask debuginfod for missing files by build-id (default: on when the
+ * DEBUGINFOD_URLS environment variable is set and not empty). */
+void symbolizer_set_debuginfod(struct symbolizer *s, bool on);
+
+/* Compute inline chains for symbolizer_inline_chain() (default off: it
+ * reads DWARF scopes for every frame, which is slower). */
+void symbolizer_set_inline(struct symbolizer *s, bool on);
+
+/* Read source lines (sym_frame.file/line; default on). */
+void symbolizer_set_srcline(struct symbolizer *s, bool on);
+
+/*
+ * Extra directory searched for separate debug files before the system's
+ * /usr/lib/debug: DIR/.build-id/xx/rest.debug, DIR/.build-id/xx/rest (the
+ * executable itself) and DIR/PATH.debug by .gnu_debuglink. @dir is copied.
+ */
+void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir);
+
 void symbolizer_free(struct symbolizer *s);
 
 /* Symbolize frame @id; NULL on allocation failure or an undefined id. */
 const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id);
+
+/*
+ * Inline chain of frame @id: *@chain is set to an array of the frames at
+ * that address, innermost (deepest inlined) first, ending with the real
+ * function that contains the address (its entry equals symbolizer_frame()
+ * apart from file/line). Returns the count: 1 when nothing is inlined or
+ * inline chains are off (symbolizer_set_inline), 0 on error (*@chain NULL).
+ * The array is owned by @s and cached.
+ */
+uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
+				 const struct sym_frame **chain);
 
 /* Interned label id of frame @id (dense, for aggregation); -1 on error. */
 int64_t symbolizer_label_id(struct symbolizer *s, uint32_t id);
