@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Sample aggregation shared by report, flame and export. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,20 +12,16 @@ static int parse_states(struct profile *p, const char *arg);
 
 int profile_option(struct profile *p, int c, const char *arg)
 {
-	uint64_t v;
+	int rc;
 
 	switch (c) {
 	case 'p':
-		if (!cli_parse_u64("--pid", arg, &v))
-			return EXIT_USAGE;
-		if (v > UINT32_MAX) {
-			fprintf(stderr, "spulse: --pid %s is not a process id\n",
-				arg);
-			return EXIT_USAGE;
+		rc = filter_option(&p->filter, c, arg);
+		if (rc == 1 && !p->has_pid) {
+			p->has_pid = true;
+			p->pid = p->filter.pids[0];
 		}
-		p->has_pid = true;
-		p->pid = (uint32_t)v;
-		return 1;
+		return rc;
 	case 'k':
 		p->kallsyms = arg;
 		return 1;
@@ -52,7 +49,7 @@ int profile_option(struct profile *p, int c, const char *arg)
 		p->offcpu_opts = true;
 		return parse_states(p, arg);
 	}
-	return 0;
+	return filter_option(&p->filter, c, arg);
 }
 
 /* "S,D", "SD" or "S, D": letters of spulse_state_name(); case matters. */
@@ -87,6 +84,140 @@ static int parse_states(struct profile *p, const char *arg)
 	return 1;
 }
 
+/* The earliest sample time, or without samples the earliest interval. */
+static int time_origin(struct profile *p, int64_t *origin)
+{
+	struct spulse_sample buf[1024];
+	struct spulse_offcpu iv;
+	int64_t lo = INT64_MAX;
+	int n, i;
+
+	while ((n = spulse_replay_next_samples(p->replay, buf, 1024)) > 0)
+		for (i = 0; i < n; i++)
+			if (buf[i].time_ns < lo)
+				lo = buf[i].time_ns;
+	if (n < 0 || (n = spulse_replay_rewind(p->replay)) < 0)
+		return n;
+	if (lo == INT64_MAX) {
+		while ((n = spulse_replay_next_offcpu(p->replay, &iv)) > 0)
+			if (iv.time_ns < lo)
+				lo = iv.time_ns;
+		if (n < 0 || (n = spulse_replay_rewind_offcpu(p->replay)) < 0)
+			return n;
+	}
+	*origin = lo == INT64_MAX ? 0 : lo;
+	return 0;
+}
+
+/* Per-thread and per-frame tables of the filters; the --time window. */
+static int resolve_filters(struct profile *p)
+{
+	const struct filter *f = &p->filter;
+	uint32_t i;
+	int rc;
+
+	p->nthreads = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
+	p->nframes = spulse_defs_count(p->defs, SPULSE_TAG_FRAME);
+	if (filter_has_thread(f)) {
+		p->thread_ok = calloc(p->nthreads ? p->nthreads : 1, 1);
+		if (!p->thread_ok)
+			goto oom;
+		for (i = 0; i < p->nthreads; i++) {
+			struct spulse_thread t;
+
+			p->thread_ok[i] =
+				spulse_defs_thread(p->defs, i, &t) == 0 &&
+				filter_thread(f, t.pid, t.tid, t.comm,
+					      t.comm_len);
+		}
+	}
+	if (f->frames) {
+		p->frame_ok = calloc(p->nframes ? p->nframes : 1, 1);
+		if (!p->frame_ok)
+			goto oom;
+		for (i = 0; i < p->nframes; i++) {
+			struct spulse_frame fr;
+
+			p->frame_ok[i] =
+				spulse_defs_frame(p->defs, i, &fr) == 0 &&
+				filter_frame_kind(f, fr.kind);
+		}
+	}
+	if (f->frames || f->ndsos) {
+		uint32_t ns = spulse_defs_count(p->defs, SPULSE_TAG_STACK);
+
+		p->stack_ok = calloc(ns ? ns : 1, 1);
+		if (!p->stack_ok)
+			goto oom;
+	}
+	if (f->has_time) {
+		double lo, hi;
+
+		rc = time_origin(p, &p->origin_ns);
+		if (rc < 0) {
+			fprintf(stderr, "%s: reading samples: %s\n", p->file,
+				strerror(-rc));
+			return EXIT_INVALID;
+		}
+		lo = (double)p->origin_ns + f->t_start * 1e9;
+		hi = (double)p->origin_ns + f->t_end * 1e9;
+		p->t_lo = lo >= 9.2e18 ? INT64_MAX : (int64_t)lo;
+		p->t_hi = hi >= 9.2e18 ? INT64_MAX : (int64_t)hi;
+	}
+	return EXIT_OK;
+oom:
+	fprintf(stderr, "spulse: out of memory\n");
+	return EXIT_INVALID;
+}
+
+bool profile_stack_ok(const struct profile *p, uint32_t stack)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH];
+	uint32_t nstacks;
+	bool ok;
+	int n, i;
+
+	if (!p->stack_ok)
+		return true;
+	nstacks = spulse_defs_count(p->defs, SPULSE_TAG_STACK);
+	if (stack >= nstacks)
+		return false;
+	if (p->stack_ok[stack])
+		return p->stack_ok[stack] == 1;
+	n = profile_stack_frames(p, stack, frames);
+	ok = n > 0;
+	if (ok && p->filter.ndsos) {
+		ok = false;
+		for (i = 0; i < n && !ok; i++) {
+			const struct sym_frame *sf =
+				symbolizer_frame(p->sym, frames[i]);
+
+			ok = sf && filter_dso_matches(&p->filter, sf->dso);
+		}
+	}
+	p->stack_ok[stack] = ok ? 1 : 2;
+	return ok;
+}
+
+const char *profile_thread_label(const struct profile *p, uint32_t thread,
+				 int key, char *buf, size_t len)
+{
+	struct spulse_thread t;
+
+	if (spulse_defs_thread(p->defs, thread, &t) < 0) {
+		snprintf(buf, len, "[unknown thread]");
+		return buf;
+	}
+	if (key == 'c')
+		snprintf(buf, len, "%.*s", (int)t.comm_len, t.comm);
+	else if (key == 'p')
+		snprintf(buf, len, "%.*s %u", (int)t.comm_len, t.comm, t.pid);
+	else
+		snprintf(buf, len, "%.*s %u/%u", (int)t.comm_len, t.comm,
+			 t.pid, t.tid);
+	return buf;
+}
+
 int profile_open(struct profile *p, const char *file)
 {
 	const char *kallsyms = p->kallsyms, *symfs = p->symfs;
@@ -116,18 +247,15 @@ int profile_open(struct profile *p, const char *file)
 		return EXIT_INVALID;
 	}
 	symbolizer_set_symfs(p->sym, symfs);
-	return EXIT_OK;
+	symbolizer_set_spool(p->sym, file, p->info->start_us);
+	return resolve_filters(p);
 }
 
 bool profile_wants(const struct profile *p, const struct spulse_sample *s)
 {
-	struct spulse_thread t;
-
-	if (!p->has_pid)
-		return true;
-	if (spulse_defs_thread(p->defs, s->thread, &t) < 0)
-		return false;
-	return t.pid == p->pid;
+	return profile_thread_ok(p, s->thread) &&
+	       profile_time_ok(p, s->time_ns) &&
+	       profile_stack_ok(p, s->stack);
 }
 
 int profile_check_offcpu_opts(const struct profile *p, const char *cmd)
@@ -141,16 +269,12 @@ int profile_check_offcpu_opts(const struct profile *p, const char *cmd)
 bool profile_wants_offcpu(const struct profile *p,
 			  const struct spulse_offcpu *iv)
 {
-	struct spulse_thread t;
-
 	if (p->state_mask && (iv->state > SPULSE_STATE_MAX ||
 			      !(p->state_mask & (1u << iv->state))))
 		return false;
-	if (!p->has_pid)
-		return true;
-	if (spulse_defs_thread(p->defs, iv->thread, &t) < 0)
-		return false;
-	return t.pid == p->pid;
+	return profile_thread_ok(p, iv->thread) &&
+	       profile_time_ok(p, iv->time_ns) &&
+	       profile_stack_ok(p, iv->stack);
 }
 
 uint64_t profile_offcpu_weight(const struct profile *p,
@@ -238,7 +362,122 @@ int profile_load_offcpu(struct profile *p, struct spulse_offcpu **out,
 	return EXIT_OK;
 }
 
-static int count_offcpu(struct profile *p)
+/* (stack, thread) -> cell index: open addressing, grown by doubling. */
+struct cell_map {
+	uint32_t *slots;	/* cell index + 1, 0 = empty */
+	size_t nslots;
+};
+
+static uint32_t cell_hash(uint32_t stack, uint32_t thread)
+{
+	uint64_t k = (uint64_t)stack << 32 | thread;
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+static int cell_grow(struct profile *p, struct cell_map *m)
+{
+	size_t ns = m->nslots ? m->nslots * 2 : 4096, i;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+	struct profile_cell *nc;
+
+	if (!sl)
+		return -1;
+	nc = realloc(p->cells, ns / 2 * sizeof(*nc));
+	if (!nc) {
+		free(sl);
+		return -1;
+	}
+	p->cells = nc;
+	for (i = 0; i < p->ncells; i++) {
+		uint32_t h = cell_hash(nc[i].stack, nc[i].thread);
+
+		while (sl[h & (ns - 1)])
+			h++;
+		sl[h & (ns - 1)] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = sl;
+	m->nslots = ns;
+	return 0;
+}
+
+/* Add @w to the cell of (@stack, @thread); no allocation unless it grows. */
+static int cell_add(struct profile *p, struct cell_map *m, uint32_t stack,
+		    uint32_t thread, uint64_t w)
+{
+	uint32_t h, c;
+
+	if (p->ncells * 2 >= m->nslots && cell_grow(p, m) < 0)
+		return -1;
+	for (h = cell_hash(stack, thread); (c = m->slots[h & (m->nslots - 1)]);
+	     h++) {
+		struct profile_cell *pc = &p->cells[c - 1];
+
+		if (pc->stack == stack && pc->thread == thread) {
+			pc->weight += w;
+			return 0;
+		}
+	}
+	m->slots[h & (m->nslots - 1)] = (uint32_t)p->ncells + 1;
+	p->cells[p->ncells++] = (struct profile_cell){ stack, thread, w };
+	return 0;
+}
+
+/* Cells from the per-stack counts (thread SPULSE_NONE). */
+static int cells_from_stacks(struct profile *p)
+{
+	uint32_t s;
+	size_t n = 0;
+
+	for (s = 0; s < p->nstacks; s++)
+		n += p->stack_count[s] != 0;
+	p->cells = malloc((n ? n : 1) * sizeof(*p->cells));
+	if (!p->cells)
+		return -1;
+	for (s = 0; s < p->nstacks; s++)
+		if (p->stack_count[s])
+			p->cells[p->ncells++] = (struct profile_cell){
+				s, SPULSE_NONE, p->stack_count[s] };
+	return 0;
+}
+
+/*
+ * Drop what the stack-level filters reject (decided once per stack, after
+ * counting), then derive the cells or the per-stack counts.
+ */
+static int finish_count(struct profile *p)
+{
+	size_t i, k = 0;
+	uint32_t s;
+
+	if (!p->by_thread) {
+		for (s = 0; s < p->nstacks; s++) {
+			if (p->stack_count[s] && !profile_stack_ok(p, s)) {
+				p->total -= p->stack_count[s];
+				p->stack_count[s] = 0;
+			}
+		}
+		return cells_from_stacks(p);
+	}
+	for (i = 0; i < p->ncells; i++) {
+		struct profile_cell *c = &p->cells[i];
+
+		if (!profile_stack_ok(p, c->stack)) {
+			p->total -= c->weight;
+			continue;
+		}
+		p->stack_count[c->stack] += c->weight;
+		p->cells[k++] = *c;
+	}
+	p->ncells = k;
+	return 0;
+}
+
+static int count_offcpu(struct profile *p, struct cell_map *m)
 {
 	struct spulse_offcpu iv;
 	int rc;
@@ -246,24 +485,58 @@ static int count_offcpu(struct profile *p)
 	while ((rc = spulse_replay_next_offcpu(p->replay, &iv)) > 0) {
 		uint64_t w;
 
-		if (!profile_wants_offcpu(p, &iv) || iv.stack >= p->nstacks)
+		if (iv.stack >= p->nstacks || iv.state > SPULSE_STATE_MAX ||
+		    (p->state_mask && !(p->state_mask & (1u << iv.state))) ||
+		    !profile_thread_ok(p, iv.thread) ||
+		    !profile_time_ok(p, iv.time_ns))
 			continue;
 		w = profile_offcpu_weight(p, &iv);
-		p->stack_count[iv.stack] += w;
+		if (p->by_thread) {
+			if (cell_add(p, m, iv.stack, iv.thread, w) < 0)
+				return -ENOMEM;
+		} else {
+			p->stack_count[iv.stack] += w;
+		}
 		p->total += w;
 		p->intervals++;
 	}
-	if (rc < 0) {
-		fprintf(stderr, "%s: reading off-CPU intervals: %s\n", p->file,
-			strerror(-rc));
-		return EXIT_INVALID;
+	return rc;
+}
+
+static int count_samples(struct profile *p, struct cell_map *m)
+{
+	struct spulse_sample buf[1024];
+	bool simple = !p->thread_ok && !p->filter.has_time && !p->by_thread;
+	int n, i;
+
+	while ((n = spulse_replay_next_samples(p->replay, buf, 1024)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct spulse_sample *s = &buf[i];
+
+			if (s->stack >= p->nstacks)
+				continue;
+			if (!simple) {
+				if (!profile_thread_ok(p, s->thread) ||
+				    !profile_time_ok(p, s->time_ns))
+					continue;
+				if (p->by_thread) {
+					if (cell_add(p, m, s->stack, s->thread,
+						     1) < 0)
+						return -ENOMEM;
+					p->total++;
+					continue;
+				}
+			}
+			p->stack_count[s->stack]++;
+			p->total++;
+		}
 	}
-	return EXIT_OK;
+	return n;
 }
 
 int profile_count(struct profile *p)
 {
-	struct spulse_sample s;
+	struct cell_map m = { 0 };
 	int rc;
 
 	p->nstacks = spulse_defs_count(p->defs, SPULSE_TAG_STACK);
@@ -273,39 +546,15 @@ int profile_count(struct profile *p)
 		fprintf(stderr, "spulse: out of memory\n");
 		return EXIT_INVALID;
 	}
-	if (p->offcpu)
-		return count_offcpu(p);
-	if (p->has_pid) {
-		/* cache the pid test per thread id */
-		uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD), i;
-		uint8_t *want = calloc(nt ? nt : 1, 1);
-
-		if (!want)
-			return EXIT_INVALID;
-		for (i = 0; i < nt; i++) {
-			struct spulse_thread t;
-
-			want[i] = spulse_defs_thread(p->defs, i, &t) == 0 &&
-				  t.pid == p->pid;
-		}
-		while ((rc = spulse_replay_next_sample(p->replay, &s)) > 0) {
-			if (s.thread < nt && want[s.thread] &&
-			    s.stack < p->nstacks) {
-				p->stack_count[s.stack]++;
-				p->total++;
-			}
-		}
-		free(want);
-	} else {
-		while ((rc = spulse_replay_next_sample(p->replay, &s)) > 0) {
-			if (s.stack < p->nstacks) {
-				p->stack_count[s.stack]++;
-				p->total++;
-			}
-		}
+	rc = p->offcpu ? count_offcpu(p, &m) : count_samples(p, &m);
+	free(m.slots);
+	if (rc == -ENOMEM || (rc >= 0 && finish_count(p) < 0)) {
+		fprintf(stderr, "spulse: out of memory\n");
+		return EXIT_INVALID;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "%s: reading samples: %s\n", p->file,
+		fprintf(stderr, "%s: reading %s: %s\n", p->file,
+			p->offcpu ? "off-CPU intervals" : "samples",
 			strerror(-rc));
 		return EXIT_INVALID;
 	}
@@ -316,15 +565,17 @@ int profile_stack_frames(const struct profile *p, uint32_t leaf,
 			 uint32_t *frames)
 {
 	uint32_t tmp[SPULSE_MAX_DEPTH], id = leaf;
-	int n = 0, i;
+	int n = 0, i, walked = 0;
 
 	while (id != SPULSE_NONE) {
 		struct spulse_stack st;
 
-		if (n == SPULSE_MAX_DEPTH ||
+		if (walked++ == SPULSE_MAX_DEPTH ||
 		    spulse_defs_stack(p->defs, id, &st) < 0)
 			return -1;
-		tmp[n++] = st.frame;
+		if (!p->frame_ok ||
+		    (st.frame < p->nframes && p->frame_ok[st.frame]))
+			tmp[n++] = st.frame;
 		id = st.parent;
 	}
 	for (i = 0; i < n; i++)
@@ -398,6 +649,11 @@ void profile_close(struct profile *p)
 {
 	symbolizer_free(p->sym);
 	free(p->stack_count);
+	free(p->cells);
+	free(p->thread_ok);
+	free(p->frame_ok);
+	free(p->stack_ok);
+	filter_free(&p->filter);
 	if (p->replay)
 		spulse_replay_close(p->replay);
 	memset(p, 0, sizeof(*p));

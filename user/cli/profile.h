@@ -9,7 +9,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "filter.h"
 #include "symbolize.h"
+
+/* Weight of one (stack, thread) pair after counting. */
+struct profile_cell {
+	uint32_t stack;		/* leaf stack id */
+	uint32_t thread;	/* thread id, SPULSE_NONE unless ->by_thread */
+	uint64_t weight;	/* samples, or ns with ->offcpu */
+};
 
 struct profile {
 	const char *file;
@@ -30,6 +38,22 @@ struct profile {
 	uint32_t state_mask;	/* bit per enum spulse_offcpu_state; 0 = all */
 	uint64_t intervals;	/* intervals counted by profile_count() */
 	bool offcpu_opts;	/* --state or --metric was given */
+	/* filters (filter.h), resolved to per-id tables by profile_open() */
+	struct filter filter;
+	uint8_t *thread_ok;	/* per thread id; NULL = every thread */
+	uint32_t nthreads;
+	uint8_t *frame_ok;	/* per frame id; NULL = every frame */
+	uint32_t nframes;
+	uint8_t *stack_ok;	/* per stack id: 0 unknown, 1 kept, 2 not;
+				 * NULL when no stack-level filter is set */
+	int64_t origin_ns;	/* --time origin: the earliest sample (or,
+				 * without samples, interval) */
+	int64_t t_lo, t_hi;	/* --time window in ns from the profile
+				 * start, [t_lo, t_hi) */
+	/* set before profile_count() to keep counts per (stack, thread) */
+	bool by_thread;
+	struct profile_cell *cells;	/* after profile_count() */
+	size_t ncells;
 };
 
 /* What an off-CPU interval weighs. */
@@ -47,6 +71,12 @@ enum profile_metric {
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "kallsyms", required_argument, NULL, 'k' }, \
 	{ "symfs", required_argument, NULL, 'S' }
+
+/*
+ * The filters beyond --pid (filter.h): --tid, --comm, --dso, --time,
+ * --kernel, --user; handled by profile_option() too.
+ */
+#define PROFILE_FILTER_LONGOPTS FILTER_LONGOPTS
 
 /* Off-CPU options: 'O' --off-cpu, 's' --state S,D,..., 'M' --metric M. */
 #define PROFILE_OFFCPU_LONGOPTS \
@@ -115,12 +145,13 @@ int profile_load_offcpu(struct profile *p, struct spulse_offcpu **out,
  */
 void profile_note_no_offcpu(const struct profile *p);
 
-/* Does sample @s pass the pid filter? */
+/* Does sample @s pass the thread, time and stack filters? */
 bool profile_wants(const struct profile *p, const struct spulse_sample *s);
 
 /*
  * Frames of stack @leaf, root first, into @frames (room for
- * SPULSE_MAX_DEPTH). Returns the depth, or -1 for a broken chain.
+ * SPULSE_MAX_DEPTH), without the frames --kernel/--user drop. Returns the
+ * depth (0 when every frame was dropped), or -1 for a broken chain.
  */
 int profile_stack_frames(const struct profile *p, uint32_t leaf,
 			 uint32_t *frames);
@@ -133,6 +164,32 @@ int profile_stack_frames(const struct profile *p, uint32_t leaf,
  */
 int profile_thread_groups(const struct profile *p, uint64_t **keys,
 			  size_t *n, uint32_t **map, uint32_t **latest);
+
+/*
+ * Does stack @stack pass the stack-level filters (--dso: a frame in one of
+ * the modules; --kernel/--user: a frame left)? Cached per stack id.
+ */
+bool profile_stack_ok(const struct profile *p, uint32_t stack);
+
+/* Does a sample or interval at @time_ns pass --time? */
+static inline bool profile_time_ok(const struct profile *p, int64_t time_ns)
+{
+	return !p->filter.has_time ||
+	       (time_ns >= p->t_lo && time_ns < p->t_hi);
+}
+
+/* Does thread id @thread pass --pid/--tid/--comm? */
+static inline bool profile_thread_ok(const struct profile *p, uint32_t thread)
+{
+	return !p->thread_ok || (thread < p->nthreads && p->thread_ok[thread]);
+}
+
+/*
+ * Label text of thread id @thread for --root / --sort keys: "COMM" (key
+ * 'c'), "COMM PID" ('p') or "COMM PID/TID" ('t'), into @buf.
+ */
+const char *profile_thread_label(const struct profile *p, uint32_t thread,
+				 int key, char *buf, size_t len);
 
 void profile_close(struct profile *p);
 
