@@ -2,33 +2,73 @@
 /*
  * Open-addressing hash tables used for interning (Recorder) and for the
  * per-process active-module lists (definitions).
+ *
+ * Every table hashes with a seed of its own, drawn from getrandom(2) when
+ * the table is first used: ids and addresses come from the file being read,
+ * and with a fixed hash a crafted file can put every key in one probe
+ * cluster (130,557 module records with colliding pids took 14 s in
+ * `spulse check`, issue 10 item 15). A key's slot is unpredictable without
+ * the seed, so probe sequences stay short whatever the ids.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
-uint32_t spulse_hash64(uint64_t x)
+static inline uint64_t fmix64(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 33;
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	x ^= x >> 33;
-	return (uint32_t)x;
+	return x;
 }
 
-uint32_t spulse_hash_bytes(const void *p, size_t len, uint32_t seed)
+uint64_t spulse_hash_seed(void)
+{
+	static uint64_t counter;
+	uint64_t seed = 0;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed) &&
+	    seed)
+		return seed;
+	/* no entropy yet (early boot): still differs per table and run */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	seed = fmix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+		      ((uint64_t)getpid() << 48) ^ (uint64_t)(uintptr_t)&ts ^
+		      __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ULL,
+					 __ATOMIC_RELAXED));
+	return seed | 1;
+}
+
+uint32_t spulse_hash64(uint64_t x, uint64_t seed)
+{
+	return (uint32_t)fmix64(fmix64(x ^ seed) + seed);
+}
+
+uint32_t spulse_hash_bytes(const void *p, size_t len, uint64_t seed)
 {
 	const uint8_t *b = p;
-	uint32_t h = 2166136261u ^ seed;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
 	size_t i;
 
 	for (i = 0; i < len; i++) {
 		h ^= b[i];
-		h *= 16777619u;
+		h *= 0x100000001b3ULL;
 	}
-	return spulse_hash64(h);
+	return spulse_hash64(h ^ len, seed);
+}
+
+uint64_t spulse_htab_seed(struct spulse_htab *h)
+{
+	if (!h->seed)
+		h->seed = spulse_hash_seed();
+	return h->seed;
 }
 
 uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
@@ -43,19 +83,23 @@ uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
 
 		if (!s)
 			return SPULSE_NONE;
+		SPULSE_PROBE(h);
 		if ((uint32_t)(s >> 32) == hash &&
 		    eq(ctx, (uint32_t)s - 1))
 			return (uint32_t)s - 1;
 	}
 }
 
-static void htab_put(uint64_t *slots, uint32_t mask, uint64_t s)
+/* Place @s in its probe sequence; return the slots passed over. */
+static uint64_t htab_put(uint64_t *slots, uint32_t mask, uint64_t s)
 {
+	uint64_t probes = 0;
 	uint32_t i;
 
 	for (i = (uint32_t)(s >> 32) & mask; slots[i]; i = (i + 1) & mask)
-		;
+		probes++;
 	slots[i] = s;
+	return probes;
 }
 
 int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id)
@@ -73,13 +117,15 @@ int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id)
 		if (h->slots) {
 			for (i = 0; i <= h->mask; i++)
 				if (h->slots[i])
-					htab_put(ns, ncap - 1, h->slots[i]);
+					h->probes += htab_put(ns, ncap - 1,
+							      h->slots[i]);
 			free(h->slots);
 		}
 		h->slots = ns;
 		h->mask = ncap - 1;
 	}
-	htab_put(h->slots, h->mask, ((uint64_t)hash << 32) | ((uint64_t)id + 1));
+	h->probes += htab_put(h->slots, h->mask,
+			      ((uint64_t)hash << 32) | ((uint64_t)id + 1));
 	h->count++;
 	return 0;
 }
@@ -88,6 +134,11 @@ void spulse_htab_free(struct spulse_htab *h)
 {
 	free(h->slots);
 	memset(h, 0, sizeof(*h));
+}
+
+uint64_t spulse_htab_probes(const struct spulse_htab *h)
+{
+	return h->probes;
 }
 
 size_t spulse_htab_bytes(const struct spulse_htab *h)
@@ -101,9 +152,12 @@ uint32_t *spulse_u32map_find(const struct spulse_u32map *m, uint32_t key)
 
 	if (!m->keys)
 		return NULL;
-	for (i = spulse_hash64(key) & m->mask; m->used[i]; i = (i + 1) & m->mask)
+	for (i = spulse_hash64(key, m->seed) & m->mask; m->used[i];
+	     i = (i + 1) & m->mask) {
+		SPULSE_PROBE(m);
 		if (m->keys[i] == key)
 			return &m->vals[i];
+	}
 	return NULL;
 }
 
@@ -115,6 +169,8 @@ static int u32map_grow(struct spulse_u32map *m)
 
 	if (ncap == 0)
 		return -ENOMEM;
+	if (!m->seed)
+		m->seed = spulse_hash_seed();
 	nk = malloc(ncap * sizeof(*nk));
 	nv = malloc(ncap * sizeof(*nv));
 	nu = calloc(ncap, 1);
@@ -129,9 +185,9 @@ static int u32map_grow(struct spulse_u32map *m)
 
 		if (!m->used[i])
 			continue;
-		for (j = spulse_hash64(m->keys[i]) & (ncap - 1); nu[j];
+		for (j = spulse_hash64(m->keys[i], m->seed) & (ncap - 1); nu[j];
 		     j = (j + 1) & (ncap - 1))
-			;
+			SPULSE_PROBE(m);
 		nu[j] = 1;
 		nk[j] = m->keys[i];
 		nv[j] = m->vals[i];
@@ -156,8 +212,9 @@ uint32_t *spulse_u32map_get(struct spulse_u32map *m, uint32_t key, uint32_t def)
 	if (!m->keys || (uint64_t)(m->count + 1) * 4 > (uint64_t)(m->mask + 1) * 3)
 		if (u32map_grow(m))
 			return NULL;
-	for (i = spulse_hash64(key) & m->mask; m->used[i]; i = (i + 1) & m->mask)
-		;
+	for (i = spulse_hash64(key, m->seed) & m->mask; m->used[i];
+	     i = (i + 1) & m->mask)
+		SPULSE_PROBE(m);
 	m->used[i] = 1;
 	m->keys[i] = key;
 	m->vals[i] = def;
@@ -171,6 +228,11 @@ void spulse_u32map_free(struct spulse_u32map *m)
 	free(m->vals);
 	free(m->used);
 	memset(m, 0, sizeof(*m));
+}
+
+uint64_t spulse_u32map_probes(const struct spulse_u32map *m)
+{
+	return m->probes;
 }
 
 size_t spulse_u32map_bytes(const struct spulse_u32map *m)

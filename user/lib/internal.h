@@ -39,15 +39,37 @@ int spulse_open_spool(const char *path, struct spulse_error *err);
 /* ---- intern.c: small open-addressing tables ---- */
 
 /*
+ * Every table is seeded (a random 64-bit seed per table, drawn when it is
+ * first used), so that no file can choose keys that share a probe cluster:
+ * each reader's cost stays linear in its input whatever the ids. probes
+ * counts the occupied slots passed over (a cost measure for tests).
+ */
+#define SPULSE_PROBE(t)	((*(uint64_t *)&(t)->probes)++)
+
+/* A fresh random seed (getrandom(2); a clock/pid mix if it has no entropy). */
+uint64_t spulse_hash_seed(void);
+/* Seeded 64-bit -> 32-bit hash; without the seed, slots are unpredictable. */
+uint32_t spulse_hash64(uint64_t x, uint64_t seed);
+/* Seeded hash of @len bytes. */
+uint32_t spulse_hash_bytes(const void *p, size_t len, uint64_t seed);
+
+/*
  * struct spulse_htab - hash set of ids; equality is decided by the caller,
  * which owns the keyed objects. Each slot keeps the id + 1 (0 = empty) and
- * the 32-bit hash so that growing never needs the keys.
+ * the 32-bit hash so that growing never needs the keys. Callers hash their
+ * keys with spulse_htab_seed(h) as the seed.
  */
 struct spulse_htab {
 	uint64_t *slots;	/* (hash << 32) | (id + 1) */
 	uint32_t mask;		/* capacity - 1, capacity a power of two */
 	uint32_t count;
+	uint64_t seed;		/* 0 until first used */
+	uint64_t probes;
 };
+
+/* The table's seed (drawn on first call). */
+uint64_t spulse_htab_seed(struct spulse_htab *h);
+uint64_t spulse_htab_probes(const struct spulse_htab *h);
 
 typedef bool (*spulse_htab_eq)(const void *ctx, uint32_t id);
 
@@ -64,6 +86,8 @@ struct spulse_u32map {
 	uint8_t *used;
 	uint32_t mask;
 	uint32_t count;
+	uint64_t seed;		/* drawn when the table is first allocated */
+	uint64_t probes;
 };
 
 /* Return a pointer to the value of @key, inserting @def if absent; NULL on ENOMEM. */
@@ -72,9 +96,7 @@ uint32_t *spulse_u32map_get(struct spulse_u32map *m, uint32_t key, uint32_t def)
 uint32_t *spulse_u32map_find(const struct spulse_u32map *m, uint32_t key);
 void spulse_u32map_free(struct spulse_u32map *m);
 size_t spulse_u32map_bytes(const struct spulse_u32map *m);
-
-uint32_t spulse_hash64(uint64_t x);
-uint32_t spulse_hash_bytes(const void *p, size_t len, uint32_t seed);
+uint64_t spulse_u32map_probes(const struct spulse_u32map *m);
 
 /* ---- defs.c: definition tables ---- */
 

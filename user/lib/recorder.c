@@ -414,9 +414,14 @@ SPULSE_EXPORT int spulse_rec_python(struct spulse_recorder *r, uint32_t pid,
 
 /* ---- frames ---- */
 
-static uint32_t frame_hash(uint8_t kind, uint32_t module, uint64_t addr)
+static uint32_t frame_hash(struct spulse_htab *tab, uint8_t kind,
+			   uint32_t module, uint64_t addr)
 {
-	return spulse_hash64(addr * 31 + ((uint64_t)module << 8) + kind);
+	uint64_t seed = spulse_htab_seed(tab);
+
+	return spulse_hash64(addr ^ (uint64_t)spulse_hash64(
+				     (uint64_t)module << 8 | kind, seed) << 32,
+			     seed);
 }
 
 struct frame_key {
@@ -438,7 +443,7 @@ static int intern_frame(struct spulse_recorder *r, uint8_t kind,
 {
 	struct frame_key k = { r, { .addr = addr, .module = module,
 				    .kind = kind } };
-	uint32_t h = frame_hash(kind, module, addr);
+	uint32_t h = frame_hash(&r->frame_tab, kind, module, addr);
 	uint32_t found = spulse_htab_find(&r->frame_tab, h, frame_eq, &k);
 	uint8_t *p;
 	size_t n;
@@ -558,7 +563,8 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 				   uint32_t frame, uint32_t *id)
 {
 	struct stack_key k = { r, parent, frame };
-	uint32_t h = spulse_hash64(((uint64_t)parent << 32) | frame);
+	uint32_t h = spulse_hash64(((uint64_t)parent << 32) | frame,
+				   spulse_htab_seed(&r->stack_tab));
 	uint32_t found, depth = 1;
 	uint8_t *p;
 	int ret;
@@ -650,7 +656,8 @@ SPULSE_EXPORT int spulse_rec_thread(struct spulse_recorder *r, uint32_t pid,
 
 	k.len = (uint32_t)strnlen(k.comm, SPULSE_MAX_COMM);
 	h = spulse_hash_bytes(k.comm, k.len,
-			      spulse_hash64(((uint64_t)pid << 32) | tid));
+			      spulse_htab_seed(&r->thread_tab) ^
+			      (((uint64_t)pid << 32) | tid));
 	found = spulse_htab_find(&r->thread_tab, h, thread_eq, &k);
 	if (found != SPULSE_NONE) {
 		if (id)
