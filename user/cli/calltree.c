@@ -141,6 +141,28 @@ static int64_t add_frames(struct calltree *t, uint32_t cur,
 	return cur;
 }
 
+int calltree_init_sym(struct calltree *t, struct symbolizer *sym, bool ns)
+{
+	memset(t, 0, sizeof(*t));
+	t->sym = sym;
+	t->ns = ns;
+	if (new_node(t, CALLTREE_NONE, 0) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int64_t calltree_add_path(struct calltree *t, const uint32_t *frames, int n,
+			  int step, uint64_t w)
+{
+	int64_t cur;
+
+	t->nodes[0].value += w;
+	cur = add_frames(t, 0, frames, n, step, false, w);
+	if (cur >= 0)
+		t->nodes[cur].self += w;
+	return cur;
+}
+
 int calltree_build(struct calltree *t, struct profile *p)
 {
 	uint32_t frames[SPULSE_MAX_DEPTH], s;

@@ -42,6 +42,17 @@ struct calltree {
 	int palette;		/* enum ct_palette */
 };
 
+/* An empty tree (root "all" only) over @sym's labels. */
+int calltree_init_sym(struct calltree *t, struct symbolizer *sym, bool ns);
+
+/*
+ * Add a path of frame ids below the root: @frames[0..n) in that order
+ * (@step 1) or reversed (@step -1), each node's value += @w, the last
+ * node's self += @w. Returns the last node, or a negative errno.
+ */
+int64_t calltree_add_path(struct calltree *t, const uint32_t *frames, int n,
+			  int step, uint64_t w);
+
 /* Build from the per-stack counts of @p (profile_count() first). */
 int calltree_build(struct calltree *t, struct profile *p);
 /*

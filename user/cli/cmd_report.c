@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "calltree.h"
 #include "profile.h"
-#include "strtab.h"
+#include "sort.h"
 
 static const char report_help[] =
 "usage: spulse report FILE [--top N] [--by self|total] [--pid P]\n"
@@ -44,123 +45,16 @@ static const char report_help[] =
 "                   offcputime), blocked = switch-out to wakeup only,\n"
 "                   runq = wakeup to switch-in only\n";
 
-struct row {
-	uint64_t self, total;
-	uint64_t stamp;		/* last stack counted into total, + 1 */
-	const char *dso;	/* module of the first frame (symbolizer's) */
+struct report_opts {
+	uint64_t top;
+	bool by_total, json;
+	double percent_limit;		/* rows below this % are left out */
+	struct sort_spec spec;
+	int graph;			/* 0, GRAPH_CALLER, GRAPH_CALLEE */
+	double graph_min;		/* % of the total; branches below hidden */
 };
 
-struct report {
-	struct strtab keys;	/* "label\tdso" */
-	struct row *rows;
-	size_t nrows;
-	int64_t *frame_key;	/* frame id -> key id, -2 = not yet */
-	uint32_t nframes;
-};
-
-static int64_t frame_key(struct report *r, struct profile *p, uint32_t fid)
-{
-	const struct sym_frame *sf;
-	char buf[1024];
-	int64_t k;
-
-	if (fid >= r->nframes)
-		return -1;
-	if (r->frame_key[fid] != -2)
-		return r->frame_key[fid];
-	sf = symbolizer_frame(p->sym, fid);
-	if (!sf)
-		return -1;
-	snprintf(buf, sizeof(buf), "%s\t%s", sf->label,
-		 sf->func ? sf->dso : "");
-	k = strtab_intern(&r->keys, buf);
-	if (k < 0)
-		return -1;
-	if ((size_t)k >= r->nrows) {
-		size_t n = (size_t)k * 2 + 64;
-		struct row *nr = realloc(r->rows, n * sizeof(*nr));
-
-		if (!nr)
-			return -1;
-		memset(nr + r->nrows, 0, (n - r->nrows) * sizeof(*nr));
-		r->rows = nr;
-		r->nrows = n;
-	}
-	if (!r->rows[k].dso)
-		r->rows[k].dso = sf->dso;
-	r->frame_key[fid] = k;
-	return k;
-}
-
-static bool by_total;
-static const struct report *sort_report;
-
-static int cmp_rows(const void *a, const void *b)
-{
-	const struct row *x = &sort_report->rows[*(const uint32_t *)a];
-	const struct row *y = &sort_report->rows[*(const uint32_t *)b];
-	uint64_t kx = by_total ? x->total : x->self;
-	uint64_t ky = by_total ? y->total : y->self;
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	kx = by_total ? x->self : x->total;
-	ky = by_total ? y->self : y->total;
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	return strcmp(strtab_str(&sort_report->keys, *(const uint32_t *)a),
-		      strtab_str(&sort_report->keys, *(const uint32_t *)b));
-}
-
-static int aggregate(struct report *r, struct profile *p)
-{
-	uint32_t frames[SPULSE_MAX_DEPTH], s;
-	int n, i;
-
-	r->nframes = spulse_defs_count(p->defs, SPULSE_TAG_FRAME);
-	r->frame_key = malloc(sizeof(*r->frame_key) *
-			      (r->nframes ? r->nframes : 1));
-	if (!r->frame_key)
-		return -1;
-	for (s = 0; s < r->nframes; s++)
-		r->frame_key[s] = -2;
-	for (s = 0; s < p->nstacks; s++) {
-		uint64_t c = p->stack_count[s];
-
-		if (!c)
-			continue;
-		n = profile_stack_frames(p, s, frames);
-		if (n <= 0)
-			return -1;
-		for (i = 0; i < n; i++) {
-			int64_t k = frame_key(r, p, frames[i]);
-
-			if (k < 0)
-				return -1;
-			if (r->rows[k].stamp != (uint64_t)s + 1) {
-				r->rows[k].stamp = (uint64_t)s + 1;
-				r->rows[k].total += c;
-			}
-			if (i == n - 1)
-				r->rows[k].self += c;
-		}
-	}
-	return 0;
-}
-
-static uint32_t *sorted_keys(const struct report *r)
-{
-	size_t nkeys = r->keys.n, i;
-	uint32_t *order = malloc(sizeof(*order) * (nkeys ? nkeys : 1));
-
-	if (!order)
-		return NULL;
-	for (i = 0; i < nkeys; i++)
-		order[i] = (uint32_t)i;
-	sort_report = r;
-	qsort(order, nkeys, sizeof(*order), cmp_rows);
-	return order;
-}
+enum { GRAPH_CALLER = 1, GRAPH_CALLEE };
 
 /* Values: samples, or ms with three decimals (ns weights). */
 static void put_value(const struct profile *p, uint64_t v)
@@ -171,16 +65,270 @@ static void put_value(const struct profile *p, uint64_t v)
 		printf(" %10llu", (unsigned long long)v);
 }
 
-static int print_report(const struct report *r, const struct profile *p,
-			uint64_t top)
+static bool default_sort(const struct sort_table *t)
 {
-	size_t nkeys = r->keys.n, i;
-	uint32_t *order = sorted_keys(r);
-	double tot = p->total ? (double)p->total : 1.0;
-	char states[32];
+	return t->spec.nkeys == 1 && t->spec.keys[0] == SORT_SYM;
+}
 
-	if (!order)
+/* Rows shown: --top and --percent-limit applied to the sorted order. */
+static size_t shown_rows(const struct sort_table *t, const struct profile *p,
+			 const struct report_opts *o, const uint32_t *order)
+{
+	double tot = p->total ? (double)p->total : 1.0;
+	size_t i;
+
+	for (i = 0; i < t->nrows && (!o->top || i < o->top); i++) {
+		const struct sort_row *w = &t->rows[order[i]];
+		uint64_t v = o->by_total ? w->total : w->self;
+
+		if (100.0 * (double)v / tot < o->percent_limit)
+			break;
+	}
+	return i;
+}
+
+/* "function [module]" as in the default table. */
+static void put_sym(const struct sort_table *t, uint32_t row, bool with_dso)
+{
+	const struct sym_frame *sf = symbolizer_frame(t->p->sym,
+						      t->rows[row].frame);
+
+	if (!sf) {
+		fputs("?", stdout);
+		return;
+	}
+	fputs(sf->label, stdout);
+	if (with_dso && sf->func && sf->dso[0])
+		printf(sf->dso[0] == '[' ? " %s" : " [%s]", sf->dso);
+}
+
+static int key_width(int key)
+{
+	switch (key) {
+	case SORT_COMM: return 16;
+	case SORT_PID:
+	case SORT_TID: return 7;
+	case SORT_DSO: return 28;
+	case SORT_SRCLINE: return 32;
+	}
+	return 0;
+}
+
+/* One column: numbers right-aligned, text left-aligned, the last unpadded. */
+static void put_cell(const char *s, int key, bool last)
+{
+	if (last)
+		fputs(s, stdout);
+	else if (key == SORT_PID || key == SORT_TID)
+		printf("%*s", key_width(key), s);
+	else
+		printf("%-*s", key_width(key), s);
+}
+
+static void put_columns(const struct sort_table *t, uint32_t row)
+{
+	bool dso = sort_has(&t->spec, SORT_DSO);
+	char buf[1024];
+	int i;
+
+	for (i = 0; i < t->spec.nkeys; i++) {
+		int k = t->spec.keys[i];
+		bool last = i == t->spec.nkeys - 1;
+
+		fputs("  ", stdout);
+		if (k == SORT_SYM) {
+			put_sym(t, row, !dso);
+			if (!last)
+				fputs(" ", stdout);
+			continue;
+		}
+		put_cell(sort_field(t, row, k, buf, sizeof(buf)), k, last);
+	}
+}
+
+static void put_header_columns(const struct sort_table *t)
+{
+	bool dso = sort_has(&t->spec, SORT_DSO);
+	int i;
+
+	for (i = 0; i < t->spec.nkeys; i++) {
+		int k = t->spec.keys[i];
+		bool last = i == t->spec.nkeys - 1;
+		const char *name = k == SORT_SYM ?
+			(dso ? "function" : "function [module]") :
+			k == SORT_DSO ? "module" : sort_key_name(k);
+
+		fputs("  ", stdout);
+		put_cell(name, k, last);
+	}
+}
+
+/* ---- -g: the call graph of one row (perf report --stdio -g style) ---- */
+
+static const struct calltree *gsort_tree;
+
+static int cmp_child_value(const void *a, const void *b)
+{
+	const struct ct_node *x = &gsort_tree->nodes[*(const uint32_t *)a];
+	const struct ct_node *y = &gsort_tree->nodes[*(const uint32_t *)b];
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return strcmp(symbolizer_label(gsort_tree->sym, x->label),
+		      symbolizer_label(gsort_tree->sym, y->label));
+}
+
+/* Children of @node at least @min, by value descending, into *@out. */
+static uint32_t graph_children(const struct calltree *t, uint32_t node,
+			       uint64_t min, uint32_t **out)
+{
+	uint32_t c, n = 0, *v = NULL;
+
+	for (c = t->nodes[node].child; c != CALLTREE_NONE;
+	     c = t->nodes[c].sibling) {
+		uint32_t *nv;
+
+		if (t->nodes[c].value < min || !t->nodes[c].value)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		v[n++] = c;
+	}
+	gsort_tree = t;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_child_value);
+	*out = v;
+	return n;
+}
+
+/*
+ * Print the name of @node (the caller already wrote the line's prefix and
+ * connector), then its subtree: a single child carrying all of the node's
+ * weight continues the chain on the next line; otherwise every child is a
+ * branch "|--P%--name" (the last " --P%--name") under a "|" line.
+ */
+static void graph_print(const struct calltree *t, uint32_t node,
+			const char *prefix, uint64_t min, double tot)
+{
+	uint32_t *kids, n, i;
+	char *sub;
+
+	fputs(symbolizer_label(t->sym, t->nodes[node].label), stdout);
+	putchar('\n');
+	n = graph_children(t, node, min, &kids);
+	if (n == 1 && t->nodes[kids[0]].value == t->nodes[node].value) {
+		fputs(prefix, stdout);
+		graph_print(t, kids[0], prefix, min, tot);
+		free(kids);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char pct[32];
+		size_t plen = strlen(prefix), w;
+		bool last = i == n - 1;
+
+		snprintf(pct, sizeof(pct), "%.2f%%",
+			 100.0 * (double)t->nodes[kids[i]].value / tot);
+		printf("%s|\n%s%s--%s--", prefix, prefix, last ? " " : "|",
+		       pct);
+		w = strlen(pct) + 5;
+		sub = malloc(plen + w + 1);
+		if (!sub)
+			break;
+		memcpy(sub, prefix, plen);
+		sub[plen] = last ? ' ' : '|';
+		memset(sub + plen + 1, ' ', w - 1);
+		sub[plen + w] = 0;
+		graph_print(t, kids[i], sub, min, tot);
+		free(sub);
+	}
+	if (n)
+		printf("%s\n", prefix);
+	free(kids);
+}
+
+/*
+ * The call graph of row @row: the paths of the cells counted in the row's
+ * sort column, callee order = the function then its callers down to the
+ * root, caller order = root first down to the function (for a recursive
+ * function, its innermost occurrence).
+ */
+static int print_graph(struct sort_table *t, struct profile *p,
+		       const struct report_opts *o, uint32_t row)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH], *kids, nk;
+	struct calltree g;
+	double tot = p->total ? (double)p->total : 1.0;
+	uint64_t min = (uint64_t)(o->graph_min / 100.0 * (double)p->total);
+	size_t c;
+
+	if (calltree_init_sym(&g, p->sym, p->offcpu) < 0)
 		return -1;
+	for (c = 0; c < p->ncells; c++) {
+		const struct profile_cell *pc = &p->cells[c];
+		int n = profile_stack_frames(p, pc->stack, frames), k, at = -1;
+
+		for (k = n - 1; k >= 0; k--) {
+			int64_t r = sort_row_of(t, frames[k], pc->thread);
+
+			if (r == (int64_t)row) {
+				at = k;
+				break;
+			}
+			if (!o->by_total)
+				break;	/* self: only the leaf counts */
+		}
+		if (at < 0)
+			continue;
+		if ((o->graph == GRAPH_CALLEE ?
+		     calltree_add_path(&g, frames, at + 1, -1, pc->weight) :
+		     calltree_add_path(&g, frames, at + 1, 1, pc->weight)) < 0) {
+			calltree_free(&g);
+			return -1;
+		}
+	}
+	nk = graph_children(&g, 0, min, &kids);
+	if (!nk) {
+		free(kids);
+		calltree_free(&g);
+		return 0;
+	}
+	fputs("            |\n", stdout);
+	if (nk == 1) {
+		fputs("            ---", stdout);
+		graph_print(&g, kids[0], "               ", min, tot);
+	} else if (nk > 1) {
+		/* several roots (caller order): branches from the start */
+		for (c = 0; c < nk; c++) {
+			bool last = c == nk - 1;
+			char pct[32], sub[64];
+			size_t w;
+
+			snprintf(pct, sizeof(pct), "%.2f%%",
+				 100.0 * (double)g.nodes[kids[c]].value / tot);
+			if (c)
+				fputs("            |\n", stdout);
+			printf("            %s--%s--", last ? " " : "|", pct);
+			w = strlen(pct) + 5;
+			snprintf(sub, sizeof(sub), "            %c%*s",
+				 last ? ' ' : '|', (int)(w - 1), "");
+			graph_print(&g, kids[c], sub, min, tot);
+		}
+	}
+	putchar('\n');
+	free(kids);
+	calltree_free(&g);
+	return 0;
+}
+
+static void print_title(const struct sort_table *t, const struct profile *p,
+			const struct report_opts *o)
+{
+	char states[32], filt[512];
+	size_t i;
+
 	if (p->offcpu)
 		printf("# %s: %.3f ms off-CPU, metric %s, in %llu intervals",
 		       p->file, (double)p->total / 1e6, profile_metric_text(p),
@@ -188,57 +336,116 @@ static int print_report(const struct report *r, const struct profile *p,
 	else
 		printf("# %s: %llu samples", p->file,
 		       (unsigned long long)p->total);
-	if (p->has_pid)
-		printf(" of pid %u", p->pid);
+	for (i = 0; i < p->filter.npids; i++)
+		printf("%s%u", i ? "," : " of pid ", p->filter.pids[i]);
 	if (p->offcpu && p->state_mask)
 		printf(", states %s", profile_states_text(p, states,
 							 sizeof(states)));
-	printf(", %zu functions, sorted by %s\n", nkeys,
-	       by_total ? "total" : "self");
-	printf("%8s %10s %8s %10s  %s\n", "self%",
-	       p->offcpu ? "self ms" : "self", "total%",
-	       p->offcpu ? "total ms" : "total", "function [module]");
-	for (i = 0; i < nkeys && (!top || i < top); i++) {
-		const struct row *w = &r->rows[order[i]];
-		const char *key = strtab_str(&r->keys, order[i]);
-		const char *tab = strchr(key, '\t');
-		int flen = tab ? (int)(tab - key) : (int)strlen(key);
+	fputs(filter_describe(&p->filter, filt, sizeof(filt)), stdout);
+	if (default_sort(t)) {
+		printf(", %zu functions", t->nrows);
+	} else {
+		int k;
+
+		printf(", %zu rows by ", t->nrows);
+		for (k = 0; k < t->spec.nkeys; k++)
+			printf("%s%s", k ? "," : "",
+			       sort_key_name(t->spec.keys[k]));
+	}
+	printf(", sorted by %s", o->by_total ? "total" : "self");
+	if (o->percent_limit > 0)
+		printf(", rows >= %g%%", o->percent_limit);
+	putchar('\n');
+}
+
+static int print_report(struct sort_table *t, struct profile *p,
+			const struct report_opts *o)
+{
+	uint32_t *order = sort_order(t, o->by_total);
+	double tot = p->total ? (double)p->total : 1.0;
+	size_t n, i;
+
+	if (!order)
+		return -1;
+	n = shown_rows(t, p, o, order);
+	print_title(t, p, o);
+	printf("%8s %10s %8s %10s", "self%", p->offcpu ? "self ms" : "self",
+	       "total%", p->offcpu ? "total ms" : "total");
+	put_header_columns(t);
+	putchar('\n');
+	for (i = 0; i < n; i++) {
+		const struct sort_row *w = &t->rows[order[i]];
 
 		printf("%7.2f%%", 100.0 * (double)w->self / tot);
 		put_value(p, w->self);
 		printf(" %7.2f%%", 100.0 * (double)w->total / tot);
 		put_value(p, w->total);
-		printf("  %.*s", flen, key);
-		if (tab && tab[1])
-			printf(tab[1] == '[' ? " %s" : " [%s]", tab + 1);
+		put_columns(t, order[i]);
 		putchar('\n');
+		if (o->graph && print_graph(t, p, o, order[i]) < 0) {
+			free(order);
+			return -1;
+		}
 	}
 	free(order);
 	return ferror(stdout) ? -1 : 0;
 }
 
-static int print_json(const struct report *r, const struct profile *p,
-		      uint64_t top)
+static void json_str(const char *s)
 {
-	size_t nkeys = r->keys.n, i;
-	uint32_t *order = sorted_keys(r);
+	cli_json_string(stdout, s, strlen(s));
+}
+
+static int print_json(struct sort_table *t, struct profile *p,
+		      const struct report_opts *o)
+{
+	uint32_t *order = sort_order(t, o->by_total);
+	bool sym = sort_has(&t->spec, SORT_SYM);
+	char buf[1024];
+	size_t n, i;
+	int k;
 
 	if (!order)
 		return -1;
+	n = shown_rows(t, p, o, order);
 	printf("{\"unit\":\"%s\",\"total\":%llu,\"rows\":[",
 	       p->offcpu ? "ns" : "samples", (unsigned long long)p->total);
-	for (i = 0; i < nkeys && (!top || i < top); i++) {
-		const struct row *w = &r->rows[order[i]];
-		const char *key = strtab_str(&r->keys, order[i]);
-		const char *tab = strchr(key, '\t');
-		size_t flen = tab ? (size_t)(tab - key) : strlen(key);
-		const char *dso = w->dso ? w->dso : "";
+	for (i = 0; i < n; i++) {
+		const struct sort_row *w = &t->rows[order[i]];
+		bool first = true;
 
-		fputs(i ? ",{\"function\":" : "{\"function\":", stdout);
-		cli_json_string(stdout, key, flen);
-		fputs(",\"module\":", stdout);
-		cli_json_string(stdout, dso, strlen(dso));
-		printf(",\"self\":%llu,\"total\":%llu}",
+		putchar(i ? ',' : '{');
+		if (i)
+			putchar('{');
+		if (sym || sort_has(&t->spec, SORT_DSO)) {
+			const struct sym_frame *sf =
+				symbolizer_frame(p->sym, w->frame);
+
+			if (sym) {
+				fputs("\"function\":", stdout);
+				json_str(sf ? sf->label : "?");
+				putchar(',');
+			}
+			fputs("\"module\":", stdout);
+			json_str(sf ? sf->dso : "?");
+			first = false;
+		}
+		for (k = 0; k < t->spec.nkeys; k++) {
+			int key = t->spec.keys[k];
+
+			if (key == SORT_SYM || key == SORT_DSO)
+				continue;
+			printf("%s\"%s\":", first ? "" : ",",
+			       sort_key_name(key));
+			first = false;
+			if (key == SORT_PID || key == SORT_TID)
+				fputs(sort_field(t, order[i], key, buf,
+						 sizeof(buf)), stdout);
+			else
+				json_str(sort_field(t, order[i], key, buf,
+						    sizeof(buf)));
+		}
+		printf("%s\"self\":%llu,\"total\":%llu}", first ? "" : ",",
 		       (unsigned long long)w->self,
 		       (unsigned long long)w->total);
 	}
@@ -247,74 +454,125 @@ static int print_json(const struct report *r, const struct profile *p,
 	return ferror(stdout) ? -1 : 0;
 }
 
+static int parse_graph(struct report_opts *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (len == 6 && !strncmp(arg, "caller", 6))
+		o->graph = GRAPH_CALLER;
+	else if (len == 6 && !strncmp(arg, "callee", 6))
+		o->graph = GRAPH_CALLEE;
+	else
+		return cli_usage_error("report", "-g must be caller or callee "
+				       "(optionally ,MIN%%), not '%s'", arg);
+	if (comma) {
+		char *end;
+
+		o->graph_min = strtod(comma + 1, &end);
+		if (end == comma + 1 || *end || !(o->graph_min >= 0) ||
+		    o->graph_min > 100)
+			return cli_usage_error("report", "-g %s: MIN is a "
+					       "percentage 0..100", arg);
+	}
+	return 1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "sort", required_argument, NULL, 'o' },
+		{ "percent-limit", required_argument, NULL, 'P' },
+		{ "call-graph", required_argument, NULL, 'g' },
 		PROFILE_LONGOPTS,
+		PROFILE_FILTER_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct report_opts o = { .top = 20, .graph_min = 0.5 };
 	struct profile p = { 0 };
-	struct report r = { 0 };
-	uint64_t top = 20;
-	bool json = false;
+	struct sort_table t;
+	char *end;
 	int c, rc;
 
-	by_total = false;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hg:", longopts, NULL)) != -1) {
 		rc = profile_option(&p, c, optarg);
 		if (rc == 1)
 			continue;
-		if (rc)
+		if (rc) {
+			profile_close(&p);
 			return rc;
+		}
+		rc = 1;
 		switch (c) {
 		case 'n':
-			if (!cli_parse_u64("--top", optarg, &top))
-				return EXIT_USAGE;
+			if (!cli_parse_u64("--top", optarg, &o.top))
+				rc = EXIT_USAGE;
 			break;
 		case 'b':
 			if (!strcmp(optarg, "self"))
-				by_total = false;
+				o.by_total = false;
 			else if (!strcmp(optarg, "total"))
-				by_total = true;
+				o.by_total = true;
 			else
-				return cli_usage_error("report",
+				rc = cli_usage_error("report",
 					"--by must be self or total");
 			break;
-		case 'j': json = true; break;
-		case 'h': fputs(report_help, stdout); return EXIT_OK;
-		default: return cli_usage_error("report", "bad option");
+		case 'j': o.json = true; break;
+		case 'o': rc = sort_parse(&o.spec, optarg); break;
+		case 'P':
+			o.percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.percent_limit >= 0) ||
+			    o.percent_limit > 100)
+				rc = cli_usage_error("report", "--percent-limit "
+					"must be a percentage 0..100, not '%s'",
+					optarg);
+			break;
+		case 'g': rc = parse_graph(&o, optarg); break;
+		case 'h':
+			fputs(report_help, stdout);
+			profile_close(&p);
+			return EXIT_OK;
+		default: rc = cli_usage_error("report", "bad option");
+		}
+		if (rc != 1) {
+			profile_close(&p);
+			return rc;
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != 1) {
+		profile_close(&p);
 		return cli_usage_error("report", "expected exactly one FILE");
+	}
 	rc = profile_check_offcpu_opts(&p, "report");
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		profile_close(&p);
 		return rc;
+	}
+	p.by_thread = sort_needs_thread(&o.spec);
 	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK && p.offcpu)
 		profile_note_no_offcpu(&p);
 	if (rc == EXIT_OK)
 		rc = profile_count(&p);
 	if (rc == EXIT_OK) {
-		strtab_init(&r.keys);
-		if (aggregate(&r, &p) < 0) {
-			fprintf(stderr, "%s: cannot aggregate stacks\n",
-				argv[optind]);
+		int e = sort_aggregate(&t, &p, &o.spec);
+
+		if (e < 0) {
+			fprintf(stderr, "%s: cannot aggregate stacks: %s\n",
+				argv[optind], strerror(-e));
 			rc = EXIT_INVALID;
-		} else if ((json ? print_json(&r, &p, top) :
-				   print_report(&r, &p, top)) < 0) {
+		} else if ((o.json ? print_json(&t, &p, &o) :
+				     print_report(&t, &p, &o)) < 0) {
 			fprintf(stderr, "spulse report: write failed\n");
 			rc = EXIT_INVALID;
 		}
-		strtab_free(&r.keys);
-		free(r.rows);
-		free(r.frame_key);
+		sort_free(&t);
 	}
 	profile_close(&p);
 	return rc;

@@ -247,7 +247,6 @@ const char *filter_describe(const struct filter *f, char *buf, size_t len)
 	size_t n = 0;
 
 	buf[0] = 0;
-	put_list(buf, len, &n, "pid", f->pids, NULL, f->npids);
 	put_list(buf, len, &n, "tid", f->tids, NULL, f->ntids);
 	put_list(buf, len, &n, "comm", NULL, f->comms, f->ncomms);
 	put_list(buf, len, &n, "dso", NULL, f->dsos, f->ndsos);

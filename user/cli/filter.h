@@ -77,7 +77,10 @@ bool filter_dso_matches(const struct filter *f, const char *dso);
 /* Does a frame of kind @kind (enum spulse_frame_kind) stay? */
 bool filter_frame_kind(const struct filter *f, uint8_t kind);
 
-/* Text of the active filters for header lines ("" when none), into @buf. */
+/*
+ * Text of the active filters but --pid for header lines, as ", tid 5, comm
+ * x, ..." ("" when none), into @buf.
+ */
 const char *filter_describe(const struct filter *f, char *buf, size_t len);
 
 void filter_free(struct filter *f);

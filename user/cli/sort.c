@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/* Report rows by --sort keys (sort.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sort.h"
+
+static const char *const key_names[SORT_NKEYS] = {
+	[SORT_SYM] = "sym", [SORT_DSO] = "dso", [SORT_COMM] = "comm",
+	[SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_SRCLINE] = "srcline",
+};
+
+const char *sort_key_name(int key)
+{
+	return key >= 0 && key < SORT_NKEYS ? key_names[key] : "?";
+}
+
+int sort_parse(struct sort_spec *s, const char *arg)
+{
+	const char *c = arg;
+
+	for (;;) {
+		const char *e = strchr(c, ',');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+		int k;
+
+		for (k = 0; k < SORT_NKEYS; k++)
+			if (strlen(key_names[k]) == len &&
+			    !strncmp(key_names[k], c, len))
+				break;
+		if (k == SORT_NKEYS) {
+			fprintf(stderr, "spulse: --sort: unknown key '%.*s' "
+				"(keys: sym, dso, comm, pid, tid, srcline, "
+				"comma-separated)\n", (int)len, c);
+			return EXIT_USAGE;
+		}
+		if (!sort_has(s, k)) {
+			if (s->nkeys == SORT_MAX_KEYS)
+				return EXIT_USAGE;
+			s->keys[s->nkeys++] = k;
+		}
+		if (!e)
+			return 1;
+		c = e + 1;
+	}
+}
+
+bool sort_has(const struct sort_spec *s, int key)
+{
+	int i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (s->keys[i] == key)
+			return true;
+	return false;
+}
+
+static bool is_thread_key(int k)
+{
+	return k == SORT_COMM || k == SORT_PID || k == SORT_TID;
+}
+
+bool sort_needs_thread(const struct sort_spec *s)
+{
+	int i;
+
+	for (i = 0; i < s->nkeys; i++)
+		if (is_thread_key(s->keys[i]))
+			return true;
+	return false;
+}
+
+/* Append @s and a 0x1f separator to @buf at *@n. */
+static void put_part(char *buf, size_t len, size_t *n, const char *s)
+{
+	int w;
+
+	if (*n >= len)
+		return;
+	w = snprintf(buf + *n, len - *n, "%s\x1f", s);
+	if (w > 0)
+		*n += (size_t)w;
+}
+
+static const char *srcline_text(const struct sym_frame *sf, char *buf,
+				size_t len)
+{
+	if (!sf->file || !sf->line)
+		return "??:0";
+	snprintf(buf, len, "%s:%u", sf->file, sf->line);
+	return buf;
+}
+
+static int64_t frame_part(struct sort_table *t, uint32_t frame)
+{
+	const struct sym_frame *sf;
+	char buf[2048], tmp[1024];
+	size_t n = 0;
+	int i;
+
+	if (frame >= t->nframes)
+		return -1;
+	if (t->frame_part[frame] != -2)
+		return t->frame_part[frame];
+	sf = symbolizer_frame(t->p->sym, frame);
+	if (!sf)
+		return -1;
+	buf[0] = 0;
+	for (i = 0; i < t->spec.nkeys; i++) {
+		switch (t->spec.keys[i]) {
+		case SORT_SYM:
+			put_part(buf, sizeof(buf), &n, sf->label);
+			put_part(buf, sizeof(buf), &n, sf->func ? sf->dso : "");
+			break;
+		case SORT_DSO:
+			put_part(buf, sizeof(buf), &n, sf->dso);
+			break;
+		case SORT_SRCLINE:
+			put_part(buf, sizeof(buf), &n,
+				 srcline_text(sf, tmp, sizeof(tmp)));
+			break;
+		}
+	}
+	t->frame_part[frame] = strtab_intern(&t->parts, buf);
+	return t->frame_part[frame];
+}
+
+static int64_t thread_part(struct sort_table *t, uint32_t thread)
+{
+	struct spulse_thread th;
+	char buf[512], tmp[300];
+	size_t n = 0;
+	int i;
+
+	if (thread == SPULSE_NONE || thread >= t->nthreads)
+		return strtab_intern(&t->parts, "");
+	if (t->thread_part[thread] != -2)
+		return t->thread_part[thread];
+	if (spulse_defs_thread(t->p->defs, thread, &th) < 0)
+		return -1;
+	buf[0] = 0;
+	for (i = 0; i < t->spec.nkeys; i++) {
+		switch (t->spec.keys[i]) {
+		case SORT_COMM:
+			snprintf(tmp, sizeof(tmp), "%.*s", (int)th.comm_len,
+				 th.comm);
+			put_part(buf, sizeof(buf), &n, tmp);
+			break;
+		case SORT_PID:
+			snprintf(tmp, sizeof(tmp), "%u", th.pid);
+			put_part(buf, sizeof(buf), &n, tmp);
+			break;
+		case SORT_TID:
+			snprintf(tmp, sizeof(tmp), "%u", th.tid);
+			put_part(buf, sizeof(buf), &n, tmp);
+			break;
+		}
+	}
+	t->thread_part[thread] = strtab_intern(&t->parts, buf);
+	return t->thread_part[thread];
+}
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static int map_grow(struct sort_table *t)
+{
+	size_t ns = t->nslots ? t->nslots * 2 : 1024, i;
+	uint64_t *keys = calloc(ns, sizeof(*keys));
+	uint32_t *vals = calloc(ns, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	for (i = 0; i < t->nslots; i++) {
+		uint64_t h;
+
+		if (!t->map_vals[i])
+			continue;
+		for (h = mix(t->map_keys[i]); vals[h & (ns - 1)]; h++)
+			;
+		keys[h & (ns - 1)] = t->map_keys[i];
+		vals[h & (ns - 1)] = t->map_vals[i];
+	}
+	free(t->map_keys);
+	free(t->map_vals);
+	t->map_keys = keys;
+	t->map_vals = vals;
+	t->nslots = ns;
+	return 0;
+}
+
+int64_t sort_row_of(struct sort_table *t, uint32_t frame, uint32_t thread)
+{
+	int64_t fp = frame_part(t, frame), tp = thread_part(t, thread);
+	uint64_t key, h;
+	struct sort_row *r;
+
+	if (fp < 0 || tp < 0)
+		return -1;
+	key = (uint64_t)fp << 32 | (uint64_t)tp;
+	if (t->nslots) {
+		for (h = mix(key); t->map_vals[h & (t->nslots - 1)]; h++)
+			if (t->map_keys[h & (t->nslots - 1)] == key)
+				return t->map_vals[h & (t->nslots - 1)] - 1;
+	}
+	if ((t->nrows + 1) * 2 > t->nslots) {
+		if (map_grow(t) < 0)
+			return -1;
+	}
+	if (t->nrows == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		struct sort_row *nr = realloc(t->rows, nc * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		t->rows = nr;
+		t->cap = nc;
+	}
+	for (h = mix(key); t->map_vals[h & (t->nslots - 1)]; h++)
+		;
+	t->map_keys[h & (t->nslots - 1)] = key;
+	t->map_vals[h & (t->nslots - 1)] = (uint32_t)t->nrows + 1;
+	r = &t->rows[t->nrows];
+	memset(r, 0, sizeof(*r));
+	r->frame = frame;
+	r->thread = thread;
+	r->fpart = (uint32_t)fp;
+	r->tpart = (uint32_t)tp;
+	return (int64_t)t->nrows++;
+}
+
+int sort_aggregate(struct sort_table *t, struct profile *p,
+		   const struct sort_spec *spec)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH], i;
+	size_t c;
+
+	memset(t, 0, sizeof(*t));
+	t->spec = *spec;
+	if (!t->spec.nkeys)
+		t->spec.keys[t->spec.nkeys++] = SORT_SYM;
+	t->p = p;
+	strtab_init(&t->parts);
+	t->nframes = spulse_defs_count(p->defs, SPULSE_TAG_FRAME);
+	t->nthreads = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
+	t->frame_part = malloc((t->nframes ? t->nframes : 1) *
+			       sizeof(*t->frame_part));
+	t->thread_part = malloc((t->nthreads ? t->nthreads : 1) *
+				sizeof(*t->thread_part));
+	if (!t->frame_part || !t->thread_part)
+		return -ENOMEM;
+	for (i = 0; i < t->nframes; i++)
+		t->frame_part[i] = -2;
+	for (i = 0; i < t->nthreads; i++)
+		t->thread_part[i] = -2;
+	for (c = 0; c < p->ncells; c++) {
+		const struct profile_cell *pc = &p->cells[c];
+		int n = profile_stack_frames(p, pc->stack, frames), k;
+
+		if (n < 0)
+			return -EBADMSG;
+		for (k = 0; k < n; k++) {
+			int64_t r = sort_row_of(t, frames[k], pc->thread);
+
+			if (r < 0)
+				return -ENOMEM;
+			if (t->rows[r].stamp != c + 1) {
+				t->rows[r].stamp = c + 1;
+				t->rows[r].total += pc->weight;
+			}
+			if (k == n - 1)
+				t->rows[r].self += pc->weight;
+		}
+	}
+	return 0;
+}
+
+static const struct sort_table *cmp_table;
+static bool cmp_by_total;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct sort_row *x = &cmp_table->rows[*(const uint32_t *)a];
+	const struct sort_row *y = &cmp_table->rows[*(const uint32_t *)b];
+	uint64_t kx = cmp_by_total ? x->total : x->self;
+	uint64_t ky = cmp_by_total ? y->total : y->self;
+	int d;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	kx = cmp_by_total ? x->self : x->total;
+	ky = cmp_by_total ? y->self : y->total;
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	d = strcmp(strtab_str(&cmp_table->parts, x->fpart),
+		   strtab_str(&cmp_table->parts, y->fpart));
+	if (d)
+		return d;
+	return strcmp(strtab_str(&cmp_table->parts, x->tpart),
+		      strtab_str(&cmp_table->parts, y->tpart));
+}
+
+uint32_t *sort_order(const struct sort_table *t, bool by_total)
+{
+	uint32_t *order = malloc((t->nrows ? t->nrows : 1) * sizeof(*order));
+	size_t i;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < t->nrows; i++)
+		order[i] = (uint32_t)i;
+	cmp_table = t;
+	cmp_by_total = by_total;
+	qsort(order, t->nrows, sizeof(*order), cmp_rows);
+	return order;
+}
+
+const char *sort_field(const struct sort_table *t, uint32_t row, int key,
+		       char *buf, size_t len)
+{
+	const struct sort_row *r = &t->rows[row];
+	const struct sym_frame *sf = NULL;
+	struct spulse_thread th;
+
+	switch (key) {
+	case SORT_SYM:
+	case SORT_DSO:
+	case SORT_SRCLINE:
+		sf = symbolizer_frame(t->p->sym, r->frame);
+		if (!sf)
+			return "?";
+		if (key == SORT_SYM)
+			return sf->label;
+		if (key == SORT_DSO)
+			return sf->dso;
+		return srcline_text(sf, buf, len);
+	}
+	if (r->thread == SPULSE_NONE ||
+	    spulse_defs_thread(t->p->defs, r->thread, &th) < 0)
+		return "?";
+	if (key == SORT_COMM)
+		snprintf(buf, len, "%.*s", (int)th.comm_len, th.comm);
+	else
+		snprintf(buf, len, "%u", key == SORT_PID ? th.pid : th.tid);
+	return buf;
+}
+
+const char *sort_key_text(const struct sort_table *t, uint32_t row,
+			  char *buf, size_t len)
+{
+	snprintf(buf, len, "%s\x1e%s",
+		 strtab_str(&t->parts, t->rows[row].fpart),
+		 strtab_str(&t->parts, t->rows[row].tpart));
+	return buf;
+}
+
+void sort_free(struct sort_table *t)
+{
+	strtab_free(&t->parts);
+	free(t->rows);
+	free(t->frame_part);
+	free(t->thread_part);
+	free(t->map_keys);
+	free(t->map_vals);
+	memset(t, 0, sizeof(*t));
+}
