@@ -5,6 +5,7 @@
  * comes from kptr_restrict and resolves nothing).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,39 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 	fclose(f);
 	if (!rc && k->n)
 		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	for (size_t i = 0; !rc && i < k->n; i++) {
+		if (k->syms[i].module)
+			continue;
+		if (!strcmp(k->syms[i].name, "_stext"))
+			k->stext = k->syms[i].addr;
+		else if (!strcmp(k->syms[i].name, "_etext"))
+			k->etext = k->syms[i].addr;
+	}
 	return rc;
+}
+
+static bool same_owner(const struct ksym *a, const struct ksym *b)
+{
+	if (!a->module || !b->module)
+		return !a->module && !b->module;
+	return !strcmp(a->module, b->module);
+}
+
+/* @i: the symbol with the greatest address <= @addr; is @addr inside? */
+static const struct ksym *kallsyms_bounded(const struct kallsyms *k,
+					   size_t i, uint64_t addr)
+{
+	const struct ksym *s = &k->syms[i];
+
+	if (!s->module && k->etext && s->addr < k->etext && addr >= k->etext)
+		return NULL;
+	/* the next symbol of the same owner bounds it; the last one of a
+	 * module (or of an image without _etext) gets KSYM_TAIL_MAX */
+	if (i + 1 < k->n && same_owner(s, &k->syms[i + 1]))
+		return s;
+	if (!s->module && k->etext && s->addr < k->etext)
+		return s;
+	return addr - s->addr <= KSYM_TAIL_MAX ? s : NULL;
 }
 
 const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
@@ -105,7 +138,9 @@ const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo ? &k->syms[lo - 1] : NULL;
+	if (!lo)
+		return NULL;
+	return kallsyms_bounded(k, lo - 1, addr);
 }
 
 void kallsyms_free(struct kallsyms *k)

@@ -1,83 +1,98 @@
 /* SPDX-License-Identifier: MIT */
-/* Frame symbolization with per-path and per-frame caches (symbolize.h). */
+/*
+ * Frame symbolization with per-module and per-frame caches (symbolize.h):
+ * user modules through libdwfl (sym_dwfl.c), names demangled
+ * (sym_demangle.c), JIT frames through perf maps (sym_jit.c), kernel
+ * frames through a kallsyms sidecar (kallsyms.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_syms.h"
 #include "kallsyms.h"
 #include "strtab.h"
+#include "sym_demangle.h"
+#include "sym_dwfl.h"
+#include "sym_jit.h"
 #include "symbolize.h"
 
-struct elf_cache_entry {
-	bool tried, ok;
-	struct elf_syms syms;
+struct mod_entry {
+	bool tried;
+	struct sym_mod *m;	/* NULL: nothing usable */
+	struct sym_open_info info;
+	const char *display;	/* escaped path (interned) */
+	const char *bid;	/* recorded build-id hex (interned) or NULL */
 };
 
-struct frame_cache_entry {
-	bool done;
-	int64_t label_id;
+struct frame_entry {
+	bool done, chain_done;
 	struct sym_frame sf;
+	struct sym_frame *chain;	/* inline chain; NULL = just sf */
+	uint32_t nchain;
 };
 
 struct symbolizer {
 	const struct spulse_defs *defs;
 	struct kallsyms ksyms;
 	bool have_ksyms;
-	struct strtab paths;		/* module path -> elf cache index */
-	struct elf_cache_entry *elves;
-	size_t nelves;
-	struct strtab labels;		/* display labels */
-	struct strtab dsos;		/* kernel module names "[mod]" */
-	struct frame_cache_entry *frames;
+	struct strtab modkeys;		/* "escaped path\tbuild-id" -> mods[] */
+	struct mod_entry *mods;
+	size_t nmods;
+	struct strtab labels;		/* display labels (dense ids) */
+	struct strtab strs;		/* every other string handed out */
+	struct frame_entry *frames;
 	uint32_t nframes;
-	const char *symfs;
+	struct sym_dwfl_opts dopts;
+	char *debug_dir;
+	char *spool;
+	uint64_t start_us;
+	bool demangle, inl, srcline;
+	bool jit_loaded;
+	struct jit_map *jits;
+	size_t njits;
 };
 
 void symbolizer_set_symfs(struct symbolizer *s, const char *dir)
 {
-	s->symfs = dir && *dir ? dir : NULL;
+	s->dopts.symfs = dir && *dir ? dir : NULL;
 }
 
-/* Stubs until the libdwfl symbolizer lands (same file, next commits). */
 void symbolizer_set_spool(struct symbolizer *s, const char *spool,
 			  uint64_t start_us)
 {
-	(void)s; (void)spool; (void)start_us;
+	free(s->spool);
+	s->spool = spool ? strdup(spool) : NULL;
+	s->start_us = start_us;
 }
 
 void symbolizer_set_demangle(struct symbolizer *s, bool on)
 {
-	(void)s; (void)on;
+	s->demangle = on;
 }
 
 void symbolizer_set_debuginfod(struct symbolizer *s, bool on)
 {
-	(void)s; (void)on;
+	s->dopts.debuginfod = on;
 }
 
 void symbolizer_set_inline(struct symbolizer *s, bool on)
 {
-	(void)s; (void)on;
+	s->inl = on;
 }
 
 void symbolizer_set_srcline(struct symbolizer *s, bool on)
 {
-	(void)s; (void)on;
+	s->srcline = on;
 }
 
 void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir)
 {
-	(void)s; (void)dir;
-}
-
-uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
-				 const struct sym_frame **chain)
-{
-	*chain = symbolizer_frame(s, frame_id);
-	return *chain ? 1 : 0;
+	free(s->debug_dir);
+	s->debug_dir = dir && *dir ? strdup(dir) : NULL;
+	s->dopts.debug_dir = s->debug_dir;
 }
 
 char *symbolizer_default_kallsyms(const char *spool)
@@ -99,13 +114,17 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 				  const char *kallsyms)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
+	const char *urls = getenv("DEBUGINFOD_URLS");
 
 	if (!s)
 		return NULL;
 	s->defs = defs;
-	strtab_init(&s->paths);
+	s->demangle = true;
+	s->srcline = true;
+	s->dopts.debuginfod = urls && *urls;
+	strtab_init(&s->modkeys);
 	strtab_init(&s->labels);
-	strtab_init(&s->dsos);
+	strtab_init(&s->strs);
 	s->nframes = spulse_defs_count(defs, SPULSE_TAG_FRAME);
 	s->frames = calloc(s->nframes ? s->nframes : 1, sizeof(*s->frames));
 	if (!s->frames) {
@@ -126,73 +145,344 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 
 void symbolizer_free(struct symbolizer *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nelves; i++)
-		elf_syms_free(&s->elves[i].syms);
-	free(s->elves);
+	for (size_t i = 0; i < s->nmods; i++)
+		sym_mod_free(s->mods[i].m);
+	free(s->mods);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		free(s->frames[i].chain);
+	for (size_t i = 0; i < s->njits; i++)
+		jit_map_free(&s->jits[i]);
+	free(s->jits);
+	sym_dwfl_opts_fini(&s->dopts);
 	kallsyms_free(&s->ksyms);
-	strtab_free(&s->paths);
+	strtab_free(&s->modkeys);
 	strtab_free(&s->labels);
-	strtab_free(&s->dsos);
+	strtab_free(&s->strs);
 	free(s->frames);
+	free(s->debug_dir);
+	free(s->spool);
 	free(s);
 }
 
-static struct elf_cache_entry *elf_for_module(struct symbolizer *s,
-					      const struct spulse_module *m)
+static const char *intern(struct symbolizer *s, const char *str)
 {
-	int64_t id = strtab_intern(&s->paths, m->path);
-	struct elf_cache_entry *e;
+	int64_t id = strtab_intern(&s->strs, str);
 
-	if (id < 0)
+	return id < 0 ? NULL : strtab_str(&s->strs, (uint32_t)id);
+}
+
+/* @len bytes of @p with control bytes, DEL and '\' as \xNN (so a NUL byte
+ * inside a path shows, and distinct paths stay distinct). */
+static char *escape_path(const char *p, size_t len)
+{
+	char *out = malloc(len * 4 + 1), *o = out;
+
+	if (!out)
 		return NULL;
-	if ((size_t)id >= s->nelves) {
-		size_t n = (size_t)id + 16;
-		struct elf_cache_entry *ne = realloc(s->elves, n * sizeof(*ne));
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
 
-		if (!ne)
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			o += sprintf(o, "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = 0;
+	return out;
+}
+
+/* Demangled (when on) and interned copy of @name. */
+static const char *func_name(struct symbolizer *s, const char *name)
+{
+	char *d = s->demangle ? sym_demangle(name) : NULL;
+	const char *r = intern(s, d ? d : name);
+
+	free(d);
+	return r;
+}
+
+static void hexstr(char *dst, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(dst + 2 * i, "%02x", b[i]);
+	dst[2 * n] = 0;
+}
+
+static bool is_vdso(const struct spulse_module *m)
+{
+	return m->path_len == 6 && !memcmp(m->path, "[vdso]", 6);
+}
+
+static int open_module(struct symbolizer *s, const struct spulse_module *m,
+		       struct mod_entry *e)
+{
+	struct sym_dwfl_opts vo;
+	char *path = NULL;
+	int rc;
+
+	e->tried = true;
+	if (strlen(m->path) != m->path_len)	/* a NUL inside: no such file */
+		return 0;
+	if (is_vdso(m)) {
+		/* the image saved at record time; nothing else is this
+		 * kernel's vdso */
+		if (!s->spool)
+			return 0;
+		if (asprintf(&path, "%s.vdso", s->spool) < 0)
+			return -ENOMEM;
+		vo = s->dopts;
+		vo.symfs = NULL;
+		vo.debuginfod = false;
+		rc = sym_mod_open(&vo, path, path, m->build_id,
+				  m->build_id_len, &e->m, &e->info);
+		free(path);
+		return rc == -ENOMEM ? rc : 0;
+	}
+	if (m->path[0] == '[')	/* [anon], [heap]: no file */
+		return 0;
+	rc = sym_mod_open(&s->dopts, m->path, e->display, m->build_id,
+			  m->build_id_len, &e->m, &e->info);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		fprintf(stderr, "spulse: %s: no symbols (%s)\n", e->display,
+			e->info.mismatch ? "no file with the recorded build-id"
+					 : strerror(-rc));
+	else if (e->info.mismatch)
+		fprintf(stderr, "spulse: %s: using %s (%s)\n", e->display,
+			sym_mod_path(e->m), e->info.how);
+	return 0;
+}
+
+static struct mod_entry *module_entry(struct symbolizer *s,
+				      const struct spulse_module *m)
+{
+	char bid[2 * 255 + 1] = "", *esc, *key;
+	struct mod_entry *e;
+	int64_t id;
+
+	esc = escape_path(m->path, m->path_len);
+	if (!esc)
+		return NULL;
+	if (m->build_id_len && m->build_id_len <= 255)
+		hexstr(bid, m->build_id, m->build_id_len);
+	if (asprintf(&key, "%s\t%s", esc, bid) < 0) {
+		free(esc);
+		return NULL;
+	}
+	id = strtab_intern(&s->modkeys, key);
+	free(key);
+	if (id < 0 || ((size_t)id >= s->nmods && (size_t)id != s->nmods)) {
+		free(esc);
+		return NULL;
+	}
+	if ((size_t)id == s->nmods) {
+		struct mod_entry *n = realloc(s->mods, (s->nmods + 1) *
+					      sizeof(*n));
+
+		if (!n) {
+			free(esc);
 			return NULL;
-		memset(ne + s->nelves, 0, (n - s->nelves) * sizeof(*ne));
-		s->elves = ne;
-		s->nelves = n;
-	}
-	e = &s->elves[id];
-	if (!e->tried) {
-		int rc = -ENOENT;
-
-		e->tried = true;
-		if (m->path[0] != '[' && s->symfs) {
-			size_t n = strlen(s->symfs) + strlen(m->path) + 2;
-			char *p = malloc(n);
-
-			if (!p)
-				return NULL;
-			snprintf(p, n, "%s/%s", s->symfs, m->path);
-			rc = elf_syms_load(p, m->build_id, m->build_id_len,
-					   &e->syms);
-			free(p);
-			if (rc)
-				elf_syms_free(&e->syms);
 		}
-		if (rc && m->path[0] != '[')	/* [vdso], [anon] are no files */
-			rc = elf_syms_load(m->path, m->build_id,
-					   m->build_id_len, &e->syms);
-		e->ok = rc == 0;
-		if (rc && m->path[0] != '[')
-			fprintf(stderr, "spulse: %s: no symbols (%s)\n",
-				m->path, strerror(-rc));
+		s->mods = n;
+		memset(&s->mods[s->nmods++], 0, sizeof(*n));
 	}
+	e = &s->mods[id];
+	if (!e->tried) {
+		e->display = intern(s, is_vdso(m) ? "[vdso]" : esc);
+		e->bid = bid[0] ? intern(s, bid) : NULL;
+		if (!e->display || (bid[0] && !e->bid) ||
+		    open_module(s, m, e) < 0) {
+			free(esc);
+			return NULL;
+		}
+	}
+	free(esc);
 	return e;
+}
+
+/* ---- JIT maps ------------------------------------------------------- */
+
+static void add_jit(struct symbolizer *s, const char *path, uint32_t pid,
+		    const char *why)
+{
+	struct jit_map *n = realloc(s->jits, (s->njits + 1) * sizeof(*n));
+	long rc;
+
+	if (!n)
+		return;
+	s->jits = n;
+	rc = jit_map_load(path, pid, &s->jits[s->njits]);
+	if (rc < 0) {
+		fprintf(stderr, "spulse: %s: %s (JIT frames of pid %u stay "
+			"hex)\n", path, strerror((int)-rc), pid);
+		jit_map_free(&s->jits[s->njits]);
+		return;
+	}
+	fprintf(stderr, "spulse: JIT symbols of pid %u from %s (%s)\n", pid,
+		path, why);
+	s->njits++;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Load the perf maps of every process of the spool, once. */
+static void load_jits(struct symbolizer *s)
+{
+	uint32_t nt = spulse_defs_count(s->defs, SPULSE_TAG_THREAD), np = 0;
+	uint32_t *pids;
+	struct stat sp;
+	uint64_t end_us = UINT64_MAX;
+
+	s->jit_loaded = true;
+	if (!s->spool || !nt)
+		return;
+	pids = malloc(nt * sizeof(*pids));
+	if (!pids)
+		return;
+	for (uint32_t i = 0; i < nt; i++) {
+		struct spulse_thread t;
+
+		if (spulse_defs_thread(s->defs, i, &t) == 0)
+			pids[np++] = t.pid;
+	}
+	qsort(pids, np, sizeof(*pids), cmp_u32);
+	if (!stat(s->spool, &sp))
+		end_us = (uint64_t)sp.st_mtim.tv_sec * 1000000 +
+			 (uint64_t)sp.st_mtim.tv_nsec / 1000;
+	for (uint32_t i = 0; i < np; i++) {
+		char *saved, tmp[64];
+		struct stat st;
+
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		if (asprintf(&saved, "%s.perf-%u.map", s->spool, pids[i]) < 0)
+			break;
+		snprintf(tmp, sizeof(tmp), "/tmp/perf-%u.map", pids[i]);
+		if (!stat(saved, &st)) {
+			add_jit(s, saved, pids[i], "saved at record time");
+		} else if (!stat(tmp, &st)) {
+			uint64_t m = (uint64_t)st.st_mtim.tv_sec * 1000000 +
+				     (uint64_t)st.st_mtim.tv_nsec / 1000;
+
+			/* a JIT appends while it runs: its last write falls
+			 * inside the recording (1 s slack for clock steps) */
+			if (m + 1000000 >= s->start_us && m <= end_us + 1000000)
+				add_jit(s, tmp, pids[i], "not saved with the "
+					"spool; modified during the recording");
+			else
+				fprintf(stderr, "spulse: %s not used: modified "
+					"outside the recording (JIT frames of "
+					"pid %u stay hex)\n", tmp, pids[i]);
+		}
+		free(saved);
+	}
+	free(pids);
+}
+
+static const struct jit_sym *jit_lookup(struct symbolizer *s, uint64_t addr,
+					const struct jit_map **map)
+{
+	if (!s->jit_loaded)
+		load_jits(s);
+	for (size_t i = 0; i < s->njits; i++) {
+		const struct jit_sym *j = jit_map_lookup(&s->jits[i], addr);
+
+		if (j) {
+			*map = &s->jits[i];
+			return j;
+		}
+	}
+	return NULL;
+}
+
+/* ---- frames --------------------------------------------------------- */
+
+static int set_label(struct symbolizer *s, struct sym_frame *sf,
+		     const char *text)
+{
+	int64_t lid = strtab_intern(&s->labels, text);
+
+	if (lid < 0)
+		return -ENOMEM;
+	sf->label = strtab_str(&s->labels, (uint32_t)lid);
+	sf->label_id = (uint32_t)lid;
+	return 0;
+}
+
+static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
+			  struct sym_frame *sf, char *buf, size_t cap)
+{
+	struct spulse_module m;
+	struct mod_entry *e;
+	struct sym_loc loc = { 0 };
+	bool brackets;
+
+	if (spulse_defs_module(s->defs, f->module, &m) < 0)
+		return -ENOENT;
+	e = module_entry(s, &m);
+	if (!e)
+		return -ENOMEM;
+	sf->dso = e->display;
+	sf->build_id = e->bid;
+	sf->build_id_mismatch = e->info.mismatch;
+	if (e->m && sym_mod_lookup(e->m, f->addr, s->srcline, &loc) == 0) {
+		sf->func = func_name(s, loc.name);
+		if (!sf->func)
+			return -ENOMEM;
+		sf->func_off = loc.off;
+	}
+	if (loc.file) {
+		sf->file = intern(s, loc.file);
+		sf->line = loc.line;
+		if (!sf->file)
+			return -ENOMEM;
+	}
+	brackets = sf->dso[0] == '[';
+	if (sf->func)
+		snprintf(buf, cap, "%s", sf->func);
+	else
+		snprintf(buf, cap, brackets ? "0x%llx %s" : "0x%llx [%s]",
+			 (unsigned long long)f->addr, sf->dso);
+	return 0;
+}
+
+static int resolve_kernel(struct symbolizer *s, const struct spulse_frame *f,
+			  struct sym_frame *sf, char *buf, size_t cap)
+{
+	const struct ksym *k = NULL;
+
+	sf->dso = "[kernel.kallsyms]";
+	if (s->have_ksyms)
+		k = kallsyms_lookup(&s->ksyms, f->addr);
+	if (!k) {
+		snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
+		return 0;
+	}
+	sf->func = k->name;
+	sf->func_off = f->addr - k->addr;
+	if (k->module) {
+		snprintf(buf, cap, "[%s]", k->module);
+		sf->dso = intern(s, buf);
+		if (!sf->dso)
+			return -ENOMEM;
+	}
+	snprintf(buf, cap, "%s", k->name);
+	return 0;
 }
 
 static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 {
 	struct spulse_frame f;
-	char buf[512];
-	int64_t lid;
+	char buf[1024];
+	int rc = 0;
 
 	if (spulse_defs_frame(s->defs, id, &f) < 0)
 		return -ENOENT;
@@ -201,76 +491,44 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 	sf->addr = f.addr;
 	sf->dso = "[unknown]";
 	switch (f.kind) {
-	case SPULSE_FRAME_MODULE: {
-		struct spulse_module m;
-		struct elf_cache_entry *e;
-		const struct elf_sym *sym = NULL;
-
-		if (spulse_defs_module(s->defs, f.module, &m) < 0)
-			return -ENOENT;
-		/* interned so the string outlives this call */
-		lid = strtab_intern(&s->paths, m.path);
-		if (lid < 0)
-			return -ENOMEM;
-		sf->dso = strtab_str(&s->paths, (uint32_t)lid);
-		e = elf_for_module(s, &m);
-		if (!e)
-			return -ENOMEM;
-		if (e->ok)
-			sym = elf_syms_lookup(&e->syms, f.addr, &sf->func_off);
-		if (sym) {
-			sf->func = sym->name;
-			snprintf(buf, sizeof(buf), "%s", sym->name);
-		} else {
-			snprintf(buf, sizeof(buf), "0x%llx [%s]",
-				 (unsigned long long)f.addr, sf->dso);
-		}
+	case SPULSE_FRAME_MODULE:
+		rc = resolve_module(s, &f, sf, buf, sizeof(buf));
 		break;
-	}
-	case SPULSE_FRAME_KERNEL: {
-		const struct ksym *k = NULL;
-
-		sf->dso = "[kernel.kallsyms]";
-		if (s->have_ksyms)
-			k = kallsyms_lookup(&s->ksyms, f.addr);
-		if (k) {
-			sf->func = k->name;
-			sf->func_off = f.addr - k->addr;
-			if (k->module) {
-				snprintf(buf, sizeof(buf), "[%s]", k->module);
-				lid = strtab_intern(&s->dsos, buf);
-				if (lid < 0)
-					return -ENOMEM;
-				sf->dso = strtab_str(&s->dsos, (uint32_t)lid);
-			}
-			snprintf(buf, sizeof(buf), "%s", k->name);
-		} else {
-			snprintf(buf, sizeof(buf), "0x%llx",
-				 (unsigned long long)f.addr);
-		}
+	case SPULSE_FRAME_KERNEL:
+		rc = resolve_kernel(s, &f, sf, buf, sizeof(buf));
 		break;
-	}
 	case SPULSE_FRAME_TRUNCATED:
 		sf->dso = "";
 		snprintf(buf, sizeof(buf), "[truncated]");
 		break;
+	case SPULSE_FRAME_USER: {
+		const struct jit_map *map = NULL;
+		const struct jit_sym *j = jit_lookup(s, f.addr, &map);
+
+		if (j) {
+			sf->func = func_name(s, j->name);
+			sf->dso = intern(s, map->path);
+			if (!sf->func || !sf->dso)
+				return -ENOMEM;
+			sf->func_off = f.addr - j->start;
+			snprintf(buf, sizeof(buf), "%s", sf->func);
+			break;
+		}
+	}
+		/* fall through */
 	default:
 		snprintf(buf, sizeof(buf), "0x%llx",
 			 (unsigned long long)f.addr);
 		break;
 	}
-	lid = strtab_intern(&s->labels, buf);
-	if (lid < 0)
-		return -ENOMEM;
-	sf->label = strtab_str(&s->labels, (uint32_t)lid);
-	sf->label_id = (uint32_t)lid;
-	s->frames[id].label_id = lid;
-	return 0;
+	if (rc < 0)
+		return rc;
+	return set_label(s, sf, buf);
 }
 
 const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id)
 {
-	struct frame_cache_entry *c;
+	struct frame_entry *c;
 
 	if (id >= s->nframes)
 		return NULL;
@@ -283,11 +541,86 @@ const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id)
 	return &c->sf;
 }
 
+static int build_chain(struct symbolizer *s, uint32_t id,
+		       struct frame_entry *c)
+{
+	struct sym_loc *v = NULL;
+	struct spulse_frame f;
+	struct spulse_module m;
+	struct mod_entry *e;
+	int n;
+
+	if (spulse_defs_frame(s->defs, id, &f) < 0 ||
+	    f.kind != SPULSE_FRAME_MODULE ||
+	    spulse_defs_module(s->defs, f.module, &m) < 0)
+		return 0;
+	e = module_entry(s, &m);
+	if (!e)
+		return -ENOMEM;
+	if (!e->m)
+		return 0;
+	n = sym_mod_inlines(e->m, f.addr, &v);
+	if (n <= 1) {
+		free(v);
+		return n < 0 ? n : 0;
+	}
+	c->chain = calloc((size_t)n, sizeof(*c->chain));
+	if (!c->chain) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		struct sym_frame *x = &c->chain[i];
+
+		*x = c->sf;
+		x->inlined = v[i].inlined;
+		x->file = v[i].file ? intern(s, v[i].file) : NULL;
+		x->line = x->file ? v[i].line : 0;
+		if (i < n - 1) {
+			x->func = v[i].name ? func_name(s, v[i].name) : NULL;
+			x->func_off = 0;
+			if (!x->func)
+				x->func = "[inlined]";
+			if (set_label(s, x, x->func) < 0) {
+				free(v);
+				return -ENOMEM;
+			}
+		}
+	}
+	c->nchain = (uint32_t)n;
+	free(v);
+	return 0;
+}
+
+uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
+				 const struct sym_frame **chain)
+{
+	struct frame_entry *c;
+
+	*chain = symbolizer_frame(s, frame_id);
+	if (!*chain)
+		return 0;
+	c = &s->frames[frame_id];
+	if (!s->inl)
+		return 1;
+	if (!c->chain_done) {
+		if (build_chain(s, frame_id, c) < 0) {
+			*chain = NULL;
+			return 0;
+		}
+		c->chain_done = true;
+	}
+	if (!c->chain)
+		return 1;
+	*chain = c->chain;
+	return c->nchain;
+}
+
 int64_t symbolizer_label_id(struct symbolizer *s, uint32_t id)
 {
-	if (!symbolizer_frame(s, id))
-		return -1;
-	return s->frames[id].label_id;
+	const struct sym_frame *sf = symbolizer_frame(s, id);
+
+	return sf ? (int64_t)sf->label_id : -1;
 }
 
 const char *symbolizer_label(const struct symbolizer *s, uint32_t label_id)

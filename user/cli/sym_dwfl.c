@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/* User-space modules through elfutils libdwfl (sym_dwfl.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/debuginfod.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "sym_dwfl.h"
+
+struct load {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct sym_mod {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	char *path;
+	struct load *loads;
+	size_t nloads;
+	char *debuginfo_path;	/* *cb.debuginfo_path, outlives dwfl */
+	Dwfl_Callbacks cb;
+};
+
+/* Open @path for reading without ever blocking; regular files only. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static void hex(char *dst, size_t cap, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && 2 * i + 2 < cap; i++)
+		snprintf(dst + 2 * i, 3, "%02x", b[i]);
+	dst[cap && 2 * i < cap ? 2 * i : 0] = 0;
+}
+
+enum cand_rc { CAND_OK, CAND_SKIP, CAND_MISMATCH };
+
+/*
+ * Check an open candidate: an ELF file whose build-id is @bid (when
+ * given). On CAND_OK the PT_LOAD table is copied to @m.
+ */
+static enum cand_rc check_candidate(int fd, const uint8_t *bid,
+				    size_t bid_len, struct sym_mod *m,
+				    struct sym_open_info *info)
+{
+	const void *fbid = NULL;
+	enum cand_rc rc = CAND_SKIP;
+	size_t n, i;
+	ssize_t len;
+	Elf *elf;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return CAND_SKIP;
+	if (elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	len = dwelf_elf_gnu_build_id(elf, &fbid);
+	if (bid_len && (len != (ssize_t)bid_len || memcmp(fbid, bid, bid_len))) {
+		if (len > 0)
+			hex(info->file_bid, sizeof(info->file_bid), fbid,
+			    (size_t)len);
+		else
+			snprintf(info->file_bid, sizeof(info->file_bid),
+				 "none");
+		rc = CAND_MISMATCH;
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &n) < 0)
+		goto out;
+	m->loads = calloc(n ? n : 1, sizeof(*m->loads));
+	if (!m->loads)
+		goto out;
+	m->nloads = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->loads[m->nloads++] = (struct load){
+			ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	rc = CAND_OK;
+out:
+	elf_end(elf);
+	return rc;
+}
+
+static char *join(const char *a, const char *b)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s%s", a, a[0] && b[0] != '/' ? "/" : "", b) < 0)
+		return NULL;
+	return p;
+}
+
+/* ":.debug:EXTRA:SYMFS/usr/lib/debug:/usr/lib/debug" for libdwfl. */
+static char *debuginfo_path(const struct sym_dwfl_opts *o)
+{
+	char *p;
+
+	if (asprintf(&p, ":.debug:%s%s%s%s/usr/lib/debug",
+		     o->debug_dir ? o->debug_dir : "", o->debug_dir ? ":" : "",
+		     o->symfs ? o->symfs : "", o->symfs ? "/usr/lib/debug:" : "")
+	    < 0)
+		return NULL;
+	return p;
+}
+
+static int start_dwfl(struct sym_mod *m, const struct sym_dwfl_opts *o,
+		      int fd)
+{
+	m->debuginfo_path = debuginfo_path(o);
+	if (!m->debuginfo_path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	m->cb = (Dwfl_Callbacks){
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &m->debuginfo_path,
+	};
+	m->dwfl = dwfl_begin(&m->cb);
+	if (!m->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(m->dwfl);
+	/* fd is consumed by libdwfl, even on failure */
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
+	if (dwfl_report_end(m->dwfl, NULL, NULL) || !m->mod)
+		return -EBADMSG;
+	if (!dwfl_module_getelf(m->mod, &m->bias))
+		return -EBADMSG;
+	return 0;
+}
+
+/* Try one path; 1 used, 0 not, negative errno fatal. */
+static int try_path(struct sym_mod *m, const struct sym_dwfl_opts *o,
+		    const char *path, const char *display, const uint8_t *bid,
+		    size_t bid_len, struct sym_open_info *info, bool warn)
+{
+	enum cand_rc c;
+	int fd = open_regular(path);
+
+	if (fd < 0)
+		return 0;
+	c = check_candidate(fd, bid, bid_len, m, info);
+	if (c != CAND_OK) {
+		close(fd);
+		if (c == CAND_MISMATCH && warn && !info->mismatch) {
+			char rec[41];
+
+			hex(rec, sizeof(rec), bid, bid_len);
+			fprintf(stderr, "spulse: %s: build-id mismatch "
+				"(recorded %s, file %s): not used\n",
+				display, rec, info->file_bid);
+		}
+		if (c == CAND_MISMATCH && warn)
+			info->mismatch = true;
+		return 0;
+	}
+	m->path = strdup(path);
+	if (!m->path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return start_dwfl(m, o, fd) < 0 ? -EBADMSG : 1;
+}
+
+static int try_build_id_dirs(struct sym_mod *m, const struct sym_dwfl_opts *o,
+			     const uint8_t *bid, size_t bid_len,
+			     struct sym_open_info *info)
+{
+	const char *roots[3] = { o->debug_dir, NULL, "/usr/lib/debug" };
+	char *symfs_root = NULL, h[2 * 64 + 1];
+	int rc = 0;
+
+	if (bid_len < 2 || bid_len > 64)
+		return 0;
+	hex(h, sizeof(h), bid, bid_len);
+	if (o->symfs) {
+		symfs_root = join(o->symfs, "/usr/lib/debug");
+		if (!symfs_root)
+			return -ENOMEM;
+		roots[1] = symfs_root;
+	}
+	for (size_t r = 0; r < 3 && !rc; r++) {
+		for (int dbg = 0; dbg < 2 && !rc; dbg++) {
+			char *p;
+
+			if (!roots[r])
+				continue;
+			if (asprintf(&p, "%s/.build-id/%.2s/%s%s", roots[r], h,
+				     h + 2, dbg ? ".debug" : "") < 0) {
+				rc = -ENOMEM;
+				break;
+			}
+			rc = try_path(m, o, p, p, bid, bid_len, info, false);
+			free(p);
+		}
+	}
+	free(symfs_root);
+	if (rc > 0)
+		info->how = "build-id dir";
+	return rc;
+}
+
+static int try_debuginfod(struct sym_mod *m, struct sym_dwfl_opts *o,
+			  const uint8_t *bid, size_t bid_len,
+			  struct sym_open_info *info)
+{
+	int rc = 0;
+
+	if (!o->debuginfod || !bid_len || o->dbgd_failed)
+		return 0;
+	if (!o->dbgd) {
+		o->dbgd = debuginfod_begin();
+		if (!o->dbgd) {
+			o->dbgd_failed = true;
+			return 0;
+		}
+	}
+	for (int dbg = 0; dbg < 2 && !rc; dbg++) {
+		char *p = NULL;
+		int fd = dbg ? debuginfod_find_debuginfo(o->dbgd, bid,
+							(int)bid_len, &p)
+			     : debuginfod_find_executable(o->dbgd, bid,
+							  (int)bid_len, &p);
+
+		if (fd >= 0) {
+			close(fd);	/* reopened through the checks */
+			rc = try_path(m, o, p, p, bid, bid_len, info, false);
+		}
+		free(p);
+	}
+	if (rc > 0)
+		info->how = "debuginfod";
+	return rc;
+}
+
+static void reset(struct sym_mod *m)
+{
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->path);
+	free(m->loads);
+	free(m->debuginfo_path);
+	memset(m, 0, sizeof(*m));
+}
+
+int sym_mod_open(struct sym_dwfl_opts *o, const char *path,
+		 const char *display, const uint8_t *bid, size_t bid_len,
+		 struct sym_mod **out, struct sym_open_info *info)
+{
+	struct sym_mod *m = calloc(1, sizeof(*m));
+	int rc = 0;
+
+	memset(info, 0, sizeof(*info));
+	*out = NULL;
+	if (!m)
+		return -ENOMEM;
+	elf_version(EV_CURRENT);
+	if (o->symfs) {
+		char *p = join(o->symfs, path);
+
+		if (!p) {
+			free(m);
+			return -ENOMEM;
+		}
+		rc = try_path(m, o, p, display, bid, bid_len, info, true);
+		free(p);
+		if (rc > 0)
+			info->how = "symfs";
+	}
+	if (!rc) {
+		rc = try_path(m, o, path, display, bid, bid_len, info, true);
+		if (rc > 0)
+			info->how = "path";
+	}
+	if (!rc)
+		rc = try_build_id_dirs(m, o, bid, bid_len, info);
+	if (!rc)
+		rc = try_debuginfod(m, o, bid, bid_len, info);
+	if (rc <= 0) {
+		reset(m);
+		free(m);
+		return rc < 0 ? rc : -ENOENT;
+	}
+	*out = m;
+	return 0;
+}
+
+static bool to_addr(const struct sym_mod *m, uint64_t rel, Dwarf_Addr *addr)
+{
+	for (size_t i = 0; i < m->nloads; i++) {
+		const struct load *l = &m->loads[i];
+
+		if (rel >= l->offset && rel - l->offset < l->filesz) {
+			*addr = rel - l->offset + l->vaddr + m->bias;
+			return true;
+		}
+	}
+	return false;
+}
+
+int sym_mod_lookup(struct sym_mod *m, uint64_t rel, bool srcline,
+		   struct sym_loc *out)
+{
+	Dwarf_Addr addr;
+	GElf_Sym sym;
+	GElf_Off off = 0;
+	const char *name;
+
+	memset(out, 0, sizeof(*out));
+	if (!to_addr(m, rel, &addr))
+		return -ENOENT;
+	name = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL,
+				    NULL);
+	if (srcline) {
+		Dwfl_Line *l = dwfl_module_getsrc(m->mod, addr);
+		int line = 0;
+
+		if (l) {
+			out->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL,
+						  NULL);
+			out->line = line > 0 ? (uint32_t)line : 0;
+			if (!out->line)
+				out->file = NULL;
+		}
+	}
+	if (!name || !name[0])
+		return -ENOENT;
+	out->name = name;
+	out->off = off;
+	return 0;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(
+			die, DW_AT_MIPS_linkage_name, &a));
+	return n ? n : dwarf_diename(die);
+}
+
+/* DW_AT_call_file/DW_AT_call_line of an inlined_subroutine DIE. */
+static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles,
+		      struct sym_loc *loc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	loc->file = NULL;
+	loc->line = 0;
+	if (files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a),
+				     &w) == 0 && w < nfiles)
+		loc->file = dwarf_filesrc(files, w, NULL, NULL);
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &w) == 0)
+		loc->line = (uint32_t)w;
+	if (!loc->file || !loc->line) {
+		loc->file = NULL;
+		loc->line = 0;
+	}
+}
+
+int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	struct sym_loc *v, base;
+	size_t nfiles = 0, k = 0;
+	Dwarf_Addr addr, bias;
+	int n, i;
+
+	*out = NULL;
+	if (!to_addr(m, rel, &addr))
+		return 0;
+	cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	if (!cu)
+		return 0;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			k++;
+	if (!k) {
+		free(scopes);
+		return 0;
+	}
+	v = calloc(k + 1, sizeof(*v));
+	if (!v) {
+		free(scopes);
+		return -ENOMEM;
+	}
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	sym_mod_lookup(m, rel, true, &base);
+	/* innermost: the address's own line; each outer entry: the call site
+	 * of the entry inside it */
+	k = 0;
+	v[0].file = base.file;
+	v[0].line = base.line;
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		v[k].name = die_name(&scopes[i]);
+		v[k].inlined = true;
+		k++;
+		call_site(&scopes[i], files, nfiles, &v[k]);
+	}
+	/* the real function, as sym_mod_lookup names it */
+	v[k].name = base.name;
+	v[k].off = base.off;
+	if (!v[k].name)
+		for (i = 0; i < n; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				v[k].name = die_name(&scopes[i]);
+				break;
+			}
+	free(scopes);
+	*out = v;
+	return (int)k + 1;
+}
+
+const char *sym_mod_path(const struct sym_mod *m)
+{
+	return m->path;
+}
+
+void sym_mod_free(struct sym_mod *m)
+{
+	if (!m)
+		return;
+	reset(m);
+	free(m);
+}
+
+void sym_dwfl_opts_fini(struct sym_dwfl_opts *o)
+{
+	if (o->dbgd)
+		debuginfod_end(o->dbgd);
+	o->dbgd = NULL;
+}
