@@ -12,7 +12,7 @@ CLI_SAN_LIB := $(BUILD)/asan/libspulse.a
 CLI_SRCS := $(sort $(wildcard $(TOP)/user/cli/*.c))
 CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
-CLI_LDLIBS := -ldw -lelf
+CLI_LDLIBS := -ldw -lelf -lz
 CLI_HDRS := $(wildcard $(TOP)/user/cli/*.h) $(wildcard $(TOP)/user/include/*.h) \
 	$(wildcard $(TOP)/include/spulse/*.h)
 
