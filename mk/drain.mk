@@ -5,13 +5,18 @@
 # archive is named by path here rather than through its LIBSPULSE_A.
 
 DRAIN_LIB := $(BUILD)/libspulse.a
+# The unwind-table loader (unwind_load.c) builds tables with
+# libspulse-unwind (mk/unwind.mk, included later: named by path here).
+DRAIN_UNWIND_A := $(BUILD)/libspulse-unwind.a
+DRAIN_LDLIBS := -ldw -lelf -pthread
+DRAIN_CFLAGS := -I$(TOP)/user/unwind -pthread
 DRAIN_A := $(BUILD)/libspulse-drain.a
 DRAIN_SRCS := $(filter-out $(TOP)/user/drain/main.c,\
 	$(sort $(wildcard $(TOP)/user/drain/*.c)))
 DRAIN_OBJS := $(patsubst $(TOP)/user/drain/%.c,$(BUILD)/drain/%.o,$(DRAIN_SRCS))
 DRAIN_SAN_OBJS := $(patsubst $(TOP)/user/drain/%.c,$(BUILD)/drain-san/%.o,$(DRAIN_SRCS))
 DRAIN_HDRS := $(wildcard $(TOP)/user/drain/*.h) $(wildcard $(TOP)/user/include/*.h) \
-	$(wildcard $(TOP)/include/spulse/*.h)
+	$(wildcard $(TOP)/include/spulse/*.h) $(TOP)/user/unwind/unwind_build.h
 DRAIN_TEST := $(BUILD)/tests/drain
 
 .PHONY: drain check-drain
@@ -29,23 +34,24 @@ drain: $(BUILD)/spulse-drain $(DRAIN_A)
 
 $(BUILD)/drain/%.o: $(TOP)/user/drain/%.c $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(DRAIN_CFLAGS) -c -o $@ $<
 
 $(BUILD)/drain-san/%.o: $(TOP)/user/drain/%.c $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(DRAIN_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
 $(DRAIN_A): $(DRAIN_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/spulse-drain: $(BUILD)/drain/main.o $(DRAIN_A) $(DRAIN_LIB)
-	$(CC) $(USER_CFLAGS) -o $@ $^
+$(BUILD)/spulse-drain: $(BUILD)/drain/main.o $(DRAIN_A) $(DRAIN_UNWIND_A) $(DRAIN_LIB)
+	$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(DRAIN_LDLIBS)
 
 # ---- tests (ASan+UBSan on our code; libspulse.a uninstrumented) -------
-$(DRAIN_TEST)/spulse-drain: $(BUILD)/drain-san/main.o $(DRAIN_SAN_OBJS) $(DRAIN_LIB)
+$(DRAIN_TEST)/spulse-drain: $(BUILD)/drain-san/main.o $(DRAIN_SAN_OBJS) \
+		$(DRAIN_UNWIND_A) $(DRAIN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $^
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -pthread -o $@ $^ $(DRAIN_LDLIBS)
 
 $(DRAIN_TEST)/gen_fake: $(TOP)/tests/drain/gen_fake.c $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
@@ -73,14 +79,23 @@ $(DRAIN_TEST)/test_meta_forward: $(TOP)/tests/drain/test_meta_forward.c \
 		$(BUILD)/drain-san/meta_forward.o $(DRAIN_LIB)
 
 $(DRAIN_TEST)/record: $(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_record.c \
-		$(DRAIN_SAN_OBJS) $(DRAIN_LIB) $(DRAIN_HDRS)
+		$(DRAIN_SAN_OBJS) $(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $(TOP)/tests/drain/record_main.c \
-		$(TOP)/user/cli/cmd_record.c $(DRAIN_SAN_OBJS) $(DRAIN_LIB)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -pthread -o $@ $(TOP)/tests/drain/record_main.c \
+		$(TOP)/user/cli/cmd_record.c $(DRAIN_SAN_OBJS) $(DRAIN_UNWIND_A) \
+		$(DRAIN_LIB) $(DRAIN_LDLIBS)
+
+# Reads back the messages a drainer wrote into a fake DIR/unwind file.
+$(DRAIN_TEST)/unwind_msgs: $(TOP)/tests/drain/unwind_msgs.c \
+		$(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(DRAIN_CFLAGS) $(SAN_CFLAGS) -o $@ $< \
+		$(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_LDLIBS)
 
 DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
 	$(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool $(DRAIN_TEST)/test_merge \
-	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward $(DRAIN_TEST)/test_flight
+	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward $(DRAIN_TEST)/test_flight \
+	$(DRAIN_TEST)/unwind_msgs
 
 CHECK_SUITES += drain
 check-drain: $(DRAIN_TEST_BINS)

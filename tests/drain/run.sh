@@ -596,6 +596,9 @@ if [ -x "$build/spulse" ]; then
 	fi
 fi
 
+# ---- unwind-table loading (tests/drain/unwind.sh) ------------------------
+. "$top/tests/drain/unwind.sh"
+
 echo "drain: $passed passed, $failed failed"
 mkdir -p "$build/check"
 echo "$passed $failed" >"$build/check/drain.result"

@@ -51,29 +51,84 @@ static void rec_on_usr1(int sig)
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
-"usage: spulse record [-p PID | -- CMD ARGS] [-F HZ] [-o FILE] [-d SECONDS]\n"
-"                     [--module PATH] [--event cpu-clock|cycles]\n"
-"                     [--off-cpu [--offcpu-min-us N]]\n"
-"                     [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
-"                      [--max-dumps N] [--min-gap SECONDS]]\n"
-"  -p PID           sample the running process PID (and its threads)\n"
-"  -- CMD ARGS      run CMD and sample it (default: the whole system)\n"
-"  -F HZ            sampling frequency (default 999)\n"
-"  -o FILE          output spool (default spulse.out.spulse)\n"
-"  -d SECONDS       stop after SECONDS\n"
-"  --module PATH    spulse.ko to load (default: TOP/spulse.ko next to the\n"
-"                   binary's directory, else /lib/modules/RELEASE/extra)\n"
-"  --event E        cpu-clock (default) or cycles\n"
-"  --off-cpu        also record off-CPU intervals (stack at switch-out,\n"
-"                   waker and its stack, run-queue delay): offcpu=1\n"
-"  --offcpu-min-us N  only intervals at least N us long (offcpu_min_us=)\n"
-"  --debugfs DIR    spulse debugfs directory (default %s)\n"
-"  --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
-"  --no-load        do not load/unload the module (use what DIR provides)\n"
+"NAME\n"
+"    spulse record - record a process or a command with spulse.ko\n"
+"\n"
+"SYNOPSIS\n"
+"    spulse record [-p PID | -- CMD ARGS] [-F HZ] [-o FILE] [-d SECONDS]\n"
+"                  [--module PATH] [--event cpu-clock|cycles]\n"
+"                  [--unwind auto|fp|tables] [--unwind-cache DIR]\n"
+"                  [--no-unwind-tables]\n"
+"                  [--off-cpu [--offcpu-min-us N]]\n"
+"                  [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
+"                   [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
+"                  [--debugfs DIR] [--kallsyms PATH] [--no-load]\n"
+"\n"
+"DESCRIPTION\n"
+"    Loads spulse.ko (unless it is loaded already) for the target, drains\n"
+"    its per-CPU relay files into one SPULSE spool in process, and stops\n"
+"    when the target exits, on Ctrl-C/SIGTERM or after the duration; then\n"
+"    unloads the module if it loaded it and prints one summary line.\n"
+"    With -- CMD the command is forked first and held until recording has\n"
+"    started; without -p or CMD the whole system is sampled.\n"
+"\n"
+"    User stacks: for every executable mapping the module reports, the\n"
+"    file's unwind table is built from its .eh_frame/.debug_frame (or read\n"
+"    from the cache by build-id), checked against the mapping's build-id\n"
+"    and loaded into the module, so code built without frame pointers\n"
+"    (Debian's own binaries) unwinds to its entry point. Tables are built\n"
+"    in a worker thread; samples taken before a module's table arrives\n"
+"    use the frame-pointer walk. docs/UNWIND.md.\n"
+"\n"
+"OPTIONS\n"
+"    -p PID           sample the running process PID (and its threads)\n"
+"    -- CMD ARGS      run CMD and sample it (default: the whole system)\n"
+"    -F HZ            sampling frequency (default 999)\n"
+"    -o FILE          output spool (default spulse.out.spulse); kernel\n"
+"                     symbols go to FILE.kallsyms\n"
+"    -d SECONDS       stop after SECONDS\n"
+"    --module PATH    spulse.ko to load (default: TOP/spulse.ko next to the\n"
+"                     binary's directory, else /lib/modules/RELEASE/extra)\n"
+"    --event E        cpu-clock (default) or cycles\n"
+"    --unwind MODE    user-stack unwinding, the module's unwind= parameter:\n"
+"                     auto (the module's default: tables where loaded, the\n"
+"                     frame-pointer walk elsewhere), tables (tables only; no\n"
+"                     table = truncated) or fp (frame pointers only, as\n"
+"                     before tables; no tables are loaded). Applies when\n"
+"                     this command loads the module.\n"
+"    --unwind-cache DIR  table cache (default $HOME/.cache/spulse/unwind;\n"
+"                     \"\" = no cache, build every table)\n"
+"    --no-unwind-tables  load no tables (whatever the module already holds\n"
+"                     stays; with --unwind auto: frame-pointer stacks)\n"
+"    --off-cpu        also record off-CPU intervals (stack at switch-out,\n"
+"                     waker and its stack, run-queue delay): offcpu=1\n"
+"    --offcpu-min-us N  only intervals at least N us long (offcpu_min_us=)\n"
+"    --debugfs DIR    spulse debugfs directory (default %s)\n"
+"    --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
+"    --no-load        do not load/unload the module (use what DIR provides)\n"
 DRAIN_FLIGHT_USAGE
-"Stops when the target exits, on Ctrl-C, or after the duration.\n"
-"With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
-"spulse record triggers a dump.\n",
+"    With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
+"    spulse record triggers a dump.\n"
+"\n"
+"EXAMPLES\n"
+"    spulse record -F 999 -o py.spulse -- python3 script.py\n"
+"        record a command; whole stacks through python3 and libc\n"
+"    spulse record -p 1234 -d 10 -o app.spulse\n"
+"        record a running process for 10 seconds\n"
+"    spulse record --unwind fp -o fp.spulse -- ./app\n"
+"        frame-pointer stacks only (to compare)\n"
+"    spulse unwind build /usr/bin/python3.11 -o ~/.cache/spulse/unwind\n"
+"        pre-build a table, so the first samples are covered too\n"
+"    spulse record --off-cpu --flight 3 --trigger 'offcpu>50ms' -- ./srv\n"
+"        keep the last 3 s, write a dump per long off-CPU interval\n"
+"\n"
+"    The summary line: samples, dropped, file and size (flight: dumps), duration,\n"
+"    what stopped the recording, then, when tables were loaded,\n"
+"    \"unwind tables N (cache hits H, refused R, failed F)\".\n"
+"\n"
+"EXIT STATUS\n"
+"    0 recorded; 1 the module could not be loaded, debugfs or the spool\n"
+"    could not be used, or the target does not exist; 2 bad usage.\n",
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
 }
 
@@ -233,6 +288,11 @@ static void print_summary(const struct drain_stats *st, const char *out,
 		       out, size, secs, why);
 	if (st->offcpu)
 		printf(", off-CPU intervals %" PRIu64, st->offcpu);
+	if (st->unwind)
+		printf(", unwind tables %" PRIu64 " (cache hits %" PRIu64
+		       ", refused %" PRIu64 ", failed %" PRIu64 ")",
+		       st->unwind_loaded, st->unwind_cache_hits,
+		       st->unwind_refused, st->unwind_failed);
 	if (st->stream_errors)
 		printf(", %u stream errors", st->stream_errors);
 	printf("\n");
@@ -248,6 +308,9 @@ int cmd_record(int argc, char **argv)
 		{ "no-load", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "offcpu-min-us", required_argument, NULL, 'U' },
+		{ "unwind", required_argument, NULL, 'W' },
+		{ "unwind-cache", required_argument, NULL, 'C' },
+		{ "no-unwind-tables", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -259,6 +322,7 @@ int cmd_record(int argc, char **argv)
 		.sync_ms = 1000,
 		.window_ms = 100,
 		.control = true,
+		.unwind_wait_ms = 1000,
 	};
 	struct sigaction sa, old_int, old_term, old_usr1;
 	struct drain_flight_opts fo;
@@ -266,7 +330,7 @@ int cmd_record(int argc, char **argv)
 	bool off_cpu = false, have_min_us = false, any_flight = false;
 	sig_atomic_t usr1_seen = 0;
 	char msg[256];
-	const char *event = "cpu-clock", *why = "?";
+	const char *event = "cpu-clock", *why = "?", *unwind = NULL;
 	char *module = NULL, *params = NULL;
 	bool no_load = false, loaded = false, target_gone = false;
 	double duration = -1, t0;
@@ -325,6 +389,21 @@ int cmd_record(int argc, char **argv)
 		case 'N':
 			no_load = true;
 			break;
+		case 'W':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "fp") &&
+			    strcmp(optarg, "tables")) {
+				free(module);
+				return rec_usage_error("bad --unwind (auto, fp "
+						       "or tables)", optarg);
+			}
+			unwind = optarg;
+			break;
+		case 'C':
+			o.unwind_cache = optarg;
+			break;
+		case 'T':
+			o.no_unwind = true;
+			break;
 		case 'O':
 			off_cpu = true;
 			break;
@@ -376,6 +455,8 @@ int cmd_record(int argc, char **argv)
 		}
 	if (fo.seconds_ns)
 		o.flight = &fo;
+	if (unwind && !strcmp(unwind, "fp"))
+		o.no_unwind = true;	/* the module would not use them */
 	if (pid_arg && kill((pid_t)pid_arg, 0) && errno == ESRCH) {
 		fprintf(stderr, "spulse record: no process %lu\n", pid_arg);
 		free(module);
@@ -413,6 +494,16 @@ int cmd_record(int argc, char **argv)
 			rc = EXIT_INVALID;
 			goto out;
 		}
+		if (unwind) {
+			char *p2;
+
+			if (asprintf(&p2, "%s unwind=%s", params, unwind) < 0) {
+				rc = EXIT_INVALID;
+				goto out;
+			}
+			free(params);
+			params = p2;
+		}
 		if (have_min_us) {
 			char *p2;
 
@@ -434,8 +525,8 @@ int cmd_record(int argc, char **argv)
 		loaded = true;
 	} else if (!no_load) {
 		fprintf(stderr, "spulse record: spulse.ko is already loaded; "
-			"its parameters (target, frequency%s) are used\n",
-			off_cpu ? ", offcpu" : "");
+			"its parameters (target, frequency%s%s) are used\n",
+			off_cpu ? ", offcpu" : "", unwind ? ", unwind" : "");
 	}
 	if (!no_load) {
 		ret = ensure_debugfs(o.debugfs);

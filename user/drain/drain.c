@@ -25,6 +25,7 @@
 #include "meta_forward.h"
 #include "relay_input.h"
 #include "renumber.h"
+#include "unwind_load.h"
 
 #define READ_ROUND_MAX	(256u << 10)	/* bytes per input per round */
 
@@ -54,6 +55,7 @@ struct drain {
 	struct drain_input meta;
 	bool have_meta;
 	struct drain_meta_fwd fwd;	/* meta -> spool, module generation */
+	struct drain_unwind *uw;	/* unwind-table loader, NULL = none */
 
 	struct drain_input *cpu;	/* sorted by CPU number */
 	struct drain_idmap *maps;
@@ -233,6 +235,28 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	else
 		fprintf(d->log, "spulse-drain: no %s/meta: no modules\n",
 			d->o.debugfs);
+	if (!d->o.no_unwind && d->have_meta) {
+		struct drain_unwind_opts uo = { .sz = sizeof(uo) };
+
+		if (asprintf(&path, "%s/unwind", d->o.debugfs) < 0) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		uo.path = path;
+		uo.cache_dir = d->o.unwind_cache;
+		uo.log = d->log;
+		ret = drain_unwind_open(&uo, &d->uw);
+		if (ret == -ENOENT)
+			fprintf(d->log, "spulse-drain: no %s: the module takes "
+				"no unwind tables (frame-pointer user stacks)\n",
+				path);
+		else if (ret < 0)
+			fprintf(d->log, "spulse-drain: %s: %s; no unwind "
+				"tables\n", path, strerror(-ret));
+		free(path);
+		path = NULL;
+		d->uw = ret < 0 ? NULL : d->uw;
+	}
 	if (!d->ncpu && !d->have_meta) {
 		fprintf(d->log, "spulse-drain: %s: no cpuN or meta files\n",
 			d->o.debugfs);
@@ -477,10 +501,12 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 				drain_merge_finish(&d->merge, i);
 			return 0;
 		}
-		if (in->cpu < 0)
+		if (in->cpu < 0) {
 			ret = drain_meta_record(&d->fwd, d->rec, &r, d->merge.any,
 						d->merge.newest_ns);
-		else
+			if (!ret && d->uw)
+				ret = drain_unwind_meta(d->uw, &r);
+		} else
 			ret = cpu_record(d, i, &r);
 		if (ret < 0)
 			return ret;
@@ -1140,6 +1166,11 @@ int drain_finish(struct drain *d)
 		check_tail(d, &d->cpu[i]);
 		drain_merge_finish(&d->merge, i);
 	}
+	if (d->uw && d->o.unwind_wait_ms &&
+	    drain_unwind_wait(d->uw, d->o.unwind_wait_ms) < 0)
+		fprintf(d->log, "spulse-drain: unwind: tables still being "
+			"built after %u ms; not waiting for them\n",
+			d->o.unwind_wait_ms);
 	if (!d->rec) {
 		ret = open_recorder(d, NULL);	/* empty spool, start = now */
 		if (ret < 0)
@@ -1198,6 +1229,22 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 	d->st.ring_bound = d->flight ?
 		drain_flight_bound(&d->fo, d->have_meta ?
 			spulse_stream_info(d->meta.stream)->modules : 0) : 0;
+	if (d->uw) {
+		struct drain_unwind_stats us;
+
+		drain_unwind_get_stats(d->uw, &us);
+		d->st.unwind = true;
+		d->st.unwind_loaded = us.loaded;
+		d->st.unwind_cache_hits = us.cache_hits;
+		d->st.unwind_refused = us.refused;
+		d->st.unwind_failed = us.failed;
+		d->st.unwind_skipped = us.skipped;
+		d->st.unwind_maps = us.maps;
+		d->st.unwind_map_errors = us.map_errors;
+		d->st.unwind_rows = us.rows;
+		d->st.unwind_bytes = us.bytes;
+		d->st.unwind_build_ns = us.build_ns;
+	}
 	d->st.kernel_dropped = -1;
 	if (d->stats_path && !drain_kstat(d->stats_path, "samples_dropped", &v))
 		d->st.kernel_dropped = v;
@@ -1233,6 +1280,16 @@ void drain_print_stats(struct drain *d, FILE *f)
 			", trigger marks %" PRIu64 ", unknown extension "
 			"records dropped %" PRIu64 "\n", st.offcpu,
 			st.triggers, st.ext_dropped);
+	if (st.unwind)
+		fprintf(f, "spulse-drain: unwind tables loaded %" PRIu64
+			" (cache hits %" PRIu64 ", %" PRIu64 " rows, %" PRIu64
+			" bytes, %.3f s), refused %" PRIu64 " (build-id differs),"
+			" failed %" PRIu64 ", skipped %" PRIu64 "; process maps "
+			"%" PRIu64 " (refused %" PRIu64 ")\n", st.unwind_loaded,
+			st.unwind_cache_hits, st.unwind_rows, st.unwind_bytes,
+			(double)st.unwind_build_ns / 1e9, st.unwind_refused,
+			st.unwind_failed, st.unwind_skipped, st.unwind_maps,
+			st.unwind_map_errors);
 	if (d->flight)
 		fprintf(f, "spulse-drain: flight: triggers %" PRIu64 ", dumps "
 			"%u, suppressed %" PRIu64 "; generations %u holding %"
@@ -1249,6 +1306,8 @@ int drain_close(struct drain *d)
 
 	if (!d)
 		return 0;
+	drain_unwind_close(d->uw);	/* DELs its tables */
+	d->uw = NULL;
 	if (d->rec)
 		ret = spulse_recorder_close(d->rec);
 	for (i = 0; i < d->ngens; i++)

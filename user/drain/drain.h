@@ -29,6 +29,16 @@ struct drain_opts {
 	 * each trigger writes OUTPUT-NNN.EXT. NULL = off.
 	 */
 	const struct drain_flight_opts *flight;
+	/*
+	 * Unwind tables (docs/DRAIN.md "Unwind tables"): unless @no_unwind,
+	 * tables of the modules meta reports are loaded into DIR/unwind when
+	 * that file exists. @unwind_cache: NULL = $HOME/.cache/spulse/unwind,
+	 * "" = no cache. @unwind_wait_ms: at drain_finish(), how long to let
+	 * the loader finish what is queued (0 = do not wait).
+	 */
+	bool no_unwind;
+	const char *unwind_cache;
+	unsigned int unwind_wait_ms;
 };
 
 struct drain;
@@ -56,6 +66,11 @@ struct drain_stats {
 	uint64_t gen_bytes;		/* bytes held by the generations now */
 	uint64_t gen_bytes_max;		/* most ever held at once */
 	uint64_t ring_bound;		/* the stated bound (flight.h) */
+	/* unwind tables (unwind_load.h); all 0 when not loading */
+	bool unwind;			/* DIR/unwind open, tables loaded */
+	uint64_t unwind_loaded, unwind_cache_hits, unwind_refused;
+	uint64_t unwind_failed, unwind_skipped, unwind_maps, unwind_map_errors;
+	uint64_t unwind_rows, unwind_bytes, unwind_build_ns;
 };
 
 /* Open inputs, copy kallsyms, open the spool lazily on the first header. */

@@ -38,6 +38,7 @@ static void usage(FILE *f)
 "usage: spulse-drain -o FILE [--debugfs DIR] [--sync-ms N] [--window-ms N]\n"
 "                    [--duration S] [--control] [--once]\n"
 "                    [--kallsyms PATH | --no-kallsyms]\n"
+"                    [--unwind-cache DIR | --no-unwind-tables]\n"
 "                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                     [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
 "  -o, --output FILE   spool to write (replaced if it exists)\n"
@@ -49,6 +50,11 @@ static void usage(FILE *f)
 "  --once              drain what is readable now, then stop\n"
 "  --kallsyms PATH     kernel symbols saved as FILE.kallsyms (default %s)\n"
 "  --no-kallsyms       do not save kernel symbols\n"
+"  --unwind-cache DIR  unwind-table cache (default $HOME/.cache/spulse/unwind;\n"
+"                      \"\" = none): tables of the modules meta reports are\n"
+"                      built or read from it and loaded into DIR/unwind\n"
+"  --no-unwind-tables  load no unwind tables (frame-pointer user stacks,\n"
+"                      or whatever tables another tool loaded)\n"
 DRAIN_FLIGHT_USAGE,
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
 }
@@ -102,6 +108,8 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, '1' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "no-kallsyms", no_argument, NULL, 'N' },
+		{ "unwind-cache", required_argument, NULL, 'U' },
+		{ "no-unwind-tables", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +119,7 @@ int main(int argc, char **argv)
 		.kallsyms = DRAIN_DEFAULT_KALLSYMS,
 		.sync_ms = 1000,
 		.window_ms = 100,
+		.unwind_wait_ms = 2000,
 	};
 	struct sigaction sa;
 	struct drain_stats st;
@@ -162,12 +171,20 @@ int main(int argc, char **argv)
 			break;
 		case '1':
 			once = true;
+			/* post-mortem/tests: let every queued table load */
+			o.unwind_wait_ms = 30000;
 			break;
 		case 'K':
 			o.kallsyms = optarg;
 			break;
 		case 'N':
 			o.kallsyms = NULL;
+			break;
+		case 'U':
+			o.unwind_cache = optarg;
+			break;
+		case 'T':
+			o.no_unwind = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unwind-table loading (docs/DRAIN.md "Unwind tables", docs/UNWIND.md
+ * "Loading"): for every module record of the meta stream, build or fetch
+ * from the build-id cache the file's unwind table (libspulse-unwind,
+ * user/unwind/unwind_build.h), check it against the record's build-id, ADD
+ * it to debugfs spulse/unwind once per build-id, and send the process's
+ * whole mapping set (op MAP) whenever its set of mapped tables changes.
+ *
+ * The table work runs in a worker thread: drain_unwind_meta() only copies
+ * the record into a queue, so the drain loop never waits for a build.
+ */
+#ifndef SPULSE_DRAIN_UNWIND_LOAD_H
+#define SPULSE_DRAIN_UNWIND_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <libspulse.h>
+
+/**
+ * struct drain_unwind_opts - loader options
+ * @sz: sizeof(struct drain_unwind_opts) as the caller knows it
+ * @path: the debugfs unwind file (DIR/unwind); required
+ * @cache_dir: table cache (NULL: $HOME/.cache/spulse/unwind, none without
+ *	$HOME; "" : no cache, every table is built)
+ * @log: diagnostics (NULL = stderr)
+ * @max_files: distinct files remembered (0 = 4096); later ones are counted
+ *	as failed
+ */
+struct drain_unwind_opts {
+	size_t sz;
+	const char *path;
+	const char *cache_dir;
+	FILE *log;
+	unsigned int max_files;
+};
+
+/**
+ * struct drain_unwind_stats - what the loader did
+ * @loaded: tables ADDed to the kernel
+ * @cache_hits: of those, tables read from the cache
+ * @refused: files whose table's build-id differs from the module record's
+ * @failed: files with no table (no CFI, unreadable, kernel refused the ADD)
+ * @skipped: module records with no file to read ([vdso] and the like)
+ * @maps: MAP messages the kernel accepted
+ * @map_errors: MAP messages it refused
+ * @rows: rows in the loaded tables
+ * @bytes: bytes of the ADD messages written (tables as sent)
+ * @build_ns: wall time spent obtaining tables (build or cache)
+ * @queued: records waiting for the worker now
+ */
+struct drain_unwind_stats {
+	uint64_t loaded, cache_hits, refused, failed, skipped;
+	uint64_t maps, map_errors;
+	uint64_t rows, bytes, build_ns;
+	uint64_t queued;
+};
+
+struct drain_unwind;
+
+/**
+ * drain_unwind_open() - open the debugfs unwind file, start the worker
+ * @o: options (@o->path required)
+ * @out: the loader
+ *
+ * Return: 0, -ENOENT when @o->path does not exist (the module takes no
+ * tables: the caller goes on with frame-pointer stacks), another -errno.
+ */
+int drain_unwind_open(const struct drain_unwind_opts *o,
+		      struct drain_unwind **out);
+
+/**
+ * drain_unwind_meta() - hand over one validated meta-stream record
+ * @u: the loader
+ * @r: the record; module, module-deactivate and process-deactivate records
+ *	are queued (path and build-id copied), others ignored
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int drain_unwind_meta(struct drain_unwind *u, const struct spulse_record *r);
+
+/**
+ * drain_unwind_wait() - wait until every queued record is processed
+ * @u: the loader
+ * @timeout_ms: at most this long
+ *
+ * Return: 0, or -ETIMEDOUT with records still queued.
+ */
+int drain_unwind_wait(struct drain_unwind *u, unsigned int timeout_ms);
+
+/**
+ * drain_unwind_get_stats() - current totals
+ * @u: the loader
+ * @st: filled in
+ */
+void drain_unwind_get_stats(struct drain_unwind *u,
+			    struct drain_unwind_stats *st);
+
+/**
+ * drain_unwind_close() - stop the worker (records still queued are
+ *	dropped), DEL every table this loader added, close the file, free
+ * @u: the loader (NULL is allowed)
+ */
+void drain_unwind_close(struct drain_unwind *u);
+
+/**
+ * drain_unwind_default_cache() - the default cache directory
+ *
+ * Return: malloc'd "$HOME/.cache/spulse/unwind", or NULL without $HOME.
+ */
+char *drain_unwind_default_cache(void);
+
+#endif
