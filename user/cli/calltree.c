@@ -1,16 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Call tree construction, folded-stack output and SVG flame graphs. */
+/* Call tree construction, differential merge and folded-stack output. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calltree.h"
-
-#define SVG_WIDTH	1200.0
-#define SVG_ROW		16
-#define SVG_PAD_TOP	40
-#define SVG_PAD_SIDE	10.0
-#define SVG_MIN_WIDTH	0.3	/* px; narrower frames are not drawn */
 
 static int64_t new_node(struct calltree *t, uint32_t label, uint8_t kind)
 {
@@ -163,73 +157,182 @@ int64_t calltree_add_path(struct calltree *t, const uint32_t *frames, int n,
 	return cur;
 }
 
-int calltree_build(struct calltree *t, struct profile *p)
+/* Root frame of thread @thread for --root (label cached per thread id). */
+static int64_t root_node(struct calltree *t, struct profile *p, int root,
+			 uint32_t thread, int64_t *cache, uint32_t ncache)
 {
-	uint32_t frames[SPULSE_MAX_DEPTH], s;
-	int n;
+	char buf[512];
+	int64_t lid;
+
+	if (thread < ncache && cache[thread] >= 0)
+		return cache[thread];
+	lid = symbolizer_intern_label(p->sym, profile_thread_label(p, thread,
+						root, buf, sizeof(buf)));
+	if (lid < 0)
+		return -ENOMEM;
+	lid = child_of(t, 0, (uint32_t)lid, CT_KIND_ROOT);
+	if (lid >= 0 && thread < ncache)
+		cache[thread] = lid;
+	return lid;
+}
+
+static int64_t *root_cache(struct profile *p, int root, uint32_t *n)
+{
+	uint32_t i;
+	int64_t *c;
+
+	*n = 0;
+	if (!root)
+		return NULL;
+	*n = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
+	c = malloc((*n ? *n : 1) * sizeof(*c));
+	if (c)
+		for (i = 0; i < *n; i++)
+			c[i] = -1;
+	return c;
+}
+
+int calltree_build(struct calltree *t, struct profile *p, int root)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH], nc;
+	int64_t *cache;
+	size_t i;
+	int n, rc = 0;
 
 	if (calltree_init(t, p) < 0)
 		return -ENOMEM;
-	for (s = 0; s < p->nstacks; s++) {
-		uint64_t c = p->stack_count[s];
-		int64_t cur;
+	cache = root_cache(p, root, &nc);
+	if (root && !cache)
+		return -ENOMEM;
+	for (i = 0; i < p->ncells && !rc; i++) {
+		const struct profile_cell *pc = &p->cells[i];
+		uint64_t c = pc->weight;
+		int64_t cur = 0;
 
 		if (!c)
 			continue;
-		n = profile_stack_frames(p, s, frames);
-		if (n <= 0)
-			return -EBADMSG;
+		n = profile_stack_frames(p, pc->stack, frames);
+		if (n <= 0) {
+			rc = -EBADMSG;
+			break;
+		}
 		t->nodes[0].value += c;
-		cur = add_frames(t, 0, frames, n, 1, false, c);
+		if (root) {
+			cur = root_node(t, p, root, pc->thread, cache, nc);
+			if (cur < 0) {
+				rc = (int)cur;
+				break;
+			}
+			t->nodes[cur].value += c;
+		}
+		cur = add_frames(t, (uint32_t)cur, frames, n, 1, false, c);
 		if (cur < 0)
-			return (int)cur;
-		t->nodes[cur].self += c;
+			rc = (int)cur;
+		else
+			t->nodes[cur].self += c;
 	}
-	return 0;
+	free(cache);
+	return rc;
 }
 
 int calltree_build_wakers(struct calltree *t, struct profile *p,
-			  const struct spulse_offcpu *iv, size_t n)
+			  const struct spulse_offcpu *iv, size_t n, int root)
 {
-	uint32_t frames[SPULSE_MAX_DEPTH];
-	int64_t sep;
+	uint32_t frames[SPULSE_MAX_DEPTH], nc;
+	int64_t sep, *cache;
 	size_t i;
+	int rc = 0;
 
 	if (calltree_init(t, p) < 0)
 		return -ENOMEM;
 	sep = symbolizer_intern_label(p->sym, "--");
 	if (sep < 0)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	cache = root_cache(p, root, &nc);
+	if (root && !cache)
+		return -ENOMEM;
+	for (i = 0; i < n && !rc; i++) {
 		uint64_t c = profile_offcpu_weight(p, &iv[i]);
-		int64_t cur;
+		int64_t cur = 0;
 		int d;
 
 		if (!c)
 			continue;
 		d = profile_stack_frames(p, iv[i].stack, frames);
-		if (d <= 0)
-			return -EBADMSG;
+		if (d <= 0) {
+			rc = -EBADMSG;
+			break;
+		}
 		t->nodes[0].value += c;
-		cur = add_frames(t, 0, frames, d, 1, false, c);
+		if (root) {
+			cur = root_node(t, p, root, iv[i].thread, cache, nc);
+			if (cur < 0) {
+				rc = (int)cur;
+				break;
+			}
+			t->nodes[cur].value += c;
+		}
+		cur = add_frames(t, (uint32_t)cur, frames, d, 1, false, c);
 		if (cur >= 0 && iv[i].waker_thread != SPULSE_NONE &&
 		    iv[i].waker_stack != SPULSE_NONE) {
 			cur = child_of(t, (uint32_t)cur, (uint32_t)sep,
 				       CT_KIND_SEPARATOR);
-			if (cur < 0)
-				return -ENOMEM;
+			if (cur < 0) {
+				rc = -ENOMEM;
+				break;
+			}
 			t->nodes[cur].value += c;
 			d = profile_stack_frames(p, iv[i].waker_stack, frames);
-			if (d <= 0)
-				return -EBADMSG;
+			if (d < 0) {
+				rc = -EBADMSG;
+				break;
+			}
 			/* the waker's stack top-down: leaf first */
-			cur = add_frames(t, (uint32_t)cur, frames, d, -1, true,
-					 c);
+			if (d)
+				cur = add_frames(t, (uint32_t)cur, frames, d,
+						 -1, true, c);
 		}
 		if (cur < 0)
-			return (int)cur;
-		t->nodes[cur].self += c;
+			rc = (int)cur;
+		else
+			t->nodes[cur].self += c;
 	}
+	free(cache);
+	return rc;
+}
+
+int calltree_merge_base(struct calltree *b, const struct calltree *a)
+{
+	uint32_t *map = malloc((a->n ? a->n : 1) * sizeof(*map)), i;
+
+	if (!map)
+		return -ENOMEM;
+	map[0] = 0;
+	b->nodes[0].base = a->nodes[0].value;
+	b->nodes[0].base_self = a->nodes[0].self;
+	for (i = 1; i < a->n; i++) {
+		const struct ct_node *an = &a->nodes[i];
+		int64_t lid = symbolizer_intern_label(b->sym,
+					symbolizer_label(a->sym, an->label));
+		int64_t bn;
+
+		if (lid < 0) {
+			free(map);
+			return -ENOMEM;
+		}
+		/* parents are created before their children: map is set */
+		bn = child_of(b, map[a->parent[i]], (uint32_t)lid, an->kind);
+		if (bn < 0) {
+			free(map);
+			return -ENOMEM;
+		}
+		map[i] = (uint32_t)bn;
+		b->nodes[bn].base += an->value;
+		b->nodes[bn].base_self += an->self;
+		b->nodes[bn].waker |= an->waker;
+	}
+	free(map);
+	b->diff = true;
 	return 0;
 }
 
@@ -303,13 +406,16 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 		const struct ct_node *nd = &t->nodes[cur];
 
 		path[depth++] = cur;
-		if (nd->self) {
+		if (nd->self || (t->diff && nd->base_self)) {
 			for (i = 0; i < depth; i++) {
 				if (i)
 					fputc(';', f);
 				put_folded_name(f, symbolizer_label(t->sym,
 					t->nodes[path[i]].label));
 			}
+			if (t->diff)
+				fprintf(f, " %llu",
+					(unsigned long long)nd->base_self);
 			fprintf(f, " %llu\n", (unsigned long long)nd->self);
 		}
 		if (nd->child != CALLTREE_NONE && depth <= SPULSE_MAX_DEPTH) {
@@ -330,148 +436,7 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void put_xml(FILE *f, const char *s, size_t max)
+const char *calltree_name(const struct calltree *t, uint32_t node)
 {
-	size_t n = 0;
-
-	for (; *s && n < max; s++, n++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
-		}
-	}
-	if (*s && max > 2)
-		fputs("..", f);
-}
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-static void node_color(const struct calltree *t, const struct ct_node *nd,
-		       const char *name, int *r, int *g, int *b)
-{
-	uint32_t h = name_hash(name);
-
-	if (nd->kind == SPULSE_FRAME_TRUNCATED ||
-	    nd->kind == CT_KIND_SEPARATOR) {	/* grey */
-		*r = *g = *b = nd->kind == CT_KIND_SEPARATOR ? 200 : 170;
-		return;
-	}
-	if (t->palette == CT_PALETTE_OFFCPU) {
-		if (nd->waker) {		/* violet (waker) */
-			*r = 150 + (int)(h % 50);
-			*g = 110 + (int)((h >> 8) % 40);
-			*b = 220 + (int)((h >> 16) % 30);
-		} else if (nd->kind == SPULSE_FRAME_KERNEL) {	/* cyan */
-			*r = (int)(h % 60);
-			*g = 170 + (int)((h >> 8) % 60);
-			*b = 200 + (int)((h >> 16) % 45);
-		} else {			/* blue (FlameGraph "io") */
-			*r = *g = 80 + (int)(h % 60);
-			*b = 190 + (int)((h >> 8) % 55);
-		}
-		return;
-	}
-	switch (nd->kind) {
-	case SPULSE_FRAME_KERNEL:	/* orange */
-		*r = 230; *g = 140 + (int)(h % 50); *b = 40 + (int)(h % 30);
-		break;
-	default:			/* warm red/yellow */
-		*r = 205 + (int)(h % 50);
-		*g = 70 + (int)((h >> 8) % 150);
-		*b = 40 + (int)((h >> 16) % 40);
-	}
-}
-
-/* "N samples" or "X.XXX ms" */
-static void put_value(const struct calltree *t, FILE *f, uint64_t v)
-{
-	if (t->ns)
-		fprintf(f, "%.3f ms", (double)v / 1e6);
-	else
-		fprintf(f, "%llu samples", (unsigned long long)v);
-}
-
-static uint32_t max_depth(const struct calltree *t, uint32_t node)
-{
-	uint32_t c, best = 0;
-
-	for (c = t->nodes[node].child; c != CALLTREE_NONE;
-	     c = t->nodes[c].sibling) {
-		uint32_t d = max_depth(t, c);
-
-		if (d > best)
-			best = d;
-	}
-	return best + 1;
-}
-
-static void svg_node(const struct calltree *t, FILE *f, uint32_t node,
-		     double x, uint32_t depth, double scale, int height)
-{
-	const struct ct_node *nd = &t->nodes[node];
-	double w = (double)nd->value * scale, cx = x;
-	const char *name = node ? symbolizer_label(t->sym, nd->label) : "all";
-	double pct = 100.0 * (double)nd->value / (double)t->nodes[0].value;
-	int y = height - SVG_ROW * (int)(depth + 1), r, g, b;
-	uint32_t c;
-
-	if (w < SVG_MIN_WIDTH)
-		return;
-	node_color(t, nd, name, &r, &g, &b);
-	fprintf(f, "<g><title>");
-	put_xml(f, name, 4096);
-	fputs(" (", f);
-	put_value(t, f, nd->value);
-	fprintf(f, ", %.2f%%)</title>"
-		"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>",
-		pct, x, y, w, SVG_ROW - 1, r, g, b);
-	if (w > 25) {
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\">", x + 3,
-			y + SVG_ROW - 4);
-		put_xml(f, name, (size_t)((w - 6) / 7));
-		fprintf(f, "</text>");
-	}
-	fprintf(f, "</g>\n");
-	for (c = nd->child; c != CALLTREE_NONE; c = t->nodes[c].sibling) {
-		svg_node(t, f, c, cx, depth + 1, scale, height);
-		cx += (double)t->nodes[c].value * scale;
-	}
-}
-
-int calltree_write_svg(const struct calltree *t, FILE *f, const char *title)
-{
-	uint32_t depth = max_depth(t, 0);
-	int height = SVG_PAD_TOP + SVG_ROW * (int)depth + 10;
-	double total = t->nodes[0].value ? (double)t->nodes[0].value : 1.0;
-	double scale = (SVG_WIDTH - 2 * SVG_PAD_SIDE) / total;
-
-	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" width=\"%.0f\" height=\"%d\" "
-		"viewBox=\"0 0 %.0f %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-		"<style>text{font-family:monospace;font-size:11px;"
-		"fill:#000}</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-		"<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" "
-		"style=\"font-size:16px\">", SVG_WIDTH, height, SVG_WIDTH,
-		height, SVG_WIDTH / 2);
-	put_xml(f, title, 200);
-	fputs(" (", f);
-	put_value(t, f, t->nodes[0].value);
-	fprintf(f, "%s)</text>\n", t->ns ? " off-CPU" : "");
-	/* the root "all" box at the bottom, callers below callees */
-	svg_node(t, f, 0, SVG_PAD_SIDE, 0, scale, height - 10);
-	fprintf(f, "</svg>\n");
-	return ferror(f) ? -EIO : 0;
+	return node ? symbolizer_label(t->sym, t->nodes[node].label) : "all";
 }

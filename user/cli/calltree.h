@@ -15,6 +15,7 @@
 
 #define CALLTREE_NONE UINT32_MAX
 #define CT_KIND_SEPARATOR 0xff	/* the "--" frame between wakee and waker */
+#define CT_KIND_ROOT 0xfe	/* a --root comm|pid|tid frame */
 
 enum ct_palette {
 	CT_PALETTE_ONCPU = 0,	/* red/yellow user, orange kernel */
@@ -28,6 +29,8 @@ struct ct_node {
 	uint8_t waker;		/* frame of a waker's stack (above "--") */
 	uint64_t value;		/* samples (or ns) in this subtree */
 	uint64_t self;		/* samples (or ns) ending here */
+	uint64_t base;		/* diff: value in the first (base) profile */
+	uint64_t base_self;	/* diff: self in the first profile */
 	uint32_t child, sibling;	/* CALLTREE_NONE terminated */
 };
 
@@ -40,6 +43,7 @@ struct calltree {
 	uint32_t nslots;	/* power of two, > 2 * n */
 	bool ns;		/* values are nanoseconds, not samples */
 	int palette;		/* enum ct_palette */
+	bool diff;		/* ->base fields hold a first profile */
 };
 
 /* An empty tree (root "all" only) over @sym's labels. */
@@ -53,24 +57,38 @@ int calltree_init_sym(struct calltree *t, struct symbolizer *sym, bool ns);
 int64_t calltree_add_path(struct calltree *t, const uint32_t *frames, int n,
 			  int step, uint64_t w);
 
-/* Build from the per-stack counts of @p (profile_count() first). */
-int calltree_build(struct calltree *t, struct profile *p);
+/*
+ * Build from the cells of @p (profile_count() first). @root: 0, or 'c',
+ * 'p', 't' for a root frame per comm, per process ("COMM PID") or per
+ * thread ("COMM PID/TID") below "all" (needs p->by_thread).
+ */
+int calltree_build(struct calltree *t, struct profile *p, int root);
 /*
  * Build from off-CPU intervals (off-CPU profile @p): each interval's
  * blocked stack root first, then with a waker the separator "--" and the
  * waker's stack leaf first (bcc offwaketime), weighted by the metric.
  */
 int calltree_build_wakers(struct calltree *t, struct profile *p,
-			  const struct spulse_offcpu *iv, size_t n);
+			  const struct spulse_offcpu *iv, size_t n, int root);
+
+/*
+ * Differential tree: add @a (the first profile, its own symbolizer) into
+ * @b as ->base/->base_self, matching frames by label text along the same
+ * path; paths only in @a get nodes of value 0. Sets b->diff.
+ */
+int calltree_merge_base(struct calltree *b, const struct calltree *a);
 void calltree_free(struct calltree *t);
 
 /* Sort every node's children by label text (stable output). */
 void calltree_sort(struct calltree *t);
 
-/* Write "root;...;leaf count" lines. */
+/*
+ * Write "root;...;leaf count" lines; for a diff tree "root;...;leaf
+ * COUNT_A COUNT_B" (as FlameGraph's difffolded.pl).
+ */
 int calltree_write_folded(const struct calltree *t, FILE *f);
 
-/* Write a self-contained SVG flame graph (no scripts). */
-int calltree_write_svg(const struct calltree *t, FILE *f, const char *title);
+/* Label text of node @node ("all" for the root). */
+const char *calltree_name(const struct calltree *t, uint32_t node);
 
 #endif /* SPULSE_CALLTREE_H */

@@ -7,6 +7,7 @@
 
 #include "calltree.h"
 #include "cli.h"
+#include "svg.h"
 
 static const char flame_help[] =
 "usage: spulse flame FILE [-o OUT.svg] [--folded] [--pid P]\n"
@@ -40,75 +41,132 @@ static const char flame_help[] =
 "  --metric M        offcpu = blocked + run-queue time (default),\n"
 "                    blocked = switch-out to wakeup, runq = wakeup to run\n";
 
+struct flame_opts {
+	const char *out, *title;
+	bool folded, wakers, inverted, diff;
+	int root;		/* 0, 'c', 'p', 't' (--root comm|pid|tid) */
+};
+
 /**
  * cli_write_tree() - count, build the call tree and write it
  * @p: opened profile
  * @out: output path or NULL for stdout
  * @folded: folded stacks instead of SVG
  * @title: SVG title
+ * @wakers: off-CPU stacks with their wakers (flame --wakers)
  *
- * Return: exit code.
+ * Used by spulse export --format folded. Return: exit code.
  */
 int cli_write_tree(struct profile *p, const char *out, bool folded,
 		   const char *title, bool wakers);
 
-static int build_wakers(struct calltree *t, struct profile *p)
+/* Count @p and build its tree per @o (root frames, wakers). */
+static int build_tree(struct calltree *t, struct profile *p,
+		      const struct flame_opts *o)
 {
-	struct spulse_offcpu *iv;
-	size_t n;
 	int rc;
 
-	if (profile_load_offcpu(p, &iv, &n) != EXIT_OK) {
-		memset(t, 0, sizeof(*t));
-		return -EBADMSG;
+	memset(t, 0, sizeof(*t));
+	if (p->offcpu)
+		profile_note_no_offcpu(p);
+	if (o->wakers) {
+		struct spulse_offcpu *iv;
+		size_t n;
+
+		if (profile_load_offcpu(p, &iv, &n) != EXIT_OK)
+			return EXIT_INVALID;
+		rc = calltree_build_wakers(t, p, iv, n, o->root);
+		free(iv);
+	} else {
+		rc = profile_count(p);
+		if (rc != EXIT_OK)
+			return rc;
+		rc = calltree_build(t, p, o->root);
 	}
-	rc = calltree_build_wakers(t, p, iv, n);
-	free(iv);
-	return rc;
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot build call tree: %s\n", p->file,
+			strerror(-rc));
+		return EXIT_INVALID;
+	}
+	return EXIT_OK;
+}
+
+static int write_tree(struct calltree *t, const struct flame_opts *o)
+{
+	struct svg_opts so = { .title = o->title, .inverted = o->inverted,
+			       .diff = o->diff };
+	FILE *f = stdout;
+	int rc;
+
+	calltree_sort(t);
+	if (o->out && strcmp(o->out, "-")) {
+		f = fopen(o->out, "w");
+		if (!f) {
+			perror(o->out);
+			return EXIT_INVALID;
+		}
+	}
+	rc = o->folded ? calltree_write_folded(t, f) : svg_write(t, f, &so);
+	if (f != stdout && fclose(f) && !rc)
+		rc = -EIO;
+	if (rc < 0) {
+		fprintf(stderr, "%s: write failed\n", o->out ? o->out : "stdout");
+		return EXIT_INVALID;
+	}
+	return EXIT_OK;
 }
 
 int cli_write_tree(struct profile *p, const char *out, bool folded,
 		   const char *title, bool wakers)
 {
+	struct flame_opts o = { .out = out, .title = title, .folded = folded,
+				.wakers = wakers };
 	struct calltree t;
-	FILE *f = stdout;
+	int rc = build_tree(&t, p, &o);
+
+	if (rc == EXIT_OK)
+		rc = write_tree(&t, &o);
+	calltree_free(&t);
+	return rc;
+}
+
+/* flame --diff A B: widths of B, colours by the change from A. */
+static int flame_diff(struct profile *pb, const char *fa, const char *fb,
+		      struct flame_opts *o)
+{
+	struct calltree ta, tb;
+	struct profile pa;
+	char title[512];
 	int rc;
 
-	if (p->offcpu)
-		profile_note_no_offcpu(p);
-	if (wakers) {
-		rc = build_wakers(&t, p);
-	} else {
-		rc = profile_count(p);
-		if (rc != EXIT_OK)
-			return rc;
-		rc = calltree_build(&t, p);
-	}
-	if (rc < 0) {
-		fprintf(stderr, "%s: cannot build call tree: %s\n", p->file,
-			strerror(-rc));
-		calltree_free(&t);
+	memset(&ta, 0, sizeof(ta));
+	memset(&tb, 0, sizeof(tb));
+	if (profile_copy_options(&pa, pb) < 0) {
+		fprintf(stderr, "spulse: out of memory\n");
 		return EXIT_INVALID;
 	}
-	calltree_sort(&t);
-	if (out && strcmp(out, "-")) {
-		f = fopen(out, "w");
-		if (!f) {
-			perror(out);
-			calltree_free(&t);
-			return EXIT_INVALID;
+	rc = profile_open(&pa, fa);
+	if (rc == EXIT_OK)
+		rc = build_tree(&ta, &pa, o);
+	if (rc == EXIT_OK)
+		rc = profile_open(pb, fb);
+	if (rc == EXIT_OK)
+		rc = build_tree(&tb, pb, o);
+	if (rc == EXIT_OK && calltree_merge_base(&tb, &ta) < 0) {
+		fprintf(stderr, "spulse: out of memory\n");
+		rc = EXIT_INVALID;
+	}
+	if (rc == EXIT_OK) {
+		if (!o->title) {
+			snprintf(title, sizeof(title), "%s -> %s", fa, fb);
+			o->title = title;
 		}
+		rc = write_tree(&tb, o);
 	}
-	rc = folded ? calltree_write_folded(&t, f) :
-		      calltree_write_svg(&t, f, title);
-	if (f != stdout && fclose(f) && !rc)
-		rc = -EIO;
-	calltree_free(&t);
-	if (rc < 0) {
-		fprintf(stderr, "%s: write failed\n", out ? out : "stdout");
-		return EXIT_INVALID;
-	}
-	return EXIT_OK;
+	calltree_free(&ta);
+	calltree_free(&tb);
+	profile_close(&pa);
+	return rc;
 }
 
 int cmd_flame(int argc, char **argv)
@@ -117,16 +175,19 @@ int cmd_flame(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "folded", no_argument, NULL, 'f' },
 		PROFILE_LONGOPTS,
+		PROFILE_FILTER_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "wakers", no_argument, NULL, 'w' },
 		{ "title", required_argument, NULL, 't' },
+		{ "inverted", no_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "diff", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const char *out = NULL, *title = NULL;
+	struct flame_opts o = { 0 };
 	struct profile p = { 0 };
-	bool folded = false, wakers = false;
-	int c, rc;
+	int c, rc, nfiles;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -134,25 +195,59 @@ int cmd_flame(int argc, char **argv)
 		if (rc == 1)
 			continue;
 		if (rc)
-			return rc;
+			goto out;
+		rc = EXIT_OK;
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'f': folded = true; break;
-		case 't': title = optarg; break;
-		case 'w': wakers = p.offcpu = true; break;
-		case 'h': fputs(flame_help, stdout); return EXIT_OK;
-		default: return cli_usage_error("flame", "bad option");
+		case 'o': o.out = optarg; break;
+		case 'f': o.folded = true; break;
+		case 't': o.title = optarg; break;
+		case 'w': o.wakers = p.offcpu = true; break;
+		case 'i': o.inverted = true; break;
+		case 'd': o.diff = true; break;
+		case 'r':
+			if (!strcmp(optarg, "comm"))
+				o.root = 'c';
+			else if (!strcmp(optarg, "pid"))
+				o.root = 'p';
+			else if (!strcmp(optarg, "tid"))
+				o.root = 't';
+			else
+				rc = cli_usage_error("flame", "--root must be "
+						     "comm, pid or tid");
+			break;
+		case 'h': fputs(flame_help, stdout); goto out;
+		default: rc = cli_usage_error("flame", "bad option");
 		}
+		if (rc != EXIT_OK)
+			goto out;
 	}
-	if (argc - optind != 1)
-		return cli_usage_error("flame", "expected exactly one FILE");
+	nfiles = argc - optind;
+	if (nfiles != (o.diff ? 2 : 1)) {
+		rc = cli_usage_error("flame", o.diff ?
+				     "--diff expects two FILEs (before, after)" :
+				     "expected exactly one FILE");
+		goto out;
+	}
 	rc = profile_check_offcpu_opts(&p, "flame");
 	if (rc != EXIT_OK)
-		return rc;
+		goto out;
+	p.by_thread = o.root != 0;
+	if (o.diff) {
+		rc = flame_diff(&p, argv[optind], argv[optind + 1], &o);
+		goto out;
+	}
+	if (!o.title)
+		o.title = argv[optind];
 	rc = profile_open(&p, argv[optind]);
-	if (rc == EXIT_OK)
-		rc = cli_write_tree(&p, out, folded,
-				    title ? title : argv[optind], wakers);
+	if (rc == EXIT_OK) {
+		struct calltree t;
+
+		rc = build_tree(&t, &p, &o);
+		if (rc == EXIT_OK)
+			rc = write_tree(&t, &o);
+		calltree_free(&t);
+	}
+out:
 	profile_close(&p);
 	return rc;
 }

@@ -265,15 +265,61 @@ const char *filter_describe(const struct filter *f, char *buf, size_t len)
 	return buf;
 }
 
+static int copy_strs(char ***dst, char *const *src, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof(**dst));
+	if (!*dst)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!((*dst)[i] = strdup(src[i])))
+			return -1;
+	return 0;
+}
+
+static int copy_ids(uint32_t **dst, const uint32_t *src, size_t n)
+{
+	if (!n)
+		return 0;
+	*dst = malloc(n * sizeof(**dst));
+	if (!*dst)
+		return -1;
+	memcpy(*dst, src, n * sizeof(**dst));
+	return 0;
+}
+
+int filter_copy(struct filter *dst, const struct filter *src)
+{
+	*dst = *src;
+	dst->pids = dst->tids = NULL;
+	dst->comms = dst->dsos = NULL;
+	if (copy_ids(&dst->pids, src->pids, src->npids) ||
+	    copy_ids(&dst->tids, src->tids, src->ntids) ||
+	    copy_strs(&dst->comms, src->comms, src->ncomms) ||
+	    copy_strs(&dst->dsos, src->dsos, src->ndsos)) {
+		/* free what was copied; unset entries are NULL */
+		size_t nc = src->ncomms, nd = src->ndsos;
+
+		dst->ncomms = dst->comms ? nc : 0;
+		dst->ndsos = dst->dsos ? nd : 0;
+		filter_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void filter_free(struct filter *f)
 {
 	size_t i;
 
 	free(f->pids);
 	free(f->tids);
-	for (i = 0; i < f->ncomms; i++)
+	for (i = 0; f->comms && i < f->ncomms; i++)
 		free(f->comms[i]);
-	for (i = 0; i < f->ndsos; i++)
+	for (i = 0; f->dsos && i < f->ndsos; i++)
 		free(f->dsos[i]);
 	free(f->comms);
 	free(f->dsos);

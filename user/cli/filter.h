@@ -83,6 +83,9 @@ bool filter_frame_kind(const struct filter *f, uint8_t kind);
  */
 const char *filter_describe(const struct filter *f, char *buf, size_t len);
 
+/* Deep copy of @src into @dst (zeroed first); 0 or -ENOMEM. */
+int filter_copy(struct filter *dst, const struct filter *src);
+
 void filter_free(struct filter *f);
 
 #endif /* SPULSE_FILTER_H */

@@ -645,6 +645,21 @@ oom:
 	return -1;
 }
 
+int profile_copy_options(struct profile *dst, const struct profile *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->has_pid = src->has_pid;
+	dst->pid = src->pid;
+	dst->kallsyms = src->kallsyms;
+	dst->symfs = src->symfs;
+	dst->offcpu = src->offcpu;
+	dst->metric = src->metric;
+	dst->state_mask = src->state_mask;
+	dst->offcpu_opts = src->offcpu_opts;
+	dst->by_thread = src->by_thread;
+	return filter_copy(&dst->filter, &src->filter);
+}
+
 void profile_close(struct profile *p)
 {
 	symbolizer_free(p->sym);

@@ -191,6 +191,13 @@ static inline bool profile_thread_ok(const struct profile *p, uint32_t thread)
 const char *profile_thread_label(const struct profile *p, uint32_t thread,
 				 int key, char *buf, size_t len);
 
+/*
+ * Copy the options of @src (filters, --kallsyms, --symfs, off-CPU
+ * options, ->by_thread) into the zeroed, unopened @dst, for a second
+ * profile read the same way (diff). Returns 0 or -ENOMEM.
+ */
+int profile_copy_options(struct profile *dst, const struct profile *src);
+
 void profile_close(struct profile *p);
 
 #endif /* SPULSE_PROFILE_H */
