@@ -90,31 +90,52 @@ enum spulse_frame_kind {
 #define SPULSE_STACK_ROOT	0
 
 /* Reader limits (docs/FORMAT.md section 4). */
-#define SPULSE_VARINT_MAX	10
-#define SPULSE_MAX_STRING	4096
-#define SPULSE_MAX_COMM		64
+#define SPULSE_VARINT_MAX	10	/* a u64 varint */
+#define SPULSE_VARINT32_MAX	5	/* a varint holding a u32 (ids, pids) */
+#define SPULSE_MAX_STRING	4096	/* module path */
+#define SPULSE_MAX_COMM		64	/* thread comm (readers enforce it) */
 #define SPULSE_MAX_BUILD_ID	64
 #define SPULSE_MAX_DEPTH	1024
 #define SPULSE_MAX_ID		0xfffffffeU
+/*
+ * Sample and event times are offsets from the profile start; the absolute
+ * time start_us * 1000 + offset must fit in an i64 of epoch nanoseconds
+ * (year 2262), so start_us is at most INT64_MAX / 1000 and no offset
+ * exceeds INT64_MAX - start_us * 1000 (docs/FORMAT.md 3.6).
+ */
+#define SPULSE_MAX_START_US	9223372036854775ULL
 
 /* Largest header: magic + two u64 varints. */
 #define SPULSE_HEADER_MAX	(SPULSE_MAGIC_LEN + 2 * SPULSE_VARINT_MAX)
 
-/* Largest encodings of each record, for sizing scratch buffers. */
-#define SPULSE_SAMPLE_MAX	(1 + 3 * SPULSE_VARINT_MAX)
-#define SPULSE_FRAME_REC_MAX	(1 + SPULSE_VARINT_MAX + 1 + 2 * SPULSE_VARINT_MAX)
-#define SPULSE_STACK_REC_MAX	(1 + 3 * SPULSE_VARINT_MAX)
-#define SPULSE_THREAD_REC_MAX	(1 + 4 * SPULSE_VARINT_MAX + SPULSE_MAX_COMM)
-#define SPULSE_MODULE_REC_MAX	(1 + 6 * SPULSE_VARINT_MAX + \
-				 SPULSE_MAX_STRING + SPULSE_MAX_BUILD_ID)
+/*
+ * Largest encodings of each record that a reader accepts (ids and pids are
+ * u32: 5 bytes; a length <= 4096: 2 bytes; <= 127: 1 byte), for sizing
+ * scratch buffers. Encoders never write more for any argument values.
+ */
+#define SPULSE_SAMPLE_MAX	(1 + SPULSE_VARINT_MAX + 2 * SPULSE_VARINT32_MAX)
+#define SPULSE_FRAME_REC_MAX	(1 + SPULSE_VARINT32_MAX + 1 + \
+				 SPULSE_VARINT32_MAX + SPULSE_VARINT_MAX)
+#define SPULSE_STACK_REC_MAX	(1 + 3 * SPULSE_VARINT32_MAX)
+#define SPULSE_THREAD_REC_MAX	(1 + 3 * SPULSE_VARINT32_MAX + 1 + \
+				 SPULSE_MAX_COMM)
+/* 1 + 5 + 5 + 3 * 10 + 2 + 4096 + 1 + 64 = 4204 */
+#define SPULSE_MODULE_REC_MAX	(1 + 2 * SPULSE_VARINT32_MAX + \
+				 3 * SPULSE_VARINT_MAX + 2 + \
+				 SPULSE_MAX_STRING + 1 + SPULSE_MAX_BUILD_ID)
 /* Extension records: tag + kind (u32) + length (<= 4096: 2 bytes) + payload. */
 #define SPULSE_EXT_HDR_MAX	(1 + 5 + 2)
 #define SPULSE_EXT_REC_MAX	(SPULSE_EXT_HDR_MAX + SPULSE_EXT_MAX_LEN)
-/* cpu: one uvar; off-CPU interval: at most 11 varints. */
+/* cpu: one uvar; off-CPU interval: at most 11 varints (a bound, not exact). */
 #define SPULSE_EXT_CPU_MAX	(SPULSE_EXT_HDR_MAX + SPULSE_VARINT_MAX)
 #define SPULSE_EXT_OFFCPU_PAYLOAD_MAX	(11 * SPULSE_VARINT_MAX)
 #define SPULSE_EXT_OFFCPU_MAX	(SPULSE_EXT_HDR_MAX + \
 				 SPULSE_EXT_OFFCPU_PAYLOAD_MAX)
-#define SPULSE_MAX_RECORD	SPULSE_MODULE_REC_MAX	/* > SPULSE_EXT_REC_MAX */
+/*
+ * The largest record of the format, 4,204 bytes: a module with a
+ * 4096-byte path, a 64-byte build-id and 10-byte addresses (an extension
+ * record is at most 4,104). docs/FORMAT.md section 4 quotes this value.
+ */
+#define SPULSE_MAX_RECORD	SPULSE_MODULE_REC_MAX
 
 #endif /* SPULSE_FORMAT_H */

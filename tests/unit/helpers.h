@@ -34,6 +34,8 @@ void tb_raw(struct tbuf *b, const void *p, size_t n);
 
 /* Header with start 1000 us, interval 1000 us. */
 void tb_header(struct tbuf *b);
+/* The largest time offset after tb_header(): INT64_MAX - 1000 us in ns. */
+#define TB_TIME_MAX	(INT64_MAX - 1000 * 1000)
 /* Header + module 0 (pid 100, [0x400000,0x500000), off 0x1000) + thread 0 +
  * frame 0 (abs user 0x1234) + stack 0 (root, frame 0). */
 void tb_basic(struct tbuf *b);

@@ -234,7 +234,7 @@ static void interval_durations_must_not_overflow(void **state)
 	iv_corrupt(&iv, F_RUNQ, "off-CPU interval overflows");
 	/* T + total just fits, then one more */
 	iv.dt = 1000;
-	iv.v[F_BLOCKED] = (uint64_t)INT64_MAX - 1000 - 20;
+	iv.v[F_BLOCKED] = (uint64_t)TB_TIME_MAX - 1000 - 20;
 	iv.v[F_RUNQ] = 20;
 	iv_valid(&iv);
 	iv.v[F_RUNQ] = 21;
@@ -268,11 +268,11 @@ static void event_clock_below_0_or_overflowing_is_corruption(void **state)
 	pay = xcommit(&b, SPULSE_EXT_TRIGGER, &x);
 	expect_corrupt(b.p, b.len, pay, "event before profile start");
 	tb_free(&b);
-	/* INT64_MAX, then +1 */
+	/* the clock limit (start_us * 1000 + offset = INT64_MAX), then +1 */
 	base(&b);
 	iv = iv_ok();
 	iv.v[F_BLOCKED] = iv.v[F_RUNQ] = 0;
-	iv.dt = INT64_MAX;
+	iv.dt = TB_TIME_MAX;
 	xiv(&x, &iv);
 	xcommit(&b, SPULSE_EXT_OFFCPU, &x);
 	expect_valid(b.p, b.len);

@@ -151,7 +151,7 @@ static void recorded_values_read_back_exactly(void **state)
 		{ .time_ns = 1000, .state = SPULSE_STATE_RUNNABLE, .cpu_out = 0,
 		  .cpu_in = 0, .runq_ns = 77, .waker_thread = SPULSE_NONE,
 		  .waker_stack = SPULSE_NONE, .waker_cpu = SPULSE_NONE },
-		{ .time_ns = INT64_MAX - 10, .state = SPULSE_STATE_IDLE,
+		{ .time_ns = INT64_MAX - 5000 * 1000 - 10, .state = SPULSE_STATE_IDLE,
 		  .cpu_out = 3, .cpu_in = 3, .blocked_ns = 4, .runq_ns = 6,
 		  .waker_thread = SPULSE_NONE, .waker_stack = SPULSE_NONE,
 		  .waker_cpu = SPULSE_NONE },
@@ -160,7 +160,7 @@ static void recorded_values_read_back_exactly(void **state)
 	struct spulse_trigger tr = {
 		.time_ns = 2000, .reason = SPULSE_TRIGGER_OFFCPU, .seq = 4000000000u,
 		.value_ns = 81200000, .threshold_ns = 50000000,
-		.window_start_ns = 0, .window_end_ns = UINT64_MAX,
+		.window_start_ns = 0, .window_end_ns = INT64_MAX - 5000 * 1000,
 		.text = text, .text_len = sizeof(text) - 1,
 	}, got_tr;
 	struct spulse_snapshot *s;

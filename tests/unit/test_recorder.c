@@ -177,7 +177,12 @@ static void recorder_refuses_what_the_format_forbids(void **state)
 	assert_int_equal(spulse_rec_sample(r, -1, th, st), -EINVAL);
 	assert_int_equal(spulse_rec_sample(r, 0, th + 1, st), -ENOENT);
 	assert_int_equal(spulse_rec_sample(r, 0, th, node + 1), -ENOENT);
-	assert_int_equal(spulse_rec_sample(r, INT64_MAX, th, node), 0);
+	/* start_us 1: the clock ends at INT64_MAX - 1000 ns */
+	assert_int_equal(spulse_rec_sample(r, INT64_MAX - 999, th, node),
+			 -EOVERFLOW);
+	assert_int_equal(spulse_rec_sample_cpu(r, INT64_MAX - 999, th, node, 0),
+			 -EOVERFLOW);
+	assert_int_equal(spulse_rec_sample(r, INT64_MAX - 1000, th, node), 0);
 	assert_int_equal(spulse_rec_sample(r, 0, th, node), 0);
 	assert_int_equal(spulse_recorder_close(r), 0);
 	{
@@ -187,6 +192,36 @@ static void recorder_refuses_what_the_format_forbids(void **state)
 		assert_int_equal(expect_valid(b, len), 2);
 		free(b);
 	}
+	tmp_remove(path);
+}
+
+static void start_beyond_the_nanosecond_clock_is_refused(void **state)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .truncate = true,
+					  .start_us = SPULSE_MAX_START_US + 1 };
+	char *path = tmp_path();
+	struct spulse_recorder *r;
+	uint32_t th, f, st;
+	size_t len;
+	uint8_t *b;
+
+	(void)state;
+	unlink(path);
+	assert_int_equal(spulse_recorder_open(path, &o, &r), -EOVERFLOW);
+	assert_null(r);
+	assert_int_equal(access(path, F_OK), -1);	/* nothing created */
+	o.start_us = SPULSE_MAX_START_US;
+	assert_int_equal(spulse_recorder_open(path, &o, &r), 0);
+	assert_int_equal(spulse_rec_thread(r, 1, 1, "t", &th), 0);
+	assert_int_equal(spulse_rec_frame_abs(r, SPULSE_FRAME_USER, 1, &f), 0);
+	assert_int_equal(spulse_rec_stack(r, SPULSE_NONE, f, &st), 0);
+	/* INT64_MAX - MAX_START_US * 1000 = 807 ns of clock left */
+	assert_int_equal(spulse_rec_sample(r, 807, th, st), 0);
+	assert_int_equal(spulse_rec_sample(r, 808, th, st), -EOVERFLOW);
+	assert_int_equal(spulse_recorder_close(r), 0);
+	b = read_file(path, &len);
+	assert_int_equal(expect_valid(b, len), 1);
+	free(b);
 	tmp_remove(path);
 }
 
@@ -322,6 +357,7 @@ int main(void)
 		cmocka_unit_test(module_relative_frames_follow_module_lifetime),
 		cmocka_unit_test(overlapping_mapping_newest_one_wins),
 		cmocka_unit_test(recorder_refuses_what_the_format_forbids),
+		cmocka_unit_test(start_beyond_the_nanosecond_clock_is_refused),
 		cmocka_unit_test(existing_file_is_not_overwritten_without_truncate),
 		cmocka_unit_test(file_is_a_complete_spool_after_every_flush),
 		cmocka_unit_test(full_file_leaves_a_readable_prefix_and_reports_the_error),

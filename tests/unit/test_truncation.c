@@ -48,6 +48,7 @@ static void layout_build(struct layout *l, const char *path)
 	assert_non_null(l->triggers_before);
 	l->header_len = st.nrecords ? st.records[0].offset : l->len;
 	l->is_boundary[l->header_len] = 1;
+	l->is_boundary[0] = 1;	/* an empty file: nothing is cut */
 	for (r = 0; r < st.nrecords; r++) {
 		size_t end = r + 1 < st.nrecords ? st.records[r + 1].offset : l->len;
 

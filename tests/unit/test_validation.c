@@ -212,9 +212,36 @@ static void comm_longer_than_limit_is_corruption(void **state)
 	rec[n++] = 1;
 	rec[n++] = 1;
 	rec[n++] = 1;
-	n += spulse_put_uvar(rec + n, SPULSE_MAX_STRING + 1);
+	n += spulse_put_uvar(rec + n, SPULSE_MAX_COMM + 1);
 	tb_raw(&b, rec, n);
-	expect_corrupt(b.p, b.len, off + 4, "string length 4097 exceeds limit 4096");
+	/* even though the file ends before the 65 bytes it announces */
+	expect_corrupt(b.p, b.len, off + 4, "comm length 65 exceeds limit 64");
+	tb_free(&b);
+}
+
+/* 64 bytes is the limit (FORMAT.md 3.5, what the encoders clamp to). */
+static void comm_of_64_bytes_is_valid(void **state)
+{
+	char comm[SPULSE_MAX_COMM];
+	struct tbuf b = { 0 };
+	struct read_result r;
+	struct spulse_thread t;
+	struct spulse_snapshot *s;
+	struct spulse_error err;
+
+	(void)state;
+	memset(comm, 'c', sizeof(comm));
+	tb_basic(&b);
+	TB(&b, spulse_enc_thread, 1, 1, 1, comm, sizeof(comm));
+	TB(&b, spulse_enc_sample, 0, 1, 0);
+	assert_int_equal(expect_valid(b.p, b.len), 1);
+	assert_int_equal(spulse_snapshot_open_mem(b.p, b.len, NULL, &s, &err), 0);
+	assert_int_equal(spulse_defs_thread(spulse_snapshot_defs(s), 1, &t), 0);
+	assert_int_equal(t.comm_len, SPULSE_MAX_COMM);
+	spulse_snapshot_close(s);
+	read_snapshot_mem(b.p, b.len, &r);
+	assert_int_equal(r.ret, 0);
+	rr_free(&r);
 	tb_free(&b);
 }
 
@@ -430,8 +457,45 @@ static void sample_time_overflow_is_corruption(void **state)
 
 	(void)state;
 	tb_basic(&b);
-	TB(&b, spulse_enc_sample, INT64_MAX, 0, 0);
+	/* start 1000 us: the clock may reach INT64_MAX - 1,000,000 ns */
+	TB(&b, spulse_enc_sample, TB_TIME_MAX, 0, 0);
 	expect_valid(b.p, b.len);
+	off = TB(&b, spulse_enc_sample, 1, 0, 0);
+	expect_corrupt(b.p, b.len, off + 1, "sample time overflows");
+	tb_free(&b);
+	/* far past the limit in one step: the old i64 wrap (time_ns 385) */
+	tb_basic(&b);
+	TB(&b, spulse_enc_sample, TB_TIME_MAX / 2, 0, 0);
+	off = TB(&b, spulse_enc_sample, TB_TIME_MAX / 2 + 2, 0, 0);
+	expect_corrupt(b.p, b.len, off + 1, "sample time overflows");
+	tb_free(&b);
+}
+
+/*
+ * start_us * 1000 + offset is epoch ns in an i64 (FORMAT.md 3.6): a start
+ * above INT64_MAX / 1000 us is corruption at the start_us field; at the
+ * limit, 807 ns of clock remain.
+ */
+static void start_us_beyond_the_nanosecond_clock_is_corruption(void **state)
+{
+	struct tbuf b = { 0 };
+	size_t off;
+
+	(void)state;
+	TB(&b, spulse_enc_header, SPULSE_MAX_START_US + 1, 1000);
+	expect_corrupt(b.p, b.len, 8, "start_us 9223372036854776 overflows the "
+		       "nanosecond clock (limit 9223372036854775)");
+	tb_free(&b);
+	/* the example: 18446744073709552 us (2^64 ns / 1000) */
+	TB(&b, spulse_enc_header, 18446744073709552ULL, 1000);
+	expect_corrupt(b.p, b.len, 8, "start_us 18446744073709552 overflows");
+	tb_free(&b);
+	TB(&b, spulse_enc_header, SPULSE_MAX_START_US, 1000);
+	TB(&b, spulse_enc_thread, 0, 1, 1, "t", 1);
+	TB(&b, spulse_enc_frame_abs, 0, SPULSE_FRAME_USER, 1);
+	TB(&b, spulse_enc_stack, 0, SPULSE_STACK_ROOT, 0);
+	TB(&b, spulse_enc_sample, 807, 0, 0);
+	assert_int_equal(expect_valid(b.p, b.len), 1);
 	off = TB(&b, spulse_enc_sample, 1, 0, 0);
 	expect_corrupt(b.p, b.len, off + 1, "sample time overflows");
 	tb_free(&b);
@@ -511,7 +575,14 @@ static void empty_file_and_cut_header_recover_with_empty_prefix(void **state)
 
 	(void)state;
 	tb_header(&b);
-	for (cut = 0; cut < b.len; cut++) {
+	/* an empty file: no bytes of anything are cut, nothing is recovered */
+	read_snapshot_mem(b.p, 0, &r);
+	assert_int_equal(r.ret, 0);
+	assert_false(r.info.recovered_from_truncated_tail);
+	assert_int_equal(r.info.complete_bytes, 0);
+	assert_int_equal(r.info.samples, 0);
+	rr_free(&r);
+	for (cut = 1; cut < b.len; cut++) {
 		read_snapshot_mem(b.p, cut, &r);
 		assert_int_equal(r.ret, 0);
 		assert_true(r.info.recovered_from_truncated_tail);
@@ -545,6 +616,7 @@ int main(void)
 		cmocka_unit_test(frame_forward_reference_to_module_is_corruption),
 		cmocka_unit_test(string_longer_than_limit_is_corruption_before_its_bytes),
 		cmocka_unit_test(comm_longer_than_limit_is_corruption),
+		cmocka_unit_test(comm_of_64_bytes_is_valid),
 		cmocka_unit_test(build_id_longer_than_64_is_corruption),
 		cmocka_unit_test(frame_outside_module_span_is_corruption),
 		cmocka_unit_test(module_offset_arithmetic_overflow_is_corruption),
@@ -558,6 +630,7 @@ int main(void)
 		cmocka_unit_test(truncated_marker_must_be_root),
 		cmocka_unit_test(sample_before_profile_start_is_corruption),
 		cmocka_unit_test(sample_time_overflow_is_corruption),
+		cmocka_unit_test(start_us_beyond_the_nanosecond_clock_is_corruption),
 		cmocka_unit_test(python_state_other_than_0_or_1_is_corruption),
 		cmocka_unit_test(pid_above_u32_is_corruption),
 		cmocka_unit_test(configured_id_limit_is_enforced),

@@ -169,7 +169,8 @@ static void sample_fast_path_decodes_every_varint_length(void **state)
 	size_t j, n = 0;
 
 	(void)state;
-	tb_header(&b);
+	/* start 0: the whole i64 range of offsets is valid */
+	TB(&b, spulse_enc_header, 0, 1000);
 	TB(&b, spulse_enc_frame_abs, 0, SPULSE_FRAME_USER, 1);
 	/* enough threads and stacks for multi-byte ids */
 	for (i = 0; i <= 2097152; i++) {

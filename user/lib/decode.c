@@ -17,6 +17,7 @@ void spulse_dec_init(struct spulse_dec *dec, const struct spulse_read_opts *opts
 	memset(dec, 0, sizeof(*dec));
 	spulse_defs_init(&dec->defs);
 	dec->cpu = SPULSE_NONE;
+	dec->time_max = INT64_MAX;
 	dec->max_ids = SPULSE_MAX_ID;
 	if (opts && opts->sz >= offsetof(struct spulse_read_opts, max_ids) +
 				 sizeof(opts->max_ids) &&
@@ -36,6 +37,7 @@ struct cur {
 	uint64_t off;		/* file offset of buf[0] */
 	struct spulse_error *err;
 	uint64_t len_off;	/* extension payload: offset of its len field */
+	bool cut;		/* extension payload: input ends inside it */
 };
 
 static inline uint64_t cur_off(const struct cur *c)
@@ -140,14 +142,27 @@ int spulse_dec_header(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 	if (len < SPULSE_MAGIC_LEN)
 		return 0;
 	TRY(cur_uvar(&c, &start));
+	if (start > SPULSE_MAX_START_US)
+		return spulse_fail(err, SPULSE_MAGIC_LEN, "start_us %" PRIu64
+				   " overflows the nanosecond clock (limit %"
+				   PRIu64 ")", start, (uint64_t)SPULSE_MAX_START_US);
 	TRY(cur_uvar(&c, &interval));
 	dec->info.start_us = start;
 	dec->info.interval_us = interval;
+	dec->time_max = INT64_MAX - (int64_t)(start * 1000);
 	dec->header_done = true;
 	*consumed = c.pos;
 	return 1;
 }
 
+/*
+ * Every rule is checked as soon as the field it concerns is complete, in
+ * field order (docs/FORMAT.md section 6): a record cut by the end of the
+ * input whose complete fields already break a rule is corruption, not a
+ * truncated tail. Definitions are committed only once the whole record is
+ * there. A trusted decoder (Replay iteration over a validated prefix)
+ * skips the checks and the commits.
+ */
 static int dec_module(struct spulse_dec *dec, struct cur *c,
 		      struct spulse_record *out)
 {
@@ -156,28 +171,29 @@ static int dec_module(struct spulse_dec *dec, struct cur *c,
 	struct spulse_mod_def m;
 	const uint8_t *path, *bid;
 	uint32_t path_len, bid_len;
-	uint64_t span;
+	bool check = !dec->trusted;
 
 	o_id = cur_off(c);
 	TRY(cur_uvar(c, &id));
+	if (check)
+		TRY(check_id(dec, c, o_id, id, d->nmods, "module"));
 	o_pid = cur_off(c);
 	TRY(cur_uvar(c, &pid));
+	if (check)
+		TRY(check_u32(c, o_pid, pid, "pid"));
 	o_start = cur_off(c);
 	TRY(cur_uvar(c, &start));
 	TRY(cur_uvar(c, &end));
+	if (check && start >= end)
+		return spulse_fail(c->err, o_start, "module start 0x%" PRIx64
+				   " not below end 0x%" PRIx64, start, end);
 	TRY(cur_uvar(c, &foff));
+	if (check && foff + (end - start) < foff)
+		return spulse_fail(c->err, o_start,
+				   "address arithmetic overflows");
 	TRY(cur_bytes(c, SPULSE_MAX_STRING, "string", &path, &path_len));
 	TRY(cur_bytes(c, SPULSE_MAX_BUILD_ID, "build-id", &bid, &bid_len));
-	if (!dec->trusted) {
-		TRY(check_id(dec, c, o_id, id, d->nmods, "module"));
-		TRY(check_u32(c, o_pid, pid, "pid"));
-		if (start >= end)
-			return spulse_fail(c->err, o_start, "module start 0x%" PRIx64
-					   " not below end 0x%" PRIx64, start, end);
-		span = end - start;
-		if (foff + span < foff)
-			return spulse_fail(c->err, o_start,
-					   "address arithmetic overflows");
+	if (check) {
 		m = (struct spulse_mod_def){
 			.start = start, .end = end, .file_offset = foff,
 			.path = (const char *)path, .path_len = path_len,
@@ -210,21 +226,40 @@ static int dec_frame(struct spulse_dec *dec, struct cur *c,
 		     struct spulse_record *out)
 {
 	struct spulse_defs *d = &dec->defs;
-	uint64_t id, o_id, o_kind, mod = SPULSE_NONE, o_mod = 0, addr = 0, o_addr;
+	uint64_t id, o_id, o_kind, mod = SPULSE_NONE, o_mod, addr = 0, o_addr;
+	const struct spulse_mod_def *m = NULL;
 	struct spulse_frame_def f;
+	bool check = !dec->trusted;
 	uint8_t kind;
 
 	o_id = cur_off(c);
 	TRY(cur_uvar(c, &id));
+	if (check)
+		TRY(check_id(dec, c, o_id, id, d->nframes, "frame"));
 	o_kind = cur_off(c);
 	TRY(cur_u8(c, &kind));
-	o_addr = cur_off(c);
 	switch (kind) {
 	case SPULSE_FRAME_MODULE:
 		o_mod = cur_off(c);
 		TRY(cur_uvar(c, &mod));
+		if (check) {
+			if (mod >= d->nmods)
+				return spulse_fail(c->err, o_mod,
+						   "forward reference to module %" PRIu64,
+						   mod);
+			m = &d->mods[mod];
+			if (!m->active)
+				return spulse_fail(c->err, o_mod,
+						   "frame names deactivated module %" PRIu64,
+						   mod);
+		}
 		o_addr = cur_off(c);
 		TRY(cur_uvar(c, &addr));
+		if (m && (addr < m->file_offset ||
+			  addr - m->file_offset >= m->end - m->start))
+			return spulse_fail(c->err, o_addr,
+					   "frame address outside module %" PRIu64
+					   " span", mod);
 		break;
 	case SPULSE_FRAME_USER:
 	case SPULSE_FRAME_KERNEL:
@@ -235,26 +270,7 @@ static int dec_frame(struct spulse_dec *dec, struct cur *c,
 	default:
 		return spulse_fail(c->err, o_kind, "unknown frame kind %u", kind);
 	}
-	if (!dec->trusted) {
-		TRY(check_id(dec, c, o_id, id, d->nframes, "frame"));
-		if (kind == SPULSE_FRAME_MODULE) {
-			const struct spulse_mod_def *m;
-
-			if (mod >= d->nmods)
-				return spulse_fail(c->err, o_mod,
-						   "forward reference to module %" PRIu64,
-						   mod);
-			m = &d->mods[mod];
-			if (!m->active)
-				return spulse_fail(c->err, o_mod,
-						   "frame names deactivated module %" PRIu64,
-						   mod);
-			if (addr < m->file_offset ||
-			    addr - m->file_offset >= m->end - m->start)
-				return spulse_fail(c->err, o_addr,
-						   "frame address outside module %" PRIu64
-						   " span", mod);
-		}
+	if (check) {
 		f = (struct spulse_frame_def){ .addr = addr, .kind = kind,
 			.module = (uint32_t)mod };
 		if (spulse_defs_add_frame(d, &f))
@@ -274,23 +290,29 @@ static int dec_stack(struct spulse_dec *dec, struct cur *c,
 	struct spulse_defs *d = &dec->defs;
 	uint64_t id, parent, frame, o_id, o_parent, o_frame;
 	struct spulse_stack_def s = { .parent = SPULSE_NONE, .depth = 1 };
+	bool check = !dec->trusted;
 
 	o_id = cur_off(c);
 	TRY(cur_uvar(c, &id));
+	if (check)
+		TRY(check_id(dec, c, o_id, id, d->nstacks, "stack"));
 	o_parent = cur_off(c);
 	TRY(cur_uvar(c, &parent));
+	if (check && parent != SPULSE_STACK_ROOT) {
+		if (parent - 1 >= d->nstacks)
+			return spulse_fail(c->err, o_parent,
+					   "forward reference to stack %" PRIu64,
+					   parent - 1);
+		s.parent = (uint32_t)(parent - 1);
+		s.depth = d->stacks[s.parent].depth + 1;
+		if (s.depth > SPULSE_MAX_DEPTH)
+			return spulse_fail(c->err, o_parent,
+					   "stack depth exceeds %u",
+					   SPULSE_MAX_DEPTH);
+	}
 	o_frame = cur_off(c);
 	TRY(cur_uvar(c, &frame));
-	if (!dec->trusted) {
-		TRY(check_id(dec, c, o_id, id, d->nstacks, "stack"));
-		if (parent != SPULSE_STACK_ROOT) {
-			if (parent - 1 >= d->nstacks)
-				return spulse_fail(c->err, o_parent,
-						   "forward reference to stack %" PRIu64,
-						   parent - 1);
-			s.parent = (uint32_t)(parent - 1);
-			s.depth = d->stacks[s.parent].depth + 1;
-		}
+	if (check) {
 		if (frame >= d->nframes)
 			return spulse_fail(c->err, o_frame,
 					   "forward reference to frame %" PRIu64,
@@ -299,10 +321,6 @@ static int dec_stack(struct spulse_dec *dec, struct cur *c,
 		    parent != SPULSE_STACK_ROOT)
 			return spulse_fail(c->err, o_parent,
 					   "truncated marker must be a root node");
-		if (s.depth > SPULSE_MAX_DEPTH)
-			return spulse_fail(c->err, o_parent,
-					   "stack depth exceeds %u",
-					   SPULSE_MAX_DEPTH);
 		s.frame = (uint32_t)frame;
 		if (spulse_defs_add_stack(d, &s))
 			return oom(c);
@@ -323,18 +341,22 @@ static int dec_thread(struct spulse_dec *dec, struct cur *c,
 	const uint8_t *comm;
 	uint32_t comm_len;
 	struct spulse_thread_def t;
+	bool check = !dec->trusted;
 
 	o_id = cur_off(c);
 	TRY(cur_uvar(c, &id));
+	if (check)
+		TRY(check_id(dec, c, o_id, id, d->nthreads, "thread"));
 	o_pid = cur_off(c);
 	TRY(cur_uvar(c, &pid));
+	if (check)
+		TRY(check_u32(c, o_pid, pid, "pid"));
 	o_tid = cur_off(c);
 	TRY(cur_uvar(c, &tid));
-	TRY(cur_bytes(c, SPULSE_MAX_STRING, "string", &comm, &comm_len));
-	if (!dec->trusted) {
-		TRY(check_id(dec, c, o_id, id, d->nthreads, "thread"));
-		TRY(check_u32(c, o_pid, pid, "pid"));
+	if (check)
 		TRY(check_u32(c, o_tid, tid, "tid"));
+	TRY(cur_bytes(c, SPULSE_MAX_COMM, "comm", &comm, &comm_len));
+	if (check) {
 		t = (struct spulse_thread_def){ .comm = (const char *)comm,
 			.comm_len = comm_len, .pid = (uint32_t)pid,
 			.tid = (uint32_t)tid };
@@ -359,20 +381,21 @@ static int dec_sample(struct spulse_dec *dec, struct cur *c,
 
 	o_dt = cur_off(c);
 	TRY(cur_uvar(c, &z));
-	o_thread = cur_off(c);
-	TRY(cur_uvar(c, &thread));
-	o_stack = cur_off(c);
-	TRY(cur_uvar(c, &stack));
-	if (thread >= d->nthreads)
-		return spulse_fail(c->err, o_thread,
-				   "forward reference to thread %" PRIu64, thread);
-	if (stack >= d->nstacks)
-		return spulse_fail(c->err, o_stack,
-				   "forward reference to stack %" PRIu64, stack);
-	if (__builtin_add_overflow(dec->time_ns, spulse_unzigzag(z), &t))
+	if (__builtin_add_overflow(dec->time_ns, spulse_unzigzag(z), &t) ||
+	    t > dec->time_max)
 		return spulse_fail(c->err, o_dt, "sample time overflows");
 	if (t < 0)
 		return spulse_fail(c->err, o_dt, "sample before profile start");
+	o_thread = cur_off(c);
+	TRY(cur_uvar(c, &thread));
+	if (thread >= d->nthreads)
+		return spulse_fail(c->err, o_thread,
+				   "forward reference to thread %" PRIu64, thread);
+	o_stack = cur_off(c);
+	TRY(cur_uvar(c, &stack));
+	if (stack >= d->nstacks)
+		return spulse_fail(c->err, o_stack,
+				   "forward reference to stack %" PRIu64, stack);
 	dec->time_ns = t;
 	dec->info.samples++;
 	out->u.sample.time_ns = t;
@@ -390,9 +413,9 @@ static int dec_python(struct spulse_dec *dec, struct cur *c,
 	uint8_t state;
 
 	TRY(cur_uvar(c, &pid));
+	TRY(check_u32(c, o_pid, pid, "pid"));
 	o_state = cur_off(c);
 	TRY(cur_u8(c, &state));
-	TRY(check_u32(c, o_pid, pid, "pid"));
 	if (state > SPULSE_PYTHON_ENTER)
 		return spulse_fail(c->err, o_state, "unknown python state %u",
 				   state);
@@ -441,13 +464,17 @@ static int dec_module_deactivate(struct spulse_dec *dec, struct cur *c,
 /* ---- tag 9: extension records (FORMAT.md section 3.10) ---- */
 
 /*
- * Inside an extension payload every byte is present (the caller checked
- * len), so a field that is cut by the payload's end runs past len. It is
- * reported at its first byte; a field with no byte inside the payload at
- * all is reported at the len field (that offset may be the end of the file).
+ * Inside an extension payload that is all present, a field that is cut by
+ * the payload's end runs past len. It is reported at its first byte; a
+ * field with no byte inside the payload at all is reported at the len
+ * field (that offset may be the end of the file). When the file ends
+ * inside the payload (p->cut), a cut field only means "need more": the
+ * fields before it were already checked.
  */
 static int ext_short(struct cur *p, uint64_t off, const char *what)
 {
+	if (p->cut)
+		return 0;
 	if (off == p->off + p->len)
 		return spulse_fail(p->err, p->len_off,
 				   "extension payload length mismatch: %s "
@@ -485,22 +512,20 @@ static int ext_clock(struct spulse_dec *dec, struct cur *p, int64_t *t)
 	uint64_t z, off;
 
 	TRY(ext_uvar(p, &off, &z, "dt_ns"));
-	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), t))
+	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), t) ||
+	    *t > dec->time_max)
 		return spulse_fail(p->err, off, "event clock overflows");
 	if (*t < 0)
 		return spulse_fail(p->err, off, "event before profile start");
 	return 1;
 }
 
-static int ext_cpu(struct spulse_dec *dec, struct cur *p,
-		   struct spulse_record *out)
+static int ext_cpu(struct cur *p, struct spulse_record *out)
 {
 	uint64_t cpu, off;
 
 	TRY(ext_uvar(p, &off, &cpu, "cpu"));
 	TRY(ext_cpu_field(p, off, cpu, "cpu"));
-	dec->cpu = (uint32_t)cpu;
-	dec->info.cpu_records++;
 	out->u.cpu.cpu = (uint32_t)cpu;
 	return 1;
 }
@@ -542,7 +567,7 @@ static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
 				   "runnable (preempted) interval with blocked time");
 	TRY(ext_uvar(p, &off, &runq, "runq_ns"));
 	if (__builtin_add_overflow(blocked, runq, &total) ||
-	    total > (uint64_t)(INT64_MAX - t))
+	    total > (uint64_t)(dec->time_max - t))
 		return spulse_fail(p->err, off, "off-CPU interval overflows");
 	iv->blocked_ns = blocked;
 	iv->runq_ns = runq;
@@ -567,8 +592,6 @@ static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
 		TRY(ext_cpu_field(p, off, v, "waker_cpu"));
 		iv->waker_cpu = (uint32_t)v;
 	}
-	dec->event_ns = t;
-	dec->info.offcpu++;
 	return 1;
 }
 
@@ -599,6 +622,9 @@ static int ext_trigger(struct spulse_dec *dec, struct cur *p,
 	if (v < wstart)
 		return spulse_fail(p->err, off, "trigger window ends (%" PRIu64
 				   ") before it starts (%" PRIu64 ")", v, wstart);
+	if (v > (uint64_t)dec->time_max)
+		return spulse_fail(p->err, off, "trigger window end %" PRIu64
+				   " overflows the clock", v);
 	tr->window_start_ns = wstart;
 	tr->window_end_ns = v;
 	off = cur_off(p);
@@ -612,8 +638,6 @@ static int ext_trigger(struct spulse_dec *dec, struct cur *p,
 	dec->text[text_len] = '\0';
 	tr->text = dec->text;
 	tr->text_len = text_len;
-	dec->event_ns = t;
-	dec->info.triggers++;
 	return 1;
 }
 
@@ -633,15 +657,22 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 	if (len > SPULSE_EXT_MAX_LEN)
 		return spulse_fail(c->err, o_len, "extension length %" PRIu64
 				   " exceeds limit %u", len, SPULSE_EXT_MAX_LEN);
-	if (c->len - c->pos < len)
-		return 0;
 	out->ext_kind = (uint32_t)kind;
+	/*
+	 * The payload's fields are checked as far as the input goes (p.cut:
+	 * the input ends inside it); the record is only complete, and the
+	 * decoder's state only moves, once all len bytes are there.
+	 */
 	p = (struct cur){ .buf = c->buf, .len = c->pos + (size_t)len,
 			  .pos = c->pos, .off = c->off, .err = c->err,
 			  .len_off = o_len };
+	if (c->len - c->pos < len) {
+		p.len = c->len;
+		p.cut = true;
+	}
 	switch (kind) {
 	case SPULSE_EXT_CPU:
-		r = ext_cpu(dec, &p, out);
+		r = ext_cpu(&p, out);
 		break;
 	case SPULSE_EXT_OFFCPU:
 		r = ext_offcpu(dec, &p, out);
@@ -650,19 +681,35 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		r = ext_trigger(dec, &p, out);
 		break;
 	default:
-		dec->info.ext_skipped++;
 		out->u.ext_unknown.kind = (uint32_t)kind;
 		out->u.ext_unknown.len = (uint32_t)len;
 		p.pos = p.len;
 		r = 1;
 		break;
 	}
-	if (r <= 0)
-		return r;
+	if (r <= 0 || p.cut)
+		return r < 0 ? r : 0;
 	if (p.pos != p.len)
 		return spulse_fail(c->err, cur_off(&p),
 				   "extension payload length mismatch: %zu bytes"
 				   " left over", p.len - p.pos);
+	switch (kind) {
+	case SPULSE_EXT_CPU:
+		dec->cpu = out->u.cpu.cpu;
+		dec->info.cpu_records++;
+		break;
+	case SPULSE_EXT_OFFCPU:
+		dec->event_ns = out->u.offcpu.time_ns;
+		dec->info.offcpu++;
+		break;
+	case SPULSE_EXT_TRIGGER:
+		dec->event_ns = out->u.trigger.time_ns;
+		dec->info.triggers++;
+		break;
+	default:
+		dec->info.ext_skipped++;
+		break;
+	}
 	c->pos = p.pos;
 	return 1;
 }
@@ -761,6 +808,12 @@ static inline int fast_uvar(const uint8_t *p, uint64_t *v)
 }
 
 /*
+ * Bytes the portable sample loop may read at a sample's tag: three fields
+ * of up to 10 bytes each, whatever they hold (a broken sample too).
+ */
+#define SAMPLE_SCAN	(1 + 3 * SPULSE_VARINT_MAX)
+
+/*
  * Portable sample loop: one fast_uvar() per field. @out may be NULL
  * (validation only); the branch on it is hoisted by the compiler when this
  * is inlined with a constant.
@@ -773,13 +826,14 @@ samples_portable(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 	const uint32_t nthreads = dec->defs.nthreads;
 	const uint32_t nstacks = dec->defs.nstacks;
 	const uint32_t cpu = dec->cpu;
+	const uint64_t tmax = (uint64_t)dec->time_max;
 	int64_t t = dec->time_ns;
 	size_t n = 0;
 
 	*consumed = 0;
-	if (len < SPULSE_SAMPLE_MAX)
+	if (len < SAMPLE_SCAN)
 		return 0;
-	safe_end = buf + len - SPULSE_SAMPLE_MAX;
+	safe_end = buf + len - SAMPLE_SCAN;
 	while (p <= safe_end && n < max && *p == SPULSE_TAG_SAMPLE) {
 		uint64_t z, th, st;
 		int64_t nt;
@@ -796,7 +850,8 @@ samples_portable(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			break;
 		if ((th >= nthreads) | (st >= nstacks))
 			break;
-		if (__builtin_add_overflow(t, spulse_unzigzag(z), &nt) || nt < 0)
+		if (__builtin_add_overflow(t, spulse_unzigzag(z), &nt) ||
+		    (uint64_t)nt > tmax)
 			break;
 		t = nt;
 		if (out) {
@@ -853,8 +908,9 @@ size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
  * than 16, overlong varint, id out of range, time overflow or negative) is
  * folded into one predictable branch; the caller then decodes the record
  * with spulse_dec_record(), which reports any error exactly. Fields of at
- * most 8 bytes hold < 2^56, so one signed test covers both time overflow
- * and a negative time, and one sign test covers both id bounds.
+ * most 8 bytes hold < 2^56, so one unsigned test against the clock limit
+ * covers time overflow and a negative time, and one sign test covers both
+ * id bounds.
  */
 static inline __attribute__((always_inline, target("bmi,bmi2"))) size_t
 samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
@@ -863,6 +919,7 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 	const uint64_t nthreads = dec->defs.nthreads;
 	const uint64_t nstacks = dec->defs.nstacks;
 	const uint32_t cpu = dec->cpu;
+	const uint64_t tmax = (uint64_t)dec->time_max;
 	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
 	const __m128i zero = _mm_setzero_si128();
 	const uint8_t *p = buf, *safe_end;
@@ -898,7 +955,7 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		      /* a multi-byte varint whose last byte is 0x00 */
 		      ((ends & ~(stop << 1) & zb) != 0) |
 		      !(((th - nthreads) & (st - nstacks)) >> 63) |
-		      (nt < 0);
+		      ((uint64_t)nt > tmax);
 		if (__builtin_expect(bad, 0))
 			break;
 		t = nt;
@@ -960,7 +1017,7 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 	 * The last bytes of the input (less than SIMD_SAMPLE_READ) go
 	 * through the portable loop, so both stop at the same place.
 	 */
-	if (n < max && len - c >= SPULSE_SAMPLE_MAX &&
+	if (n < max && len - c >= SAMPLE_SCAN &&
 	    buf[c] == SPULSE_TAG_SAMPLE) {
 		k = spulse_dec_samples_portable(dec, buf + c, len - c,
 						out ? out + n : NULL, max - n,

@@ -169,6 +169,11 @@ struct spulse_dec {
 	struct spulse_info info;
 	int64_t time_ns;	/* running offset from the profile start */
 	int64_t event_ns;	/* event clock (extension kinds 2 and 3) */
+	/*
+	 * Largest offset either clock may reach: start_us * 1000 + offset
+	 * must fit in an i64 of epoch nanoseconds (FORMAT.md 3.6).
+	 */
+	int64_t time_max;
 	uint32_t cpu;		/* from the last cpu record; SPULSE_NONE */
 	uint32_t max_ids;
 	bool header_done;

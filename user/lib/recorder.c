@@ -53,6 +53,7 @@ struct spulse_recorder {
 	uint64_t samples;
 	int64_t last_time;
 	int64_t last_event;	/* event clock of the last interval/trigger */
+	int64_t time_max;	/* largest offset: INT64_MAX - start_us * 1000 */
 	uint32_t cpu;		/* of the last cpu record, SPULSE_NONE */
 
 	struct rec_mod *mods;
@@ -159,6 +160,10 @@ static int rec_init(struct spulse_recorder *r,
 		start_us = (uint64_t)ts.tv_sec * 1000000 +
 			   (uint64_t)ts.tv_nsec / 1000;
 	}
+	/* start_us * 1000 + every offset must fit in i64 epoch ns */
+	if (start_us > SPULSE_MAX_START_US)
+		return -EOVERFLOW;
+	r->time_max = INT64_MAX - (int64_t)(start_us * 1000);
 	r->cap = r->flush_bytes + SPULSE_MAX_RECORD;
 	r->buf = malloc(r->cap);
 	if (!r->buf)
@@ -228,6 +233,11 @@ SPULSE_EXPORT int spulse_recorder_open(const char *path,
 	int fd;
 
 	*out = NULL;
+	/* refuse before creating the file */
+	if (opts && opts->sz >= offsetof(struct spulse_recorder_opts, start_us) +
+			       sizeof(opts->start_us) &&
+	    opts->start_us > SPULSE_MAX_START_US)
+		return -EOVERFLOW;
 	flags |= trunc ? O_TRUNC : O_EXCL;
 	fd = open(path, flags, 0644);
 	if (fd < 0)
@@ -704,6 +714,8 @@ SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
 		return r->err;
 	if (time_ns < 0)
 		return -EINVAL;
+	if (time_ns > r->time_max)
+		return -EOVERFLOW;
 	if (thread >= r->nthreads || stack >= r->nstacks)
 		return -ENOENT;
 	p = reserve(r);
@@ -748,6 +760,8 @@ SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
 	/* validate the sample first: no cpu record for a refused sample */
 	if (time_ns < 0 || cpu >= SPULSE_MAX_CPU)
 		return -EINVAL;
+	if (time_ns > r->time_max)
+		return -EOVERFLOW;
 	if (thread >= r->nthreads || stack >= r->nstacks)
 		return -ENOENT;
 	ret = spulse_rec_cpu(r, cpu);
@@ -770,8 +784,9 @@ static int check_offcpu(const struct spulse_recorder *r,
 		return -ENOENT;
 	if (iv->state == SPULSE_STATE_RUNNABLE && (iv->blocked_ns || waker))
 		return -EINVAL;
-	if (__builtin_add_overflow(iv->blocked_ns, iv->runq_ns, &total) ||
-	    total > (uint64_t)(INT64_MAX - iv->time_ns))
+	if (iv->time_ns > r->time_max ||
+	    __builtin_add_overflow(iv->blocked_ns, iv->runq_ns, &total) ||
+	    total > (uint64_t)(r->time_max - iv->time_ns))
 		return -EOVERFLOW;
 	if (waker) {
 		if (iv->waker_cpu >= SPULSE_MAX_CPU)
@@ -825,6 +840,8 @@ SPULSE_EXPORT int spulse_rec_trigger(struct spulse_recorder *r,
 	    t->window_start_ns > t->window_end_ns ||
 	    t->text_len > SPULSE_MAX_TRIGGER_TEXT || (t->text_len && !t->text))
 		return -EINVAL;
+	if (t->time_ns > r->time_max || t->window_end_ns > (uint64_t)r->time_max)
+		return -EOVERFLOW;
 	p = reserve(r);
 	if (!p)
 		return r->err;
@@ -874,6 +891,7 @@ SPULSE_EXPORT int spulse_rec_ext_raw(struct spulse_recorder *r, uint32_t kind,
 		dec->defs.nthreads = r->nthreads;
 		dec->defs.nstacks = r->nstacks;
 		dec->event_ns = r->last_event;
+		dec->time_max = r->time_max;
 		dec->cpu = r->cpu;
 		dec->max_ids = SPULSE_MAX_ID;
 		dec->header_done = true;

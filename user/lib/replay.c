@@ -104,7 +104,8 @@ static int validate(struct spulse_replay *r, struct spulse_error *err)
 		if (got < 0)
 			return spulse_fail_errno(err, (int)got, "read");
 		if (got == 0) {
-			info->recovered_from_truncated_tail = true;
+			/* a cut header; an empty file has nothing cut */
+			info->recovered_from_truncated_tail = fb->fill > fb->pos;
 			info->complete_bytes = 0;
 			return 0;
 		}

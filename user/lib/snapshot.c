@@ -92,7 +92,8 @@ static int decode_all(struct spulse_snapshot *s, const uint8_t *buf, size_t len,
 	if (r < 0)
 		return r;
 	if (r == 0) {
-		info->recovered_from_truncated_tail = true;
+		/* a cut header; an empty file has nothing cut */
+		info->recovered_from_truncated_tail = len > 0;
 		info->complete_bytes = 0;
 		return 0;
 	}

@@ -26,7 +26,6 @@ SPULSE_EXPORT int spulse_stream_new(const struct spulse_read_opts *opts,
 	if (!s)
 		return -ENOMEM;
 	spulse_dec_init(&s->dec, opts);
-	s->dec.info.recovered_from_truncated_tail = true; /* no header yet */
 	*out = s;
 	return 0;
 }
@@ -90,8 +89,11 @@ SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
 				      &n, &s->failed);
 		if (r < 0)
 			goto fail;
-		if (r == 0)
+		if (r == 0) {
+			/* nothing fed yet is not an incomplete header */
+			info->recovered_from_truncated_tail = s->fill > s->pos;
 			return 0;
+		}
 		s->pos += n;
 		info->complete_bytes = s->base + s->pos;
 	}
@@ -105,9 +107,11 @@ SPULSE_EXPORT int spulse_stream_next(struct spulse_stream *s,
 	}
 	s->pos += n;
 	info->complete_bytes = s->base + s->pos;
-	info->recovered_from_truncated_tail = s->fill > s->pos;
+	/* what follows is not looked at until the next call */
+	info->recovered_from_truncated_tail = false;
 	return 1;
 fail:
+	info->recovered_from_truncated_tail = false;
 	if (!s->failed.code)
 		s->failed.code = r;
 	if (err)

@@ -38,7 +38,6 @@ SPULSE_EXPORT int spulse_tail_open(const char *path,
 	if (!t)
 		return spulse_fail_errno(err, -ENOMEM, "tail");
 	spulse_dec_init(&t->dec, opts);
-	t->dec.info.recovered_from_truncated_tail = true;	/* no header yet */
 	t->fd = spulse_open_spool(path, err);
 	if (t->fd < 0) {
 		ret = t->fd;
@@ -73,6 +72,8 @@ SPULSE_EXPORT void spulse_tail_close(struct spulse_tail *t)
 
 static int fail(struct spulse_tail *t, int ret, struct spulse_error *err)
 {
+	/* pending bytes that are corrupt are an error, not a truncated tail */
+	t->dec.info.recovered_from_truncated_tail = false;
 	if (!t->failed.code)
 		t->failed.code = ret;
 	if (err)
@@ -88,6 +89,7 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 	struct spulse_info *info = &t->dec.info;
 	struct spulse_record rec;
 	size_t count = 0, n;
+	bool cut = false;	/* stopped at EOF inside a record */
 	ssize_t got;
 	int ret;
 
@@ -109,8 +111,11 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 		if (got < 0)
 			return fail(t, spulse_fail_errno(&t->failed, (int)got,
 							 "read"), err);
-		if (got == 0)
+		if (got == 0) {
+			/* an empty file has no incomplete header yet */
+			info->recovered_from_truncated_tail = fb->fill > fb->pos;
 			return 0;
+		}
 	}
 	while (count < SPULSE_TAIL_BATCH && t->noffcpu < SPULSE_TAIL_BATCH) {
 		const uint8_t *p = fb->buf + fb->pos;
@@ -130,8 +135,12 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 				/* deliver what came before; the error is sticky */
 				if (!t->failed.code)
 					t->failed.code = ret;
-				if (count || t->noffcpu)
-					break;
+				if (count || t->noffcpu) {
+					info->complete_bytes =
+						spulse_filebuf_offset(fb);
+					info->recovered_from_truncated_tail = false;
+					return (int)count;
+				}
 				return fail(t, ret, err);
 			}
 			if (ret == 1) {
@@ -147,11 +156,19 @@ SPULSE_EXPORT int spulse_tail_poll(struct spulse_tail *t,
 		if (got < 0)
 			return fail(t, spulse_fail_errno(&t->failed, (int)got,
 							 "read"), err);
-		if (got == 0)
+		if (got == 0) {
+			/* the file ends here: inside a record if bytes remain */
+			cut = fb->fill > fb->pos;
 			break;
+		}
 	}
+	/*
+	 * A poll that stopped at a full batch has not looked at what
+	 * follows: only a poll that reached the end of the file inside a
+	 * record reports a truncated tail (docs/API.md, Tail).
+	 */
 	info->complete_bytes = spulse_filebuf_offset(fb);
-	info->recovered_from_truncated_tail = fb->fill > fb->pos;
+	info->recovered_from_truncated_tail = cut;
 	return (int)count;
 }
 
