@@ -115,7 +115,7 @@ static const struct ksym *kallsyms_bounded(const struct kallsyms *k,
 {
 	const struct ksym *s = &k->syms[i];
 
-	if (!s->module && k->etext && s->addr < k->etext && addr >= k->etext)
+	if (!s->module && k->etext && s->addr <= k->etext && addr >= k->etext)
 		return NULL;
 	/* the next symbol of the same owner bounds it; the last one of a
 	 * module (or of an image without _etext) gets KSYM_TAIL_MAX */

@@ -21,6 +21,13 @@ struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
+struct alias {
+	uint64_t addr;
+	const char *name;
+	uint64_t size;
+	int bind;
+};
+
 struct sym_mod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -30,6 +37,10 @@ struct sym_mod {
 	size_t nloads;
 	char *debuginfo_path;	/* *cb.debuginfo_path, outlives dwfl */
 	Dwfl_Callbacks cb;
+	/* addresses with several function symbols: the one perf shows */
+	struct alias *aliases;
+	size_t naliases;
+	bool aliases_built;
 };
 
 /* Open @path for reading without ever blocking; regular files only. */
@@ -75,7 +86,7 @@ static enum cand_rc check_candidate(int fd, const uint8_t *bid,
 {
 	const void *fbid = NULL;
 	enum cand_rc rc = CAND_SKIP;
-	size_t n, i;
+	size_t n, i, with_bytes = 0;
 	ssize_t len;
 	Elf *elf;
 
@@ -108,7 +119,29 @@ static enum cand_rc check_candidate(int fd, const uint8_t *bid,
 			continue;
 		m->loads[m->nloads++] = (struct load){
 			ph.p_offset, ph.p_filesz, ph.p_vaddr };
+		if (ph.p_filesz)
+			with_bytes++;
 	}
+	/*
+	 * A separate debug file (no executable found) keeps the vaddrs and
+	 * sizes of the segments but not their file offsets (all 0, filesz
+	 * 0): assume offset == vaddr, which holds for the code segments of
+	 * the linkers' default layouts (PIE, shared objects).
+	 */
+	if (m->nloads && with_bytes <= 1)
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD || ph.p_filesz)
+				continue;
+			for (size_t j = 0; j < m->nloads; j++)
+				if (m->loads[j].vaddr == ph.p_vaddr &&
+				    !m->loads[j].filesz)
+					m->loads[j] = (struct load){
+						ph.p_vaddr, ph.p_memsz,
+						ph.p_vaddr };
+		}
 	rc = CAND_OK;
 out:
 	elf_end(elf);
@@ -277,6 +310,7 @@ static void reset(struct sym_mod *m)
 	free(m->path);
 	free(m->loads);
 	free(m->debuginfo_path);
+	free(m->aliases);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -322,6 +356,114 @@ int sym_mod_open(struct sym_dwfl_opts *o, const char *path,
 	return 0;
 }
 
+static bool is_func(const GElf_Sym *sym)
+{
+	int t = GELF_ST_TYPE(sym->st_info);
+
+	return sym->st_shndx != SHN_ABS && sym->st_shndx != SHN_UNDEF &&
+	       (t == STT_FUNC || t == STT_GNU_IFUNC || t == STT_NOTYPE);
+}
+
+static size_t underscores(const char *n)
+{
+	size_t k = 0;
+
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/*
+ * Of two function symbols at one address, the one perf shows: a sized one,
+ * then not weak, then global, then fewer leading underscores, then the
+ * longer name (libc's __memmove_avx_unaligned_erms over its alias
+ * __memcpy_avx_unaligned_erms).
+ */
+static bool better(const struct alias *a, const struct alias *b)
+{
+	size_t ua, ub, la, lb;
+
+	if (!a->size != !b->size)
+		return a->size != 0;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = underscores(a->name);
+	ub = underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la > lb;
+	return strcmp(a->name, b->name) < 0;
+}
+
+static int cmp_alias(const void *x, const void *y)
+{
+	const struct alias *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+/* Once per module: the best name of every address with several. */
+static void build_aliases(struct sym_mod *m)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+	struct alias *v;
+	size_t k = 0, out = 0;
+
+	m->aliases_built = true;
+	if (n <= 1)
+		return;
+	v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(m->mod, i, &sym,
+							   &addr, NULL, NULL,
+							   NULL);
+
+		if (!name || !name[0] || !is_func(&sym))
+			continue;
+		v[k++] = (struct alias){ addr, name, sym.st_size,
+					 GELF_ST_BIND(sym.st_info) };
+	}
+	qsort(v, k, sizeof(*v), cmp_alias);
+	for (size_t i = 0; i < k; i++) {
+		bool dup = (i + 1 < k && v[i + 1].addr == v[i].addr);
+
+		if (dup && (!out || v[out - 1].addr != v[i].addr))
+			v[out++] = v[i];	/* the best of its group */
+	}
+	m->aliases = v;
+	m->naliases = out;
+}
+
+static const char *best_alias(struct sym_mod *m, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!m->aliases_built)
+		build_aliases(m);
+	hi = m->naliases;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->aliases[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->naliases && m->aliases[lo].addr == addr ?
+	       m->aliases[lo].name : NULL;
+}
+
 static bool to_addr(const struct sym_mod *m, uint64_t rel, Dwarf_Addr *addr)
 {
 	for (size_t i = 0; i < m->nloads; i++) {
@@ -360,9 +502,11 @@ int sym_mod_lookup(struct sym_mod *m, uint64_t rel, bool srcline,
 				out->file = NULL;
 		}
 	}
-	if (!name || !name[0])
+	if (!name || !name[0] || !is_func(&sym))
 		return -ENOENT;
-	out->name = name;
+	out->name = best_alias(m, addr - off);
+	if (!out->name)
+		out->name = name;
 	out->off = off;
 	return 0;
 }
@@ -401,7 +545,7 @@ static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles,
 
 int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
 	Dwarf_Files *files = NULL;
 	struct sym_loc *v, base;
 	size_t nfiles = 0, k = 0;
@@ -414,19 +558,27 @@ int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
 	cu = dwfl_module_addrdie(m->mod, addr, &bias);
 	if (!cu)
 		return 0;
+	/* dwarf_getscopes() continues from an inlined instance into its
+	 * abstract definition; the concrete callers come from
+	 * dwarf_getscopes_die() of the innermost inlined instance */
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	if (n <= 0)
-		return 0;
 	for (i = 0; i < n; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			k++;
-	if (!k) {
+			break;
+	if (n <= 0 || i == n) {
 		free(scopes);
 		return 0;
 	}
+	n = dwarf_getscopes_die(&scopes[i], &chain);
+	free(scopes);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_inlined_subroutine)
+			k++;
 	v = calloc(k + 1, sizeof(*v));
 	if (!v) {
-		free(scopes);
+		free(chain);
 		return -ENOMEM;
 	}
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
@@ -438,23 +590,23 @@ int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
 	v[0].file = base.file;
 	v[0].line = base.line;
 	for (i = 0; i < n; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
 			continue;
-		v[k].name = die_name(&scopes[i]);
+		v[k].name = die_name(&chain[i]);
 		v[k].inlined = true;
 		k++;
-		call_site(&scopes[i], files, nfiles, &v[k]);
+		call_site(&chain[i], files, nfiles, &v[k]);
 	}
 	/* the real function, as sym_mod_lookup names it */
 	v[k].name = base.name;
 	v[k].off = base.off;
-	if (!v[k].name)
-		for (i = 0; i < n; i++)
-			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-				v[k].name = die_name(&scopes[i]);
-				break;
-			}
-	free(scopes);
+	if (!v[k].name && i < n)
+		v[k].name = die_name(&chain[i]);
+	free(chain);
 	*out = v;
 	return (int)k + 1;
 }
