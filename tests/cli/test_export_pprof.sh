@@ -87,20 +87,26 @@ test_pprof_sample_types_period_and_time() {
 	grep -q 'Total samples = 16ms' top || die "cpu total: $(grep Total top)"
 }
 
-test_pprof_mappings_build_ids_and_labels() {
+test_pprof_mappings_build_ids_lines_and_labels() {
+	local bid want
 	build_known || return 1
-	sed -i 's|^\(module id=0 .*\)build_id=$|\1build_id=00112233445566778899aabbccddeeff01234567|' known.txt
+	bid=$(readelf -nW known | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	[ -n "$bid" ] || die "the test ELF has no build-id" || return 1
+	sed -i "s|^\(module id=0 .*\)build_id=\$|\1build_id=$bid|" known.txt
 	"$SPOOLGEN" <known.txt >known.spulse || return 1
 	expect_rc 0 "$SP" export known.spulse --format pprof -o k.pb.gz || return 1
 	pprof -raw k.pb.gz >raw || return 1
 	sed -n '/^Mappings/,$p' raw >maps
-	grep -q "^1: 0x7f0000000000/0x7f00000[0-9a-f]*/0x[0-9a-f]* $WORK/known 00112233445566778899aabbccddeeff01234567" maps ||
+	grep -q "^1: 0x7f0000000000/0x7f00000[0-9a-f]*/0x[0-9a-f]* $WORK/known $bid" maps ||
 		die "known mapping: $(cat maps)" || return 1
 	grep -q ' /nonexistent/libgone.so ' maps || die "libgone mapping" || return 1
 	grep -q '\[kernel.kallsyms\]' maps || die "no kernel mapping" || return 1
-	# alpha's location: address = load address + (rel - file offset)
-	grep -Eq ': 0x7f00000[0-9a-f]+ M=1 .*known_alpha_leaf' raw ||
-		die "alpha location: $(grep known_alpha_leaf raw)" || return 1
+	# alpha's location: address = load address + (rel - file offset), its
+	# line the one addr2line gives for known_alpha_leaf + 4
+	want=$(addr2line -e known "$(printf '0x%x' $(( $(nm known |
+		awk '$3 == "known_alpha_leaf" {print "0x" $1}') + 4 )))")
+	grep -Eq ": 0x7f00000[0-9a-f]+ M=1 known_alpha_leaf ${want}( |\$)" raw ||
+		die "alpha location, want line $want: $(grep -i alpha raw)" || return 1
 	# labels: pid 200 has 6 samples via tagfocus
 	pprof -raw -tagfocus=pid=200 k.pb.gz >raw200 || return 1
 	grep -q 'pid:\[200\]' raw200 && ! grep -q 'pid:\[100\]' raw200 ||

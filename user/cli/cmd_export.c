@@ -18,8 +18,10 @@ static const char export_help[] =
 "    spulse export - write a spool's samples in formats other tools read\n"
 "\n"
 "SYNOPSIS\n"
-"    spulse export FILE --format FMT [-o OUT] [--pid P] [--kallsyms PATH]\n"
-"                  [--symfs DIR] [--inline] [--state S,D,...] [--running]\n"
+"    spulse export FILE --format FMT [-o OUT] [--inline] [--kallsyms PATH]\n"
+"                  [--symfs DIR] [--pid P,..] [--tid T,..] [--comm C,..]\n"
+"                  [--dso D,..] [--time START,END] [--kernel|--user]\n"
+"                  [--state S,D,...] [--running]\n"
 "    FMT: pprof | speedscope | perf-script | json | folded | trace-event\n"
 "\n"
 "DESCRIPTION\n"
@@ -58,7 +60,14 @@ static const char export_help[] =
 "OPTIONS\n"
 "    --format FMT       output format (required), one of the above\n"
 "    -o, --output OUT   output file (default: standard output; \"-\" too)\n"
-"    --pid P            only samples (and intervals) of process P\n"
+"    --pid P,..         only samples (and intervals) of these processes\n"
+"    --tid T,..         only these threads\n"
+"    --comm C,..        only threads with these names\n"
+"    --dso D,..         only stacks with a frame in one of these modules\n"
+"                       (a path, its basename, or [kernel.kallsyms])\n"
+"    --time START,END   only samples in this window, seconds from the\n"
+"                       first sample (either may be empty: ,2 or 1.5,)\n"
+"    --kernel, --user   keep only kernel (or only user) frames of each stack\n"
 "    --kallsyms PATH    kernel symbols (default: FILE.kallsyms when present)\n"
 "    --symfs DIR        look module files up under DIR first (DIR/PATH)\n"
 "    --inline           expand inlined functions from DWARF (pprof lines,\n"
@@ -94,6 +103,7 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		PROFILE_LONGOPTS,
+		PROFILE_FILTER_LONGOPTS,
 		{ "inline", no_argument, NULL, 'i' },
 		{ "state", required_argument, NULL, 's' },
 		{ "running", no_argument, NULL, 'r' },

@@ -12,22 +12,6 @@ uint64_t export_period_ns(const struct profile *p)
 	return p->info->interval_us * 1000;
 }
 
-uint8_t *export_thread_wanted(const struct profile *p)
-{
-	uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD), i;
-	uint8_t *want = calloc(nt ? nt : 1, 1);
-
-	if (!want)
-		return NULL;
-	for (i = 0; i < nt; i++) {
-		struct spulse_thread t;
-
-		want[i] = spulse_defs_thread(p->defs, i, &t) == 0 &&
-			  (!p->has_pid || t.pid == p->pid);
-	}
-	return want;
-}
-
 /*
  * Stable merge sort by time_ns. Spools are merged from per-CPU batches, so
  * the input is made of long sorted runs: runs are found first and merged
@@ -105,18 +89,13 @@ static int sort_by_time(struct export_sample *v, size_t n)
 int export_load_samples(struct profile *p, bool sort,
 			struct export_sample **out, size_t *n)
 {
-	uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
 	struct spulse_sample buf[1024];
 	struct export_sample *v = NULL;
 	size_t cnt = 0, cap = 0;
-	uint8_t *want;
 	int rc, i;
 
 	*out = NULL;
 	*n = 0;
-	want = export_thread_wanted(p);
-	if (!want)
-		goto oom;
 	if (p->info->samples) {
 		cap = p->info->samples;
 		v = malloc(cap * sizeof(*v));
@@ -125,7 +104,7 @@ int export_load_samples(struct profile *p, bool sort,
 	}
 	while ((rc = spulse_replay_next_samples(p->replay, buf, 1024)) > 0) {
 		for (i = 0; i < rc; i++) {
-			if (buf[i].thread >= nt || !want[buf[i].thread])
+			if (!profile_wants(p, &buf[i]))
 				continue;
 			if (cnt == cap) {
 				size_t nc = cap ? cap * 2 : 1024;
@@ -144,8 +123,6 @@ int export_load_samples(struct profile *p, bool sort,
 			cnt++;
 		}
 	}
-	free(want);
-	want = NULL;
 	if (rc < 0) {
 		fprintf(stderr, "%s: reading samples: %s\n", p->file,
 			strerror(-rc));
@@ -158,7 +135,6 @@ int export_load_samples(struct profile *p, bool sort,
 	*n = cnt;
 	return EXIT_OK;
 oom:
-	free(want);
 	free(v);
 	fprintf(stderr, "spulse: out of memory\n");
 	return EXIT_INVALID;

@@ -27,7 +27,7 @@ struct export_sample {
 };
 
 /**
- * export_load_samples() - every sample that passes --pid, in memory
+ * export_load_samples() - every sample that passes the filters, in memory
  * @p: opened profile
  * @sort: order them by time (stable: equal times keep stream order)
  * @out: malloc'd array (caller frees), *@n entries
@@ -36,14 +36,6 @@ struct export_sample {
  */
 int export_load_samples(struct profile *p, bool sort,
 			struct export_sample **out, size_t *n);
-
-/**
- * export_thread_wanted() - per thread id, does it pass --pid?
- * @p: opened profile
- *
- * Return: malloc'd array of spulse_defs_count(THREAD) flags, NULL on OOM.
- */
-uint8_t *export_thread_wanted(const struct profile *p);
 
 /* The profile's sampling period in ns (interval_us * 1000). */
 uint64_t export_period_ns(const struct profile *p);

@@ -206,24 +206,19 @@ static int write_samples(struct pp *pp, struct pb_buf *out,
 			 uint64_t *last_ns)
 {
 	struct profile *p = pp->p;
-	uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
 	uint64_t period = export_period_ns(p);
 	struct spulse_sample buf[1024];
 	struct agg a = { 0 };
 	struct pb_buf m;
-	uint8_t *want;
 	size_t i;
 	int rc, k;
 
-	want = export_thread_wanted(p);
-	if (!want)
-		return -ENOMEM;
 	*last_ns = 0;
 	while ((rc = spulse_replay_next_samples(p->replay, buf, 1024)) > 0) {
 		for (k = 0; k < rc; k++) {
 			const struct spulse_sample *s = &buf[k];
 
-			if (s->thread >= nt || !want[s->thread])
+			if (!profile_wants(p, s))
 				continue;
 			if (agg_add(&a, (uint64_t)s->thread << 32 | s->stack)) {
 				rc = -ENOMEM;
@@ -248,7 +243,9 @@ static int write_samples(struct pp *pp, struct pb_buf *out,
 		thread = (uint32_t)((a.keys[i] - 1) >> 32);
 		stack = (uint32_t)(a.keys[i] - 1);
 		n = profile_stack_frames(p, stack, frames);
-		if (n <= 0 || spulse_defs_thread(p->defs, thread, &t) < 0) {
+		if (n == 0)
+			continue;	/* every frame dropped (--kernel/--user) */
+		if (n < 0 || spulse_defs_thread(p->defs, thread, &t) < 0) {
 			fprintf(stderr, "%s: broken stack %u\n", p->file,
 				stack);
 			pb_free(&m);
@@ -273,7 +270,6 @@ static int write_samples(struct pp *pp, struct pb_buf *out,
 	pb_free(&m);
 	rc = 0;
 out:
-	free(want);
 	free(a.keys);
 	free(a.counts);
 	return rc;

@@ -42,6 +42,8 @@ static uint32_t frame_index(struct ss *ss, const struct sym_frame *sf)
 	int64_t id;
 	size_t before = ss->keys.n;
 
+	if (file && !*file)
+		file = NULL;	/* the truncated marker has no module */
 	if (asprintf(&key, "%s\x1f%s\x1f%u", name, file ? file : "",
 		     sf->file ? sf->line : 0) < 0) {
 		ss->oom = true;
@@ -190,7 +192,7 @@ int export_speedscope(struct profile *p, FILE *f, const struct export_opts *o)
 			       v[order[e][1]].stack == stack)
 				e++;
 			d = profile_stack_frames(p, stack, frames);
-			if (d <= 0) {
+			if (d < 0) {
 				fprintf(stderr, "%s: broken stack %u\n",
 					p->file, stack);
 				rc = EXIT_INVALID;

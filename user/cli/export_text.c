@@ -115,7 +115,9 @@ int export_perf_script(struct profile *p, FILE *f, const struct export_opts *o)
 		int d, j;
 
 		d = profile_stack_frames(p, v[i].stack, frames);
-		if (d <= 0 || spulse_defs_thread(p->defs, v[i].thread, &t) < 0) {
+		if (d == 0)
+			continue;	/* every frame dropped (--kernel/--user) */
+		if (d < 0 || spulse_defs_thread(p->defs, v[i].thread, &t) < 0) {
 			fprintf(stderr, "%s: broken stack %u\n", p->file,
 				v[i].stack);
 			rc = EXIT_INVALID;
@@ -257,10 +259,8 @@ static void json_threads(struct profile *p, FILE *f)
 
 int export_json(struct profile *p, FILE *f, const struct export_opts *o)
 {
-	uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
 	struct spulse_sample buf[1024];
 	uint64_t count = 0;
-	uint8_t *want;
 	int rc, i, ret = EXIT_OK;
 	bool first = true;
 
@@ -276,11 +276,6 @@ int export_json(struct profile *p, FILE *f, const struct export_opts *o)
 	if (json_frames(p, f, o))
 		return EXIT_INVALID;
 	json_threads(p, f);
-	want = export_thread_wanted(p);
-	if (!want) {
-		fprintf(stderr, "spulse: out of memory\n");
-		return EXIT_INVALID;
-	}
 	fputs(",\"samples\":[", f);
 	while (ret == EXIT_OK &&
 	       (rc = spulse_replay_next_samples(p->replay, buf, 1024)) > 0) {
@@ -288,10 +283,12 @@ int export_json(struct profile *p, FILE *f, const struct export_opts *o)
 			uint32_t frames[SPULSE_MAX_DEPTH];
 			int d, j;
 
-			if (buf[i].thread >= nt || !want[buf[i].thread])
+			if (!profile_wants(p, &buf[i]))
 				continue;
 			d = profile_stack_frames(p, buf[i].stack, frames);
-			if (d <= 0) {
+			if (d == 0)
+				continue;
+			if (d < 0) {
 				fprintf(stderr, "%s: broken stack %u\n",
 					p->file, buf[i].stack);
 				ret = EXIT_INVALID;
@@ -310,7 +307,6 @@ int export_json(struct profile *p, FILE *f, const struct export_opts *o)
 			count++;
 		}
 	}
-	free(want);
 	if (ret == EXIT_OK && rc < 0) {
 		fprintf(stderr, "%s: reading samples: %s\n", p->file,
 			strerror(-rc));
