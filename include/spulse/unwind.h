@@ -79,23 +79,33 @@ struct spulse_ut_add {
 	uint8_t rsvd[3];
 };
 
-/* How a row finds the CFA (canonical frame address = caller's SP). */
+/*
+ * How a row finds the CFA (canonical frame address = the caller's SP):
+ * NONE: no CFI covers the address: the frame-pointer step is used.
+ * CFA_SP: CFA = SP + cfa_off.
+ * CFA_BP: CFA = BP + cfa_off.
+ * PLT: the lazy-binding PLT stub expression:
+ *	CFA = SP + cfa_off + ((PC & 15) >= 11 ? 8 : 0).
+ * CFA_DEREF_BP: a function that realigned its stack (GCC's DRAP prologue:
+ *	lea 8(%rsp),%r10; and $-N,%rsp; push -8(%r10); push %rbp;
+ *	mov %rsp,%rbp; push %r10): CFA = *(BP + cfa_off), and the caller's BP
+ *	is *(BP) (CFA - BP is not constant there); @bp_off is 0.
+ * SIGNAL: the signal return trampoline (__restore_rt): SP points at the
+ *	kernel's struct ucontext; the caller's BP, SP and exact IP are read
+ *	from its uc_mcontext.
+ * END: the outermost frame (return address undefined: _start, the thread
+ *	start path): the stack is complete.
+ * UNKNOWN: the CFI here says what a row cannot: stop, truncated.
+ */
 enum spulse_ut_kind {
-	SPULSE_UT_NONE = 0,	/* no CFI here: frame-pointer step */
-	SPULSE_UT_CFA_SP = 1,	/* CFA = SP + cfa_off */
-	SPULSE_UT_CFA_BP = 2,	/* CFA = BP + cfa_off */
-	SPULSE_UT_PLT = 3,	/* CFA = SP + cfa_off + ((PC & 15) >= 11 ? 8 : 0),
-				 * the lazy-binding PLT stub expression */
-	SPULSE_UT_CFA_DEREF_BP = 4,	/* CFA = *(BP + cfa_off): a function
-					 * that realigned its stack (DRAP) */
-	SPULSE_UT_SIGNAL = 5,	/* signal return trampoline (__restore_rt):
-				 * SP points at the kernel's struct ucontext;
-				 * the caller's BP, SP and exact IP are read
-				 * from its uc_mcontext */
-	SPULSE_UT_END = 6,	/* outermost frame (RA undefined: _start, the
-				 * thread start path): the stack is complete */
-	SPULSE_UT_UNKNOWN = 7,	/* CFI here says what a row cannot: stop,
-				 * truncated */
+	SPULSE_UT_NONE = 0,
+	SPULSE_UT_CFA_SP = 1,
+	SPULSE_UT_CFA_BP = 2,
+	SPULSE_UT_PLT = 3,
+	SPULSE_UT_CFA_DEREF_BP = 4,
+	SPULSE_UT_SIGNAL = 5,
+	SPULSE_UT_END = 6,
+	SPULSE_UT_UNKNOWN = 7,
 };
 #define SPULSE_UT_KIND_MAX	7
 
@@ -104,7 +114,8 @@ enum spulse_ut_kind {
  * @start: offset of the range from the table's @lo
  * @cfa_off: see enum spulse_ut_kind
  * @bp_off: the caller's BP is saved at CFA + @bp_off (a negative multiple
- *	of 8, >= -2048); 0 = BP is unchanged in this range
+ *	of 8, >= -2048); 0 = BP is unchanged in this range (kinds CFA_SP,
+ *	CFA_BP, PLT); 0 for CFA_DEREF_BP, whose rule is in the kind
  * @kind: enum spulse_ut_kind
  * @flags: 0
  *
