@@ -13,20 +13,23 @@ UNWIND_SAN_OBJS := $(patsubst $(TOP)/user/unwind/%.c,$(BUILD)/unwind-san/%.o,$(U
 UNWIND_HDRS := $(wildcard $(TOP)/user/unwind/*.h) $(TOP)/include/spulse/unwind.h \
 	$(TOP)/include/spulse/types.h
 UNWIND_CFLAGS := -I$(TOP)/user/unwind
-UNWIND_LDLIBS := -ldw -lelf
+UNWIND_LDLIBS := -ldw -lelf -ldebuginfod
 
 .PHONY: unwind check-unwind
 
 ALL_TARGETS += $(UNWIND_A)
 unwind: $(UNWIND_A)
 
+# libdebuginfod (optional lookups, opts.use_debuginfod) is in install-deps.
+UNWIND_DEFS := -DSUT_HAVE_DEBUGINFOD
+
 $(BUILD)/unwind/%.o: $(TOP)/user/unwind/%.c $(UNWIND_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(UNWIND_DEFS) -c -o $@ $<
 
 $(BUILD)/unwind-san/%.o: $(TOP)/user/unwind/%.c $(UNWIND_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(UNWIND_DEFS) -c -o $@ $<
 
 $(UNWIND_A): $(UNWIND_OBJS)
 	@rm -f $@
@@ -42,3 +45,60 @@ CLI_EXTRA_LDLIBS += $(UNWIND_LDLIBS)
 $(BUILD)/spulse $(BUILD)/cli-san/spulse: $(UNWIND_A)
 $(BUILD)/cli/cmd_unwind.o $(BUILD)/cli-san/cmd_unwind.o: $(UNWIND_HDRS)
 $(BUILD)/cli/cmd_unwind.o $(BUILD)/cli-san/cmd_unwind.o: USER_CFLAGS += $(UNWIND_CFLAGS)
+
+# ---- tests (suite "unwind") ------------------------------------------------
+# Test ELFs from tests/unwind/src, built -O2 -fomit-frame-pointer like a
+# distribution: a PIE (ut_prog) with its shared library (libut.so), the
+# library with IBT PLTs (libut-ibt.so: the lazy PLT's CFI says lit9), with
+# IBT PLTs and no linker-made FDEs (libut-nofde.so: FDE-less .plt.sec),
+# without a build-id (libut-noid.so), and with its CFI in .debug_frame only
+# (libut-dframe.so; run.sh splits it into a stripped file + debug file).
+UNWIND_TEST := $(BUILD)/tests/unwind
+UT_SRC := $(TOP)/tests/unwind/src
+UT_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+UT_LIB_DEPS := $(UT_SRC)/ut_lib.c $(UT_SRC)/ut_lib.h
+UT_ELFS := $(UNWIND_TEST)/libut.so $(UNWIND_TEST)/ut_prog $(UNWIND_TEST)/libut-ibt.so \
+	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-noid.so \
+	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o
+
+$(UNWIND_TEST)/libut.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -Wl,-soname,libut.so -o $@ $<
+
+$(UNWIND_TEST)/ut_prog: $(UT_SRC)/ut_prog.c $(UNWIND_TEST)/libut.so
+	$(CC) $(UT_CFLAGS) -fPIE -pie -pthread -I$(UT_SRC) -o $@ $< \
+		$(UNWIND_TEST)/libut.so -Wl,-rpath,'$$ORIGIN'
+
+$(UNWIND_TEST)/libut-ibt.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -fcf-protection=full -Wl,-z,ibtplt -o $@ $<
+
+$(UNWIND_TEST)/libut-nofde.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -fcf-protection=full -Wl,-z,ibtplt \
+		-Wl,--no-ld-generated-unwind-info -o $@ $<
+
+$(UNWIND_TEST)/libut-noid.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -Wl,--build-id=none -o $@ $<
+
+$(UNWIND_TEST)/libut-dframe.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -Wl,--build-id -o $@ $<
+
+$(UNWIND_TEST)/ut_lib.o: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -c -o $@ $<
+
+# Unit tests: the library compiled with ASan+UBSan, linked in.
+$(UNWIND_TEST)/test_unwind: $(TOP)/tests/unwind/test_unwind.c $(UNWIND_SAN_OBJS) \
+		$(UNWIND_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< \
+		$(UNWIND_SAN_OBJS) -lcmocka $(UNWIND_LDLIBS)
+
+CHECK_SUITES += unwind
+check-unwind: $(UT_ELFS) $(UNWIND_TEST)/test_unwind $(BUILD)/spulse
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) $(TOP)/tests/unwind/run.sh $(UNWIND_TEST) $(BUILD)/spulse

@@ -9,7 +9,10 @@ are built"), and checks the table at the start of every readelf row, every
 gap between FDEs and every table row: both piecewise-constant functions
 agree on every piece of their common refinement.
 
-usage: check_readelf.py SPULSE FILE [--quiet]
+usage: check_readelf.py SPULSE FILE [--quiet] [--readelf-file F] [--debug-dir D]
+  --readelf-file F  decode the CFI of F (e.g. the unstripped original of a
+                    stripped FILE whose CFI is in a separate debug file)
+  --debug-dir D     passed to spulse unwind show
 Prints one summary line; exit 0 when every check point agrees, 1 if not.
 """
 import bisect
@@ -166,19 +169,30 @@ def plt_sections(path):
 
 
 def main():
-    spulse, path = sys.argv[1], sys.argv[2]
-    quiet = "--quiet" in sys.argv
-    rc, show = run([spulse, "unwind", "show", path])
+    args = sys.argv[1:]
+    spulse, path = args[0], args[1]
+    quiet = "--quiet" in args
+    show_cmd = [spulse, "unwind", "show", path]
+    readelf_path = path
+    for i, a in enumerate(args):
+        if a == "--readelf-file":
+            readelf_path = args[i + 1]
+        elif a == "--debug-dir":
+            show_cmd += ["--debug-dir", args[i + 1]]
+    rc, show = run(show_cmd)
     if rc != 0:
         print("FAIL %s: spulse unwind show exit %d" % (path, rc))
         return 1
     lo, hi, rows = parse_show(show)
     starts = [r[0] for r in rows]
-    _, wF = run(["readelf", "-wF", path])
-    _, wf = run(["readelf", "-wf", path])
+    _, wF = run(["readelf", "-wF", readelf_path])
+    _, wf = run(["readelf", "-wf", readelf_path])
     exprs = parse_wf(wf)
     fdes = parse_wF(wF)
-    plts = plt_sections(path)
+    plts = plt_sections(readelf_path)
+    if not fdes:
+        print("FAIL %s: readelf shows no FDE" % readelf_path)
+        return 1
 
     # Expected rule pieces: (start, end, rule-or-None, signal, fde_start).
     pieces = []

@@ -296,6 +296,8 @@ static int collect_spans(struct builder *b, Elf *elf, Elf_Scn *scn, bool eh)
 				uint64_t loc, len;
 
 				if (eh) {
+					if (!n_cies)
+						goto next;
 					ci = bsearch(&key, cies, n_cies, sizeof(*cies),
 						     cie_cmp);
 					if (!ci || !ci->ok)
@@ -927,7 +929,8 @@ int sut_build_file(const char *path, const struct sut_build_opts *o,
 		goto out;
 	}
 	plt_sections(&b, elf);
-	qsort(b.spans, b.n_spans, sizeof(*b.spans), span_cmp);
+	if (b.n_spans > 1)
+		qsort(b.spans, b.n_spans, sizeof(*b.spans), span_cmp);
 	for (i = 0; i < b.n_spans; i++)
 		cfi_bytes += b.spans[i].cost;
 	b.work_max = FILE_WORK_BASE + FILE_WORK_PER_BYTE * cfi_bytes;

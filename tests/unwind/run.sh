@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Suite "unwind": unit tests of libspulse-unwind (cmocka, ASan+UBSan), the
+# tables of the test ELFs and of Debian's own binaries compared with
+# readelf's CFI decoder at every row boundary (check_readelf.py), and the
+# `spulse unwind` command line. Writes $BUILD/check/unwind.result.
+#
+# usage: run.sh UNWIND_TEST_DIR SPULSE
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+dir=$1
+spulse_src=$2
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LC_ALL=C
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/spulse-unwind.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# A private copy: a concurrent make elsewhere may relink the original.
+cp "$spulse_src" "$tmp/spulse" || exit 1
+spulse=$tmp/spulse
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+notok() { fail=$((fail + 1)); echo "not ok - $1"; }
+check() { # NAME CMD...: passes when CMD exits 0
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else notok "$name"; fi
+}
+
+# libut-dframe.so split the way distributions ship it: a stripped file
+# (no .debug_frame) and DEBUG/.build-id/xx/rest.debug.
+mkdir -p "$tmp/dframe"
+id=$(readelf -n "$dir/libut-dframe.so" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+mkdir -p "$tmp/dframe/debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug "$dir/libut-dframe.so" \
+	"$tmp/dframe/debug/.build-id/${id:0:2}/${id:2}.debug"
+objcopy --strip-debug "$dir/libut-dframe.so" "$tmp/dframe/libut-dframe.so"
+
+# ---- unit tests ---------------------------------------------------------
+out=$(UT_DIR=$dir UT_TMP=$tmp CMOCKA_MESSAGE_OUTPUT=TAP "$dir/test_unwind" 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed 's|^|test_unwind: |'
+plan=$(printf '%s\n' "$out" | sed -n 's/^1\.\.\([0-9]*\)$/\1/p' | head -1)
+u_ok=$(printf '%s\n' "$out" | grep -c '^ok ')
+[ -n "$plan" ] || plan=$((u_ok + 1))
+u_bad=$((plan - u_ok))
+if [ "$rc" -ne 0 ] && [ "$u_bad" -eq 0 ]; then u_bad=1; fi
+pass=$((pass + u_ok))
+fail=$((fail + u_bad))
+
+# ---- rows agree with readelf -wF at every boundary -----------------------
+cmp_readelf() { # FILE [ARGS]
+	timeout 300 python3 "$here/check_readelf.py" "$spulse" "$@"
+}
+for f in libut.so ut_prog libut-ibt.so libut-nofde.so libut-noid.so libut-dframe.so; do
+	check "readelf agrees: $f" cmp_readelf "$dir/$f"
+done
+check "readelf agrees: stripped libut-dframe.so + debug file by build-id" \
+	cmp_readelf "$tmp/dframe/libut-dframe.so" --readelf-file "$dir/libut-dframe.so" \
+	--debug-dir "$tmp/dframe/debug"
+for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6 \
+	/lib64/ld-linux-x86-64.so.2 /usr/bin/xz /bin/gzip; do
+	if [ -r "$f" ]; then
+		check "readelf agrees: $f" cmp_readelf "$f"
+	else
+		notok "readelf agrees: $f (missing)"
+	fi
+done
+
+# ---- command line -------------------------------------------------------
+help_sections() {
+	local h
+	h=$("$spulse" unwind --help) || return 1
+	for s in NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES "EXIT STATUS"; do
+		grep -q "^$s\$" <<<"$h" || { echo "no $s section"; return 1; }
+	done
+}
+check "unwind --help has the man-page sections" help_sections
+
+exit_is() { # CODE CMD...
+	local want=$1 got
+	shift
+	"$@" >/dev/null 2>&1
+	got=$?
+	[ "$got" -eq "$want" ] || { echo "exit $got, want $want: $*"; return 1; }
+}
+check "no subcommand is a usage error (2)" exit_is 2 "$spulse" unwind
+check "unknown subcommand is a usage error (2)" exit_is 2 "$spulse" unwind frob x
+check "show with two files is a usage error (2)" exit_is 2 "$spulse" unwind show "$dir/libut.so" "$dir/libut.so"
+check "bad --at value is a usage error (2)" exit_is 2 "$spulse" unwind show "$dir/libut.so" --at zz
+check "show of a directory fails (1)" exit_is 1 "$spulse" unwind show "$tmp"
+
+show_at_row() {
+	local a out
+	a=$(nm "$dir/libut.so" | awk '$3 == "ut_fp_align" {print $1}')
+	out=$("$spulse" unwind show "$dir/libut.so" --at "0x$a") || return 1
+	# Header, then exactly one row starting at the function.
+	grep -q "^kinds " <<<"$out" || return 1
+	[ "$(grep -c '^[0-9a-f]\{16\} [0-9a-f]\{16\} ' <<<"$out")" -eq 1 ] || return 1
+	grep -q "^0*$a [0-9a-f]* cfa_sp  *8 0\$" <<<"$out"
+}
+check "show --at prints the one row covering the address" show_at_row
+check "show --at outside the table exits 1" exit_is 1 "$spulse" unwind show "$dir/libut.so" --at 0x10
+
+show_fifo() {
+	mkfifo "$tmp/pipe" || return 1
+	timeout 10 "$spulse" unwind show "$tmp/pipe" 2>"$tmp/fifo.err"
+	local rc=$?
+	[ "$rc" -eq 1 ] && grep -q "not a regular file" "$tmp/fifo.err"
+}
+check "show of a FIFO fails at once with 'not a regular file'" show_fifo
+
+build_twice() {
+	local c=$tmp/cli-cache out
+	out=$("$spulse" unwind build "$dir/libut.so" "$dir/ut_prog" -o "$c") || return 1
+	[ "$(grep -c 'built and cached' <<<"$out")" -eq 2 ] || { echo "$out"; return 1; }
+	out=$("$spulse" unwind build "$dir/libut.so" "$dir/ut_prog" -o "$c") || return 1
+	[ "$(grep -c ', cached in' <<<"$out")" -eq 2 ] || { echo "$out"; return 1; }
+	# A damaged cache file is rebuilt.
+	local f
+	f=$(find "$c" -name '*.sut' | head -1)
+	printf 'garbage' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
+	out=$("$spulse" unwind build "$dir/libut.so" "$dir/ut_prog" -o "$c") || return 1
+	[ "$(grep -c 'built and cached' <<<"$out")" -eq 1 ]
+}
+check "build caches by build-id, reuses, rebuilds a damaged file" build_twice
+check "build with one bad file still builds the rest, exits 1" \
+	bash -c '"$1" unwind build "$2" /nonexistent -o "$3" 2>/dev/null | grep -q "libut.so: build-id"; [ "${PIPESTATUS[0]}" -eq 1 ]' \
+	_ "$spulse" "$dir/libut.so" "$tmp/c2"
+
+mkdir -p "$(dirname "$BUILD/check/unwind.result")"
+echo "$pass $fail" > "$BUILD/check/unwind.result"
+echo "unwind: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
