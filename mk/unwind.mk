@@ -59,7 +59,7 @@ UT_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 UT_LIB_DEPS := $(UT_SRC)/ut_lib.c $(UT_SRC)/ut_lib.h
 UT_ELFS := $(UNWIND_TEST)/libut.so $(UNWIND_TEST)/ut_prog $(UNWIND_TEST)/libut-ibt.so \
 	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-noid.so \
-	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o
+	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o $(UNWIND_TEST)/libbig.so
 
 $(UNWIND_TEST)/libut.so: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
@@ -90,6 +90,12 @@ $(UNWIND_TEST)/libut-dframe.so: $(UT_LIB_DEPS)
 $(UNWIND_TEST)/ut_lib.o: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UT_CFLAGS) -fPIC -c -o $@ $<
+
+# One FDE with 40000 rows (the per-FDE work bound).
+$(UNWIND_TEST)/libbig.so: $(TOP)/tests/unwind/gen_big_fde.py
+	@mkdir -p $(dir $@)
+	python3 $< 40000 > $(UNWIND_TEST)/big.s
+	$(CC) -shared -o $@ $(UNWIND_TEST)/big.s
 
 # Unit tests: the library compiled with ASan+UBSan, linked in.
 $(UNWIND_TEST)/test_unwind: $(TOP)/tests/unwind/test_unwind.c $(UNWIND_SAN_OBJS) \

@@ -71,6 +71,20 @@ for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6 \
 	fi
 done
 
+# An FDE with 40000 rows: rows up to the per-FDE work bound, then UNKNOWN
+# for the rest of the function; done in bounded time (a timeout fails it).
+big_fde_bounded() {
+	local out a
+	out=$(timeout 60 "$spulse" unwind show "$dir/libbig.so") || return 1
+	a=$(nm "$dir/libbig.so" | awk '$3 == "big" {print $1}')
+	grep -q "^0*$a [0-9a-f]* cfa_sp  *8 0\$" <<<"$out" || return 1
+	grep -q "^0*$(printf '%x' $((0x$a + 1))) [0-9a-f]* cfa_sp  *16 0\$" <<<"$out" || return 1
+	[ "$(grep -c ' unknown ' <<<"$out")" -eq 1 ] || return 1
+	# The function ends at a + 40001: the UNKNOWN row reaches it.
+	grep -q " 0*$(printf '%x' $((0x$a + 40001))) unknown " <<<"$out"
+}
+check "an FDE with 40000 rows is cut to UNKNOWN at the work bound, quickly" big_fde_bounded
+
 # ---- command line -------------------------------------------------------
 help_sections() {
 	local h

@@ -36,7 +36,7 @@
  * FDE's instructions for every row looked up in it, so one FDE costs
  * rows * bytes. Past SPAN_WORK_MAX the rest of that FDE is UNKNOWN; past
  * the whole-file budget the build fails with -E2BIG. */
-#define SPAN_WORK_MAX	(1ull << 24)
+#define SPAN_WORK_MAX	(1ull << 26)
 #define FILE_WORK_BASE	(1ull << 27)
 #define FILE_WORK_PER_BYTE 256
 
