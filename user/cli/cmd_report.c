@@ -237,7 +237,7 @@ static int cmp_child_value(const void *a, const void *b)
 
 /* Children of @node at least @min, by value descending, into *@out. */
 static uint32_t graph_children(const struct calltree *t, uint32_t node,
-			       uint64_t min, uint32_t **out)
+			       double min, uint32_t **out)
 {
 	uint32_t c, n = 0, *v = NULL;
 
@@ -245,7 +245,7 @@ static uint32_t graph_children(const struct calltree *t, uint32_t node,
 	     c = t->nodes[c].sibling) {
 		uint32_t *nv;
 
-		if (t->nodes[c].value < min || !t->nodes[c].value)
+		if ((double)t->nodes[c].value < min || !t->nodes[c].value)
 			continue;
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv)
@@ -267,7 +267,7 @@ static uint32_t graph_children(const struct calltree *t, uint32_t node,
  * branch "|--P%--name" (the last " --P%--name") under a "|" line.
  */
 static void graph_print(const struct calltree *t, uint32_t node,
-			const char *prefix, uint64_t min, double tot)
+			const char *prefix, double min, double tot)
 {
 	uint32_t *kids, n, i;
 	char *sub;
@@ -301,8 +301,6 @@ static void graph_print(const struct calltree *t, uint32_t node,
 		graph_print(t, kids[i], sub, min, tot);
 		free(sub);
 	}
-	if (n)
-		printf("%s\n", prefix);
 	free(kids);
 }
 
@@ -318,7 +316,7 @@ static int print_graph(struct sort_table *t, struct profile *p,
 	uint32_t frames[SPULSE_MAX_DEPTH], *kids, nk;
 	struct calltree g;
 	double tot = p->total ? (double)p->total : 1.0;
-	uint64_t min = (uint64_t)(o->graph_min / 100.0 * (double)p->total);
+	double min = o->graph_min / 100.0 * (double)p->total;
 	size_t c;
 
 	if (calltree_init_sym(&g, p->sym, p->offcpu) < 0)
