@@ -48,6 +48,12 @@ $(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $<
 
+# Test helper: a live spool written over time through the Recorder, for
+# the spulse top tests (tests/cli/test_top.sh).
+$(BUILD)/tests/cli/top_writer: $(TOP)/tests/cli/top_writer.c $(CLI_LIB) $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(CLI_LIB)
+
 # Optional: speedscope's browser build for tests/cli/test_offcpu_viewer.sh
 # (a real trace-event client, run in headless chromium when present).
 .PHONY: cli-speedscope
@@ -57,7 +63,8 @@ cli-speedscope:
 		tar xzf speedscope-1.25.0.tgz
 
 CHECK_SUITES += cli
-check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen
+check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen \
+		$(BUILD)/tests/cli/top_writer
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) CC="$(CC)" $(TOP)/tests/cli/run.sh \
 		$(BUILD)/spulse $(BUILD)/cli-san/spulse

@@ -1,15 +1,621 @@
 /* SPDX-License-Identifier: MIT */
-/* spulse top: live top functions (placeholder until it lands). */
-#include <stdio.h>
+/*
+ * spulse top: a live top-N of the functions in the last few seconds of a
+ * spool that is being written (spulse record, spulse-drain, any Recorder),
+ * read incrementally with libspulse's Tail.
+ *
+ * Every refresh: poll the Tail until it has nothing new, keep the samples
+ * whose time is within --window of the newest one (a ring of
+ * {time, thread, stack}), count them per leaf stack, then per function
+ * (self = leaf, total = anywhere on the stack, once per sample) and draw.
+ * On a terminal the screen is redrawn in place and 'q' (or ^C) quits with
+ * the terminal restored; otherwise each refresh is printed as a block
+ * (batch mode, as top -b). The symbolizer is rebuilt when the spool has
+ * defined new frames or modules since the last refresh (it sizes its
+ * caches by the definitions it saw when made).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "symbolize.h"
 
 int cmd_top(int argc, char **argv);
 
+static const char top_help[] =
+"NAME\n"
+"    spulse top - live top functions of a spool while it is being written\n"
+"\n"
+"SYNOPSIS\n"
+"    spulse top [-p PID,..] [-n N] [-w SECONDS] [-i SECONDS]\n"
+"               [--iterations N] [--kallsyms PATH] [--symfs DIR] FILE\n"
+"\n"
+"DESCRIPTION\n"
+"    Follows FILE as spulse record, spulse-drain or any libspulse Recorder\n"
+"    appends to it (libspulse Tail: complete records only, an unfinished\n"
+"    final record waits for its bytes) and shows, refreshed every\n"
+"    --interval, the functions of the samples in the last --window seconds\n"
+"    (by the spool's sample clock, up to the newest sample): self = the\n"
+"    function is the leaf, total = it is anywhere on the stack (once per\n"
+"    sample), as counts and % of the window's samples. The header line\n"
+"    gives the window's sample count, the samples read since the last\n"
+"    refresh and the total so far. Symbolization as spulse report (module\n"
+"    files, FILE.kallsyms, --symfs).\n"
+"\n"
+"    On a terminal the screen is redrawn in place; q (or Ctrl-C) quits and\n"
+"    restores the terminal. Otherwise (a pipe, a file) every refresh is\n"
+"    printed as one block, ending with an empty line.\n"
+"\n"
+"    spulse top needs FILE: recording by itself (spulse top -p PID with no\n"
+"    file) is not built; run spulse record -o FILE in another terminal.\n"
+"\n"
+"OPTIONS\n"
+"    -p, --pid PID,..    only samples of these processes\n"
+"    -n, --top N         rows (default: what fits the terminal, else 20)\n"
+"    -w, --window SECS   seconds of samples counted (default 5)\n"
+"    -i, --interval SECS refresh period (default 1; at least 0.05)\n"
+"    --iterations N      quit after N refreshes (default 0 = until q)\n"
+"    --kallsyms PATH     kernel symbols (default: FILE.kallsyms when present)\n"
+"    --symfs DIR         look module files up under DIR first (DIR/PATH)\n"
+"    -h, --help          this text\n"
+"\n"
+"EXAMPLES\n"
+"    spulse record -F 999 -o app.spulse -p 1234 -d 60 &\n"
+"    spulse top app.spulse\n"
+"    spulse top -w 2 -i 0.5 -n 15 app.spulse\n"
+"    spulse top --iterations 1 app.spulse     (one block, then exit)\n"
+"\n"
+"EXIT STATUS\n"
+"    0 quit by q, ^C or --iterations, 1 unreadable or corrupt FILE (the\n"
+"    error names the byte offset), 2 usage error.\n";
+
+struct top_sample {
+	int64_t time_ns;
+	uint32_t thread;
+	uint32_t stack;
+};
+
+struct top {
+	const char *file;
+	struct spulse_tail *tail;
+	const struct spulse_defs *defs;
+	struct symbolizer *sym;
+	const char *kallsyms, *symfs;
+	char *def_kallsyms;
+	uint32_t sym_frames, sym_modules;	/* defs when sym was made */
+	/* --pid */
+	uint32_t *pids;
+	size_t npids;
+	uint8_t *thread_ok;	/* per thread id: 0 unknown, 1 yes, 2 no */
+	uint32_t thread_cap;
+	/* the window: a ring of samples */
+	struct top_sample *ring;
+	size_t head, len, cap;
+	int64_t newest;
+	uint64_t total_read, new_read;
+	/* per refresh */
+	uint64_t *stack_count;	/* per stack id in the window */
+	uint32_t stack_cap;
+	uint64_t *self, *incl;	/* per label id */
+	uint32_t *stamp;	/* per label id: the stack last counted */
+	uint32_t label_cap;
+	uint32_t *order;
+	/* options */
+	int64_t window_ns;
+	double interval;
+	unsigned long rows, iterations;
+	bool tty_out;
+};
+
+static volatile sig_atomic_t stop;
+static struct termios saved_tio;
+static bool tio_saved;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void restore_tty(void)
+{
+	if (tio_saved) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+		tio_saved = false;
+	}
+}
+
+static bool pid_ok(struct top *t, uint32_t thread)
+{
+	struct spulse_thread th;
+	size_t i;
+
+	if (!t->npids)
+		return true;
+	if (thread >= t->thread_cap) {
+		uint32_t nc = t->thread_cap ? t->thread_cap : 64;
+		uint8_t *n;
+
+		while (nc <= thread)
+			nc *= 2;
+		n = realloc(t->thread_ok, nc);
+		if (!n)
+			return false;
+		memset(n + t->thread_cap, 0, nc - t->thread_cap);
+		t->thread_ok = n;
+		t->thread_cap = nc;
+	}
+	if (!t->thread_ok[thread]) {
+		t->thread_ok[thread] = 2;
+		if (spulse_defs_thread(t->defs, thread, &th) == 0)
+			for (i = 0; i < t->npids; i++)
+				if (th.pid == t->pids[i])
+					t->thread_ok[thread] = 1;
+	}
+	return t->thread_ok[thread] == 1;
+}
+
+static int ring_push(struct top *t, const struct spulse_sample *s)
+{
+	if (t->len == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 4096, i;
+		struct top_sample *n = malloc(nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; i < t->len; i++)
+			n[i] = t->ring[(t->head + i) % t->cap];
+		free(t->ring);
+		t->ring = n;
+		t->head = 0;
+		t->cap = nc;
+	}
+	t->ring[(t->head + t->len) % t->cap] = (struct top_sample){
+		s->time_ns, s->thread, s->stack };
+	t->len++;
+	return 0;
+}
+
+/* Read everything new; drop samples older than the window. */
+static int top_poll(struct top *t)
+{
+	const struct spulse_sample *s;
+	struct spulse_error err = { 0 };
+	int n, i;
+
+	t->new_read = 0;
+	do {
+		n = spulse_tail_poll(t->tail, &s, &err);
+		if (n < 0) {
+			restore_tty();
+			cli_print_read_error(t->file, n, &err);
+			return EXIT_INVALID;
+		}
+		for (i = 0; i < n; i++) {
+			t->total_read++;
+			t->new_read++;
+			if (s[i].time_ns > t->newest)
+				t->newest = s[i].time_ns;
+			if (!pid_ok(t, s[i].thread))
+				continue;
+			if (ring_push(t, &s[i]) < 0)
+				goto oom;
+		}
+	} while (n > 0);
+	/* samples may arrive slightly out of order: drop from the front
+	 * while it is out of the window (a late old sample ages out with
+	 * its neighbours) */
+	while (t->len && t->ring[t->head].time_ns < t->newest - t->window_ns) {
+		t->head = (t->head + 1) % t->cap;
+		t->len--;
+	}
+	return EXIT_OK;
+oom:
+	restore_tty();
+	fprintf(stderr, "spulse: out of memory\n");
+	return EXIT_INVALID;
+}
+
+static int grow_u64(uint64_t **v, uint32_t *cap, uint32_t need)
+{
+	uint32_t nc = *cap ? *cap : 1024;
+	uint64_t *n;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	n = realloc(*v, nc * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	memset(n + *cap, 0, (nc - *cap) * sizeof(*n));
+	*v = n;
+	*cap = nc;
+	return 0;
+}
+
+/* (Re)make the symbolizer when new frames or modules were defined. */
+static int ensure_symbolizer(struct top *t)
+{
+	uint32_t nf = spulse_defs_count(t->defs, SPULSE_TAG_FRAME);
+	uint32_t nm = spulse_defs_count(t->defs, SPULSE_TAG_MODULE);
+
+	if (t->sym && nf == t->sym_frames && nm == t->sym_modules)
+		return 0;
+	symbolizer_free(t->sym);
+	t->sym = symbolizer_new(t->defs, t->kallsyms ? t->kallsyms :
+				t->def_kallsyms);
+	if (!t->sym)
+		return -ENOMEM;
+	symbolizer_set_symfs(t->sym, t->symfs);
+	symbolizer_set_spool(t->sym, t->file, spulse_tail_info(t->tail)->start_us);
+	t->sym_frames = nf;
+	t->sym_modules = nm;
+	return 0;
+}
+
+static const struct top *sort_ctx;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct top *t = sort_ctx;
+
+	if (t->self[x] != t->self[y])
+		return t->self[x] > t->self[y] ? -1 : 1;
+	if (t->incl[x] != t->incl[y])
+		return t->incl[x] > t->incl[y] ? -1 : 1;
+	return strcmp(symbolizer_label(t->sym, x), symbolizer_label(t->sym, y));
+}
+
+static unsigned long screen_rows(const struct top *t)
+{
+	struct winsize ws;
+
+	if (t->rows)
+		return t->rows;
+	if (t->tty_out && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_row > 4)
+		return ws.ws_row - 4;
+	return 20;
+}
+
+static int top_draw(struct top *t)
+{
+	uint32_t nstacks = spulse_defs_count(t->defs, SPULSE_TAG_STACK);
+	uint32_t nlabels, i, nrows = 0, stamp_id = 0;
+	unsigned long rows = screen_rows(t), r;
+	size_t k;
+	FILE *f = stdout;
+
+	if (ensure_symbolizer(t) < 0 ||
+	    grow_u64(&t->stack_count, &t->stack_cap, nstacks ? nstacks : 1))
+		goto oom;
+	memset(t->stack_count, 0, t->stack_cap * sizeof(*t->stack_count));
+	for (k = 0; k < t->len; k++) {
+		uint32_t st = t->ring[(t->head + k) % t->cap].stack;
+
+		if (st < nstacks)
+			t->stack_count[st]++;
+	}
+	/* labels are interned lazily: first pass interns, then size */
+	for (i = 0; i < nstacks; i++) {
+		struct spulse_stack s;
+		uint32_t id = i;
+
+		if (!t->stack_count[i])
+			continue;
+		while (id != SPULSE_NONE &&
+		       spulse_defs_stack(t->defs, id, &s) == 0) {
+			if (symbolizer_label_id(t->sym, s.frame) < 0)
+				goto oom;
+			id = s.parent;
+		}
+	}
+	nlabels = symbolizer_label_count(t->sym);
+	if (nlabels > t->label_cap) {
+		uint32_t nc = nlabels;
+		uint64_t *a = realloc(t->self, nc * sizeof(*a));
+
+		if (!a)
+			goto oom;
+		t->self = a;
+		a = realloc(t->incl, nc * sizeof(*a));
+		if (!a)
+			goto oom;
+		t->incl = a;
+		{
+			uint32_t *o = realloc(t->order, nc * sizeof(*o));
+
+			if (!o)
+				goto oom;
+			t->order = o;
+			o = realloc(t->stamp, nc * sizeof(*o));
+			if (!o)
+				goto oom;
+			t->stamp = o;
+		}
+		t->label_cap = nc;
+	}
+	memset(t->self, 0, t->label_cap * sizeof(*t->self));
+	memset(t->incl, 0, t->label_cap * sizeof(*t->incl));
+	memset(t->stamp, 0xff, t->label_cap * sizeof(*t->stamp));
+	for (i = 0; i < nstacks; i++) {
+		struct spulse_stack s;
+		uint64_t c = t->stack_count[i];
+		uint32_t id = i;
+		bool leaf = true;
+
+		if (!c)
+			continue;
+		stamp_id = i;
+		while (id != SPULSE_NONE &&
+		       spulse_defs_stack(t->defs, id, &s) == 0) {
+			int64_t l = symbolizer_label_id(t->sym, s.frame);
+
+			if (l < 0)
+				break;
+			if (leaf)
+				t->self[l] += c;
+			leaf = false;
+			if (t->stamp[l] != stamp_id) {	/* once per stack */
+				t->stamp[l] = stamp_id;
+				t->incl[l] += c;
+			}
+			id = s.parent;
+		}
+	}
+	for (i = 0; i < nlabels; i++)
+		if (t->incl[i])
+			t->order[nrows++] = i;
+	sort_ctx = t;
+	qsort(t->order, nrows, sizeof(*t->order), cmp_rows);
+
+	if (t->tty_out)
+		fputs("\033[H\033[2J", f);
+	fprintf(f, "spulse top %s: %zu samples in the last %.1f s, +%llu new, "
+		"%llu read%s\n", t->file, t->len, (double)t->window_ns / 1e9,
+		(unsigned long long)t->new_read,
+		(unsigned long long)t->total_read,
+		t->tty_out ? "   (q quits)" : "");
+	fprintf(f, "   self%%      self   total%%     total  function [module]\n");
+	for (r = 0; r < rows && r < nrows; r++) {
+		uint32_t l = t->order[r];
+		double n = t->len ? (double)t->len : 1;
+
+		fprintf(f, "%7.2f%% %9llu %7.2f%% %9llu  %s\n",
+			100.0 * (double)t->self[l] / n,
+			(unsigned long long)t->self[l],
+			100.0 * (double)t->incl[l] / n,
+			(unsigned long long)t->incl[l],
+			symbolizer_label(t->sym, l));
+	}
+	if (!t->tty_out)
+		fputc('\n', f);
+	fflush(f);
+	return EXIT_OK;
+oom:
+	restore_tty();
+	fprintf(stderr, "spulse: out of memory\n");
+	return EXIT_INVALID;
+}
+
+/* Wait up to the refresh interval for a key; true when q was pressed. */
+static bool wait_key(struct top *t, bool tty_in)
+{
+	int ms = (int)(t->interval * 1000);
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	struct timespec ts;
+
+	if (!tty_in) {
+		ts.tv_sec = ms / 1000;
+		ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+		return false;
+	}
+	if (poll(&pfd, 1, ms) > 0 && (pfd.revents & POLLIN)) {
+		char c[64];
+		ssize_t n = read(STDIN_FILENO, c, sizeof(c)), i;
+
+		for (i = 0; i < n; i++)
+			if (c[i] == 'q' || c[i] == 'Q' || c[i] == 3)
+				return true;
+	}
+	return false;
+}
+
+static int parse_pids(struct top *t, const char *arg)
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+
+	if (!dup)
+		return EXIT_INVALID;
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		uint32_t *n;
+
+		if (!cli_parse_u64("--pid", tok, &v) || v > UINT32_MAX) {
+			free(dup);
+			return EXIT_USAGE;
+		}
+		n = realloc(t->pids, (t->npids + 1) * sizeof(*n));
+		if (!n) {
+			free(dup);
+			return EXIT_INVALID;
+		}
+		t->pids = n;
+		t->pids[t->npids++] = (uint32_t)v;
+	}
+	free(dup);
+	if (!t->npids)
+		return cli_usage_error("top", "--pid needs a process id");
+	return EXIT_OK;
+}
+
+static bool parse_secs(const char *opt, const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > 86400) {
+		fprintf(stderr, "spulse top: bad value for %s: '%s' (seconds, "
+			"at least %g)\n", opt, s, min);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static void top_free(struct top *t)
+{
+	symbolizer_free(t->sym);
+	if (t->tail)
+		spulse_tail_close(t->tail);
+	free(t->def_kallsyms);
+	free(t->pids);
+	free(t->thread_ok);
+	free(t->ring);
+	free(t->stack_count);
+	free(t->self);
+	free(t->incl);
+	free(t->stamp);
+	free(t->order);
+}
+
 int cmd_top(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "spulse top: not built yet\n");
-	return EXIT_USAGE;
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "iterations", required_argument, NULL, 'I' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "symfs", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	struct spulse_error err = { 0 };
+	struct top t = { .interval = 1.0, .window_ns = 5000000000LL };
+	struct sigaction sa;
+	unsigned long it = 0;
+	bool tty_in;
+	double w = 5;
+	uint64_t v;
+	int c, rc;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "p:n:w:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			rc = parse_pids(&t, optarg);
+			if (rc) {
+				top_free(&t);
+				return rc;
+			}
+			break;
+		case 'n':
+			if (!cli_parse_u64("--top", optarg, &v) || !v ||
+			    v > 100000) {
+				top_free(&t);
+				return cli_usage_error("top", "--top must be "
+						       "1..100000");
+			}
+			t.rows = (unsigned long)v;
+			break;
+		case 'w':
+			if (!parse_secs("--window", optarg, 0.001, &w)) {
+				top_free(&t);
+				return EXIT_USAGE;
+			}
+			t.window_ns = (int64_t)(w * 1e9);
+			break;
+		case 'i':
+			if (!parse_secs("--interval", optarg, 0.05, &t.interval)) {
+				top_free(&t);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'I':
+			if (!cli_parse_u64("--iterations", optarg, &v)) {
+				top_free(&t);
+				return EXIT_USAGE;
+			}
+			t.iterations = (unsigned long)v;
+			break;
+		case 'k': t.kallsyms = optarg; break;
+		case 'S': t.symfs = optarg; break;
+		case 'h':
+			fputs(top_help, stdout);
+			top_free(&t);
+			return EXIT_OK;
+		default:
+			top_free(&t);
+			return cli_usage_error("top", "bad option");
+		}
+	}
+	if (argc - optind != 1) {
+		top_free(&t);
+		return cli_usage_error("top", argc == optind ?
+			"FILE is required (recording from top itself is not "
+			"built: run spulse record -o FILE)" :
+			"expected exactly one FILE");
+	}
+	t.file = argv[optind];
+	rc = spulse_tail_open(t.file, &ro, &t.tail, &err);
+	if (rc < 0) {
+		cli_print_read_error(t.file, rc, &err);
+		top_free(&t);
+		return EXIT_INVALID;
+	}
+	t.defs = spulse_tail_defs(t.tail);
+	if (!t.kallsyms)
+		t.def_kallsyms = symbolizer_default_kallsyms(t.file);
+	t.tty_out = isatty(STDOUT_FILENO);
+	tty_in = isatty(STDIN_FILENO);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (tty_in && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
+		struct termios raw = saved_tio;
+
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+			tio_saved = true;
+	}
+	rc = EXIT_OK;
+	while (!stop) {
+		rc = top_poll(&t);
+		if (rc)
+			break;
+		rc = top_draw(&t);
+		if (rc)
+			break;
+		if (t.iterations && ++it >= t.iterations)
+			break;
+		if (wait_key(&t, tty_in))
+			break;
+	}
+	restore_tty();
+	if (t.tty_out && rc == EXIT_OK)
+		fputc('\n', stdout);
+	top_free(&t);
+	return rc;
 }

@@ -1,0 +1,105 @@
+# spulse top: batch mode on fixed spools (window, counts, --pid, errors)
+# and the live screen in a real terminal: tmux runs `spulse top` while
+# tests/cli/top_writer appends to the spool through the Recorder, changing
+# its hot function over time; capture-pane must show the top row follow
+# it, and q must quit with exit 0 and the terminal modes restored.
+
+TOP_WRITER=$BUILD/tests/cli/top_writer
+
+# top_first FILE: the function of the first row of the last block in FILE
+top_first() {
+	awk '/function \[module\]$/ {getline; f = $NF} END {print f}' "$1"
+}
+
+test_top_batch_block_counts_like_report() {
+	build_known || return 1
+	expect_rc 0 "$SP" top --iterations 1 known.spulse || return 1
+	grep -q '^spulse top known.spulse: 16 samples in the last 5.0 s, +16 new, 16 read$' out ||
+		die "header: $(head -1 out)" || return 1
+	awk '$NF == "known_alpha_leaf" {print $2, $4}' out | grep -qx '7 7' ||
+		die "alpha row: $(cat out)" || return 1
+	awk '$NF == "known_beta_mid" {print $2, $4}' out | grep -qx '3 14' ||
+		die "beta row" || return 1
+	[ "$(top_first out)" = known_alpha_leaf ] || die "first row" || return 1
+	expect_rc 0 "$SP" top --iterations 1 --pid 200 -n 1 known.spulse || return 1
+	grep -q ': 6 samples' out && [ "$(grep -c '%' out)" -eq 2 ] ||
+		die "--pid 200 -n 1: $(cat out)" || return 1
+	[ "$(top_first out)" = known_kernel_fn ] || die "pid 200 first row"
+}
+
+test_top_window_keeps_only_the_last_seconds() {
+	build_known || return 1
+	grep -v '^sample' known.txt >w.txt
+	# alpha for 0..4 s, then beta 4..6 s, 10 samples per second
+	awk 'BEGIN {for (i = 0; i < 60; i++)
+		printf "sample t=%.0f thread=0 stack=%d\n", i * 100000000, i < 40 ? 2 : 1}' >>w.txt
+	"$SPOOLGEN" <w.txt >w.spulse || return 1
+	expect_rc 0 "$SP" top --iterations 1 -w 1.5 w.spulse || return 1
+	# newest at 5.9 s: the window [4.4, 5.9] holds 16 beta samples
+	grep -q ': 16 samples in the last 1.5 s' out || die "$(head -1 out)" ||
+		return 1
+	[ "$(top_first out)" = known_beta_mid ] || die "first: $(cat out)" || return 1
+	! grep -q known_alpha_leaf out || die "old alpha samples kept" || return 1
+	expect_rc 0 "$SP" top --iterations 1 -w 10 w.spulse || return 1
+	[ "$(top_first out)" = known_alpha_leaf ] || die "wide window"
+}
+
+test_top_errors_and_usage() {
+	build_known || return 1
+	expect_rc 2 "$SP" top || return 1
+	grep -q 'FILE is required' err || die "no-file message" || return 1
+	expect_rc 2 "$SP" top -w 0 known.spulse || return 1
+	expect_rc 2 "$SP" top -i 0.001 known.spulse || return 1
+	expect_rc 2 "$SP" top -n 0 known.spulse || return 1
+	expect_rc 1 "$SP" top --iterations 1 missing.spulse || return 1
+	grep -q missing.spulse err || die "error does not name the file" ||
+		return 1
+	# a bad tag after the header: exit 1 with the offset
+	cp known.spulse bad.spulse
+	patch_byte bad.spulse "$(record_offsets known.spulse | sed -n 3p)" 7f
+	expect_rc 1 "$SP" top --iterations 1 bad.spulse || return 1
+	grep -q 'bad.spulse: offset [0-9]*:' err || die "no offset: $(cat err)"
+}
+
+if command -v tmux >/dev/null && [ -x "$TOP_WRITER" ]; then
+test_top_live_screen_follows_the_writer_in_tmux() {
+	local sock=spulse-top-$$-$RANDOM i first seen_alpha="" seen_beta=""
+	local tm="tmux -L $sock -f /dev/null"
+	cp "$TOP_WRITER" ./top_writer || return 1
+	./top_writer live.spulse alpha:3 beta:600 2>writer.log &
+	local wpid=$!
+	sleep 0.3
+	$tm new-session -d -x 110 -y 20 -s t "sh -c 's=\$(stty -g); $SP top -w 1 -i 0.2 live.spulse; echo rc=\$? >$WORK/rc; [ \"\$(stty -g)\" = \"\$s\" ] && echo restored >$WORK/tty; sleep 30'" ||
+		{ kill "$wpid"; die "tmux failed"; return 1; }
+	for i in $(seq 1 100); do
+		$tm capture-pane -p -t t >screen 2>/dev/null
+		first=$(top_first screen)
+		[ "$first" = top_alpha ] && seen_alpha=1 && cp screen alpha.screen
+		# beta leading with > 80% of the window: alpha has aged out
+		[ -n "$seen_alpha" ] && [ "$first" = top_beta ] &&
+			awk '$NF == "top_beta" {exit !($1 + 0 > 80)}' screen &&
+			! grep -q top_alpha screen && seen_beta=1 && cp screen beta.screen && break
+		sleep 0.1
+	done
+	$tm send-keys -t t q
+	for i in $(seq 1 50); do
+		[ -f rc ] && break
+		sleep 0.1
+	done
+	$tm kill-server 2>/dev/null
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	[ -n "$seen_alpha" ] || die "top_alpha never led: $(cat screen)" || return 1
+	[ -n "$seen_beta" ] || die "top_beta never led after alpha: $(cat screen)" ||
+		return 1
+	# the screen is redrawn in place: one header, the quit hint
+	[ "$(grep -c '^spulse top live.spulse:' beta.screen)" -eq 1 ] ||
+		die "not redrawn in place: $(cat beta.screen)" || return 1
+	grep -q '(q quits)' beta.screen || die "no quit hint" || return 1
+	[ "$(cat rc 2>/dev/null)" = rc=0 ] || die "q: $(cat rc 2>/dev/null)" ||
+		return 1
+	[ -f tty ] || die "terminal modes not restored"
+}
+else
+	echo "note: spulse top terminal test not run (needs tmux and $TOP_WRITER)" >&2
+fi
