@@ -108,3 +108,9 @@ CHECK_SUITES += unwind
 check-unwind: $(UT_ELFS) $(UNWIND_TEST)/test_unwind $(BUILD)/spulse
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) $(TOP)/tests/unwind/run.sh $(UNWIND_TEST) $(BUILD)/spulse
+
+# ---- benchmark: table rows, bytes and build time of Debian binaries -------
+BENCH_TARGETS += bench-unwind-tables
+.PHONY: bench-unwind-tables
+bench-unwind-tables: $(BUILD)/spulse
+	@$(TOP)/tests/unwind/bench.sh $(BUILD)/spulse
