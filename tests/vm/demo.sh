@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make demo`: build what is needed, boot the VM, record the bundled
 # ground-truth workload with spulse.ko + spulse-drain, copy the spool back
-# to $TOP/demo.spulse (+ demo.spulse.kallsyms) and print the top functions.
+# to $TOP/demo.spulse (+ demo.spulse.kallsyms), print the top functions and
+# write the interactive flame graph $TOP/demo.svg (on the host: the guest
+# ran the host's own build/workload/gt over 9p, so its symbols resolve).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -27,3 +29,6 @@ grep -E '^samples_(taken|written|dropped) ' "$out/stats" | tr '\n' ' '; echo
 ls -l "$top/demo.spulse"
 "$BUILD/spulse" check "$top/demo.spulse"
 "$BUILD/spulse" report "$top/demo.spulse" --top 15
+"$BUILD/spulse" flame "$top/demo.spulse" -o "$top/demo.svg" \
+	--title "spulse demo: $BUILD/workload/gt in the VM"
+echo "demo: flame graph written to $top/demo.svg (open it in a browser: search, click to zoom)"
