@@ -62,6 +62,12 @@ done
 check "readelf agrees: stripped libut-dframe.so + debug file by build-id" \
 	cmp_readelf "$tmp/dframe/libut-dframe.so" --readelf-file "$dir/libut-dframe.so" \
 	--debug-dir "$tmp/dframe/debug"
+# The vDSO image test_unwind wrote (built from memory there).
+if [ -s "$tmp/vdso.so" ]; then
+	check "readelf agrees: the vDSO (copy of this kernel's image)" cmp_readelf "$tmp/vdso.so"
+else
+	notok "readelf agrees: the vDSO (test_unwind wrote no copy)"
+fi
 for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6 \
 	/lib64/ld-linux-x86-64.so.2 /usr/bin/xz /bin/gzip; do
 	if [ -r "$f" ]; then

@@ -80,7 +80,8 @@ static int elf_lookup(const char *path, const char *name, bool section,
 			}
 			continue;
 		}
-		if (sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
 			continue;
 		d = elf_getdata(scn, NULL);
 		n = sh.sh_size / sh.sh_entsize;
@@ -158,6 +159,9 @@ static void expect_row(const struct sut_table *t, uint64_t addr, int kind,
 			 (unsigned long long)addr, r->kind, r->cfa_off, r->bp_off,
 			 kind, cfa_off, bp_off);
 }
+
+static void same_table(const struct sut_table *a, const struct sut_table *b);
+static void write_file(const char *path, const void *p, size_t n);
 
 static struct sut_table *handmade(void)
 {
@@ -504,6 +508,51 @@ static void opts_with_sz_zero_take_the_defaults(void **state)
 	assert_memory_equal(ra, rb, a->n_rows * sizeof(*ra));
 	sut_table_free(a);
 	sut_table_free(b);
+}
+
+static void vdso_image_builds_like_its_file_copy(void **state)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long long start = 0, end = 0;
+	struct sut_table *mem = NULL, *file;
+	char line[512], err[256];
+	uint64_t f;
+
+	(void)state;
+	assert_non_null(maps);
+	while (fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &start, &end) == 2)
+			break;
+	fclose(maps);
+	if (!start) {
+		print_message("no [vdso] mapping: skipped\n");
+		skip();
+	}
+	assert_int_equal(sut_build_image((const void *)(uintptr_t)start, end - start,
+					 "[vdso]", NULL, &mem, err, sizeof(err)), 0);
+	/* run.sh compares this copy with readelf afterwards. */
+	write_file(tmp_path("vdso.so"), (const void *)(uintptr_t)start, end - start);
+	file = build(tmp_path("vdso.so"), NULL);
+	same_table(mem, file);
+	f = sym(tmp_path("vdso.so"), "__vdso_clock_gettime");
+	expect_row(mem, f, SPULSE_UT_CFA_SP, 8, 0);
+	sut_table_free(mem);
+	sut_table_free(file);
+}
+
+static void image_that_is_not_elf_is_refused(void **state)
+{
+	struct sut_table *t = (void *)1;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sut_build_image("hello", 5, "blob", NULL, &t, err,
+					 sizeof(err)), -ENOEXEC);
+	assert_null(t);
+	assert_non_null(strstr(err, "blob: not an ELF file"));
+	assert_int_equal(sut_build_image(NULL, 0, NULL, NULL, &t, err,
+					 sizeof(err)), -ENOEXEC);
 }
 
 /* ---- hostile input -------------------------------------------------------- */
@@ -927,6 +976,8 @@ int main(void)
 		cmocka_unit_test(build_id_is_the_gnu_build_id_note),
 		cmocka_unit_test(debug_frame_is_read_from_the_debug_file_by_build_id),
 		cmocka_unit_test(opts_with_sz_zero_take_the_defaults),
+		cmocka_unit_test(vdso_image_builds_like_its_file_copy),
+		cmocka_unit_test(image_that_is_not_elf_is_refused),
 		cmocka_unit_test(directory_is_refused_clearly),
 		cmocka_unit_test(fifo_is_refused_without_blocking),
 		cmocka_unit_test(missing_file_names_the_errno),

@@ -864,18 +864,85 @@ static int add_debug_frame(struct builder *b, Dwarf *dw, Elf *elf)
 	return 0;
 }
 
-int sut_build_file(const char *path, const struct sut_build_opts *o,
-		   struct sut_table **out, char *err, size_t errlen)
+/* Build the table of an open ELF into b->t (which the caller frees). */
+static int build_elf(struct builder *b, Elf *elf, const struct sut_build_opts *o)
 {
-	struct builder b = { .path = path, .err = err, .errlen = errlen };
 	struct debug_file df = { .fd = -1 };
 	Dwarf_CFI *eh_cfi = NULL;
 	Dwarf *own_dw = NULL;
-	Elf *elf = NULL;
 	Elf_Scn *scn;
 	const char *bad;
 	uint64_t cfi_bytes = 0;
 	size_t i;
+	int rc;
+
+	rc = check_elf(b, elf);
+	if (rc)
+		return rc;
+	read_build_id(b->t, elf);
+	rc = read_loads(b, elf);
+	if (rc)
+		return rc;
+
+	/* .eh_frame first, then .debug_frame (own, or the debug file's). */
+	scn = find_section(elf, ".eh_frame");
+	if (scn) {
+		eh_cfi = dwarf_getcfi_elf(elf);
+		if (eh_cfi) {
+			rc = collect_spans(b, elf, scn, true);
+			if (rc)
+				goto out;
+			b->cfi[b->n_cfi++] = eh_cfi;
+		}
+	}
+	if (find_section(elf, ".debug_frame")) {
+		own_dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		rc = add_debug_frame(b, own_dw, elf);
+		if (rc)
+			goto out;
+	} else {
+		open_debug_file(b, o, &df);
+		if (df.elf && find_section(df.elf, ".debug_frame")) {
+			rc = add_debug_frame(b, df.dw, df.elf);
+			if (rc)
+				goto out;
+		}
+	}
+	if (!b->n_cfi) {
+		rc = sut_err(b->err, b->errlen, -ENOEXEC,
+			     "%s: no .eh_frame or .debug_frame", b->path);
+		goto out;
+	}
+	plt_sections(b, elf);
+	if (b->n_spans > 1)
+		qsort(b->spans, b->n_spans, sizeof(*b->spans), span_cmp);
+	for (i = 0; i < b->n_spans; i++)
+		cfi_bytes += b->spans[i].cost;
+	b->work_max = FILE_WORK_BASE + FILE_WORK_PER_BYTE * cfi_bytes;
+
+	rc = walk(b);
+	if (rc)
+		goto out;
+	bad = sut_rows_invalid(b->t->rows, b->t->n_rows, b->t->lo, b->t->hi);
+	if (bad)
+		rc = sut_err(b->err, b->errlen, -EINVAL,
+			     "%s: built table invalid: %s", b->path, bad);
+out:
+	free(b->spans);
+	b->spans = NULL;
+	if (eh_cfi)
+		dwarf_cfi_end(eh_cfi);
+	if (own_dw)
+		dwarf_end(own_dw);
+	close_debug_file(&df);
+	return rc;
+}
+
+int sut_build_file(const char *path, const struct sut_build_opts *o,
+		   struct sut_table **out, char *err, size_t errlen)
+{
+	struct builder b = { .path = path, .err = err, .errlen = errlen };
+	Elf *elf;
 	int fd, rc;
 
 	*out = NULL;
@@ -891,73 +958,55 @@ int sut_build_file(const char *path, const struct sut_build_opts *o,
 	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	rc = check_elf(&b, elf);
-	if (rc)
-		goto out;
-	read_build_id(b.t, elf);
-	rc = read_loads(&b, elf);
-	if (rc)
-		goto out;
-
-	/* .eh_frame first, then .debug_frame (own, or the debug file's). */
-	scn = find_section(elf, ".eh_frame");
-	if (scn) {
-		eh_cfi = dwarf_getcfi_elf(elf);
-		if (eh_cfi) {
-			rc = collect_spans(&b, elf, scn, true);
-			if (rc)
-				goto out;
-			b.cfi[b.n_cfi++] = eh_cfi;
-		}
-	}
-	if (find_section(elf, ".debug_frame")) {
-		own_dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		rc = add_debug_frame(&b, own_dw, elf);
-		if (rc)
-			goto out;
-	} else {
-		open_debug_file(&b, o, &df);
-		if (df.elf && find_section(df.elf, ".debug_frame")) {
-			rc = add_debug_frame(&b, df.dw, df.elf);
-			if (rc)
-				goto out;
-		}
-	}
-	if (!b.n_cfi) {
-		rc = sut_err(err, errlen, -ENOEXEC, "%s: no .eh_frame or .debug_frame",
-			     path);
-		goto out;
-	}
-	plt_sections(&b, elf);
-	if (b.n_spans > 1)
-		qsort(b.spans, b.n_spans, sizeof(*b.spans), span_cmp);
-	for (i = 0; i < b.n_spans; i++)
-		cfi_bytes += b.spans[i].cost;
-	b.work_max = FILE_WORK_BASE + FILE_WORK_PER_BYTE * cfi_bytes;
-
-	rc = walk(&b);
-	if (rc)
-		goto out;
-	bad = sut_rows_invalid(b.t->rows, b.t->n_rows, b.t->lo, b.t->hi);
-	if (bad) {
-		rc = sut_err(err, errlen, -EINVAL, "%s: built table invalid: %s",
-			     path, bad);
-		goto out;
-	}
-	*out = b.t;
-	b.t = NULL;
-out:
-	free(b.spans);
-	if (eh_cfi)
-		dwarf_cfi_end(eh_cfi);
-	if (own_dw)
-		dwarf_end(own_dw);
-	close_debug_file(&df);
+	rc = build_elf(&b, elf, o);
 	if (elf)
 		elf_end(elf);
 	close(fd);
+	if (!rc) {
+		*out = b.t;
+		b.t = NULL;
+	}
 	sut_table_free(b.t);
 	if (rc && err && errlen && !err[0])
 		sut_err(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+int sut_build_image(const void *image, size_t len, const char *name,
+		    const struct sut_build_opts *o, struct sut_table **out,
+		    char *err, size_t errlen)
+{
+	struct builder b = { .path = name ? name : "(image)", .err = err,
+			     .errlen = errlen };
+	char *copy;
+	Elf *elf;
+	int rc;
+
+	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (!image || !len)
+		return sut_err(err, errlen, -ENOEXEC, "%s: not an ELF file", b.path);
+	copy = malloc(len);
+	b.t = calloc(1, sizeof(*b.t));
+	if (!copy || !b.t) {
+		free(copy);
+		free(b.t);
+		return sut_err(err, errlen, -ENOMEM, "%s: out of memory", b.path);
+	}
+	memcpy(copy, image, len);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, len);
+	rc = build_elf(&b, elf, o);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	if (!rc) {
+		*out = b.t;
+		b.t = NULL;
+	}
+	sut_table_free(b.t);
+	if (rc && err && errlen && !err[0])
+		sut_err(err, errlen, rc, "%s: %s", b.path, strerror(-rc));
 	return rc;
 }

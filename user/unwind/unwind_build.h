@@ -53,6 +53,26 @@ int sut_build_file(const char *path, const struct sut_build_opts *o,
 		   struct sut_table **out, char *err, size_t errlen);
 
 /**
+ * sut_build_image() - build the unwind table of an ELF image in memory
+ * @image: the bytes of an ELF file, e.g. the vDSO as mapped (every process
+ *	of one kernel maps the same vDSO: getauxval(AT_SYSINFO_EHDR) in the
+ *	caller, the [vdso] line of /proc/self/maps for its length)
+ * @len: its length
+ * @name: a name for error messages (NULL: "(image)")
+ * @o: options, or NULL for the defaults
+ * @out: the built table, freed with sut_table_free()
+ * @err: receives one line on failure (may be NULL)
+ * @errlen: size of @err
+ *
+ * The image is copied; it need only stay valid during the call.
+ *
+ * Return: 0 or -errno as sut_build_file().
+ */
+int sut_build_image(const void *image, size_t len, const char *name,
+		    const struct sut_build_opts *o, struct sut_table **out,
+		    char *err, size_t errlen);
+
+/**
  * sut_table_free() - free a table (NULL is allowed)
  * @t: the table
  */
