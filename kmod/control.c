@@ -241,6 +241,14 @@ static const struct spulse_stat_key spulse_ph_keys[] = {
 	SPULSE_STAT(phase_in_relay_ns),
 };
 
+/* User unwinding of samples. */
+static const struct spulse_stat_key spulse_uw_keys[] = {
+	SPULSE_STAT(ustack_table_steps),
+	SPULSE_STAT(ustack_fp_steps),
+	SPULSE_STAT(ustack_complete),
+	SPULSE_STAT(ustack_truncated),
+};
+
 static u64 *spulse_stat(struct spulse_cpu_stats *s, size_t off)
 {
 	return (u64 *)((char *)s + off);
@@ -257,6 +265,29 @@ static void spulse_stats_add_offcpu(struct spulse_cpu_stats *t,
 	for (i = 0; i < ARRAY_SIZE(spulse_ph_keys); i++)
 		*spulse_stat(t, spulse_ph_keys[i].off) +=
 			READ_ONCE(*spulse_stat(c, spulse_ph_keys[i].off));
+	for (i = 0; i < ARRAY_SIZE(spulse_uw_keys); i++)
+		*spulse_stat(t, spulse_uw_keys[i].off) +=
+			READ_ONCE(*spulse_stat(c, spulse_uw_keys[i].off));
+}
+
+static void spulse_stats_show_unwind(struct seq_file *m,
+				     struct spulse_cpu_stats *t)
+{
+	size_t i;
+
+	seq_printf(m, "unwind %s\n", spulse_unwind_name(spulse.p.unwind));
+	seq_printf(m, "unwind_mem_kb %u\n", spulse.p.unwind_mem_kb);
+	seq_printf(m, "unwind_tables %u\n", READ_ONCE(spulse_ut.ntables));
+	seq_printf(m, "unwind_rows %llu\n", READ_ONCE(spulse_ut.rows));
+	seq_printf(m, "unwind_bytes %llu\n", READ_ONCE(spulse_ut.bytes));
+	seq_printf(m, "unwind_processes %u\n", READ_ONCE(spulse_ut.nprocs));
+	seq_printf(m, "unwind_refused_invalid %llu\n",
+		   READ_ONCE(spulse_ut.refused_invalid));
+	seq_printf(m, "unwind_refused_nomem %llu\n",
+		   READ_ONCE(spulse_ut.refused_nomem));
+	for (i = 0; i < ARRAY_SIZE(spulse_uw_keys); i++)
+		seq_printf(m, "%s %llu\n", spulse_uw_keys[i].key,
+			   *spulse_stat(t, spulse_uw_keys[i].off));
 }
 
 static void spulse_stats_show_offcpu(struct seq_file *m,
@@ -322,6 +353,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	spulse_stats_show_offcpu(m, &t);
 	seq_printf(m, "stack_cache_hits %llu\n", sc_hits);
 	seq_printf(m, "stack_cache_misses %llu\n", sc_misses);
+	spulse_stats_show_unwind(m, &t);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

@@ -68,6 +68,14 @@ static bool offcpu_phase_stats;
 module_param(offcpu_phase_stats, bool, 0444);
 MODULE_PARM_DESC(offcpu_phase_stats, "debug: time the phases of the off-CPU probes (phase_* keys in stats)");
 
+static char *unwind = "auto";
+module_param(unwind, charp, 0444);
+MODULE_PARM_DESC(unwind, "user stacks: auto (tables where loaded, else frame pointers), fp or tables");
+
+static uint unwind_mem_kb = 65536;
+module_param(unwind_mem_kb, uint, 0444);
+MODULE_PARM_DESC(unwind_mem_kb, "bound on unwind table and map memory in KiB (1..4194304)");
+
 static int spulse_load_params(void)
 {
 	struct spulse_params *p = &spulse.p;
@@ -90,6 +98,11 @@ static int spulse_load_params(void)
 	p->offcpu_min_us = offcpu_min_us;
 	p->offcpu_threads = offcpu_threads;
 	p->offcpu_phase_stats = offcpu_phase_stats;
+	p->unwind_mem_kb = unwind_mem_kb;
+	if (spulse_parse_unwind(unwind ? unwind : "", &p->unwind)) {
+		pr_err("invalid unwind=%s: must be auto, fp or tables\n", unwind);
+		return -EINVAL;
+	}
 	if (spulse_parse_event(event ? event : "", &p->event)) {
 		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
 		return -EINVAL;
@@ -122,6 +135,7 @@ static void spulse_teardown(void)
 	spulse_relay_close();
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
+	spulse_unwind_exit();
 	spulse_cpu_free();
 }
 
@@ -142,6 +156,9 @@ static int __init spulse_init(void)
 		spulse.dir = NULL;
 		goto fail;
 	}
+	r = spulse_unwind_init();
+	if (r)
+		goto fail;
 	r = spulse_relay_open();
 	if (r)
 		goto fail;
@@ -163,9 +180,10 @@ static int __init spulse_init(void)
 		if (r)
 			goto fail;
 	}
-	pr_info("loaded: target_pid=%u freq=%u event=%s offcpu=%d\n",
+	pr_info("loaded: target_pid=%u freq=%u event=%s offcpu=%d unwind=%s\n",
 		spulse.p.target_pid, spulse.p.freq,
-		spulse_event_name(spulse.p.event), spulse.p.offcpu);
+		spulse_event_name(spulse.p.event), spulse.p.offcpu,
+		spulse_unwind_name(spulse.p.unwind));
 	return 0;
 fail:
 	pr_err("load failed: %d\n", r);

@@ -214,6 +214,8 @@ static bool spulse_meta_retire_proc(struct spulse_mproc *pr)
 	n = spulse_enc_process_deactivate(meta.rec, pr->pid);
 	if (!spulse_meta_put(meta.rec, n))
 		return false;
+	/* its unwind maps are of the image that is gone (tables stay) */
+	spulse_ut_forget(&spulse_ut, pr->pid);
 	for (i = meta.nmods; i-- > 0;)
 		if (meta.mods[i].pid == pr->pid)
 			spulse_meta_drop_mod(i);

@@ -178,7 +178,8 @@ static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
 	const struct spulse_params *p = &spulse.p;
 	struct task_struct *tsk = current;
 	struct spulse_oc_who *w = &c->oc_cap;
-	bool too_deep, trunc = false;
+	struct spulse_uw_res res = {};
+	bool too_deep;
 	int nk, nu = 0, i;
 
 	w->pid = task_tgid_nr(tsk);
@@ -189,14 +190,15 @@ static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
 	if (too_deep)
 		return false;
 	if (tsk->mm && !(tsk->flags & PF_KTHREAD)) {
-		nu = spulse_ustack_capture(task_pt_regs(tsk), &c->uc, c->ubuf,
-					   p->max_user_depth, &trunc);
+		nu = spulse_ustack_capture(task_pt_regs(tsk), p->unwind,
+					   &c->uc, c->ubuf, p->max_user_depth,
+					   &res);
 		if (!p->target_pid && w->pid)
 			spulse_note_pid(c, w->pid);
 		if (nu && !spulse_meta_known(w->pid, c->ubuf[0]))
 			spulse_meta_kick();
 	}
-	w->st.trunc = trunc;
+	w->st.trunc = res.truncated;
 	w->st.nu = nu;
 	w->st.nk = nk;
 	for (i = 0; i < nu; i++)

@@ -95,6 +95,40 @@ const char *spulse_event_name(enum spulse_event ev)
 EXPORT_SYMBOL_IF_KUNIT(spulse_event_name);
 
 /**
+ * spulse_parse_unwind() - map the "unwind" parameter to a mode
+ * @s: parameter text ("auto", "fp" or "tables", trailing newline accepted)
+ * @out: result
+ *
+ * Return: 0 or -EINVAL.
+ */
+int spulse_parse_unwind(const char *s, enum spulse_unwind_mode *out)
+{
+	if (sysfs_streq(s, "auto"))
+		*out = SPULSE_UNWIND_AUTO;
+	else if (sysfs_streq(s, "fp"))
+		*out = SPULSE_UNWIND_FP;
+	else if (sysfs_streq(s, "tables"))
+		*out = SPULSE_UNWIND_TABLES;
+	else
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_parse_unwind);
+
+/**
+ * spulse_unwind_name() - parameter spelling of an unwind mode
+ * @m: mode
+ *
+ * Return: "auto", "fp" or "tables".
+ */
+const char *spulse_unwind_name(enum spulse_unwind_mode m)
+{
+	return m == SPULSE_UNWIND_FP ? "fp" :
+	       m == SPULSE_UNWIND_TABLES ? "tables" : "auto";
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_name);
+
+/**
  * spulse_params_check() - validate parameters (except target existence)
  * @p: parameters
  * @why: set to a one-line reason on failure
@@ -143,6 +177,11 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 	if (p->n_subbufs < SPULSE_NSUBBUF_MIN ||
 	    p->n_subbufs > SPULSE_NSUBBUF_MAX) {
 		*why = "n_subbufs must be 2..1024";
+		return -EINVAL;
+	}
+	if (p->unwind_mem_kb < SPULSE_UNWIND_MEM_KB_MIN ||
+	    p->unwind_mem_kb > SPULSE_UNWIND_MEM_KB_MAX) {
+		*why = "unwind_mem_kb must be 1..4194304";
 		return -EINVAL;
 	}
 	if (p->target_pid > PID_MAX_LIMIT) {

@@ -36,6 +36,8 @@ static void spulse_proc_event(struct task_struct *p)
 {
 	u32 tgid = task_tgid_nr(p);
 
+	/* the image its unwind maps describe is gone (any process) */
+	spulse_ut_mark_dead(&spulse_ut, tgid);
 	if (spulse.p.target_pid && tgid != spulse.p.target_pid)
 		return;
 	spulse_meta_process_event(tgid);

@@ -25,7 +25,7 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 {
 	const struct spulse_params *p = &spulse.p;
 	struct pt_regs *uregs = NULL;
-	bool trunc = false;
+	struct spulse_uw_res res = {};
 	int nk = 0, nu = 0, i;
 	u32 n = 0;
 
@@ -43,14 +43,18 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 			uregs = task_pt_regs(tsk);
 	}
 	if (uregs) {
-		nu = spulse_ustack_capture(uregs, &c->uc, c->ubuf,
-					   p->max_user_depth, &trunc);
+		nu = spulse_ustack_capture(uregs, p->unwind, &c->uc, c->ubuf,
+					   p->max_user_depth, &res);
+		c->stats.ustack_table_steps += res.table_steps;
+		c->stats.ustack_fp_steps += res.fp_steps;
+		c->stats.ustack_complete += res.complete;
+		c->stats.ustack_truncated += res.truncated;
 		if (!p->target_pid && tgid)
 			spulse_note_pid(c, tgid);
 		if (nu && !spulse_meta_known(tgid, c->ubuf[0]))
 			spulse_meta_kick();
 	}
-	if (trunc || (!nu && !nk))
+	if (res.truncated || (!nu && !nk))
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
 	for (i = nu - 1; i >= 0; i--)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,

@@ -18,6 +18,7 @@
 
 #include <spulse/format.h>
 #include <spulse/encode.h>
+#include <spulse/unwind.h>
 
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <kunit/visibility.h>
@@ -38,6 +39,16 @@
 #define SPULSE_OFFCPU_THREADS_MIN	64
 #define SPULSE_OFFCPU_THREADS_MAX	65536
 #define SPULSE_OFFCPU_MIN_US_MAX	60000000	/* 60 s */
+
+#define SPULSE_UNWIND_MEM_KB_MIN	1
+#define SPULSE_UNWIND_MEM_KB_MAX	(4U << 20)	/* 4 GiB */
+
+/* User unwinding (parameter "unwind"). */
+enum spulse_unwind_mode {
+	SPULSE_UNWIND_AUTO,	/* tables where loaded, else frame pointers */
+	SPULSE_UNWIND_FP,	/* frame pointers only, tables never used */
+	SPULSE_UNWIND_TABLES,	/* tables only, the FP step never used */
+};
 
 /* Event kinds (parameter "event"). */
 enum spulse_event {
@@ -61,6 +72,8 @@ enum spulse_event {
  * @offcpu_threads: slot-table size (threads off CPU at the same time)
  * @offcpu_phase_stats: time the phases of the off-CPU probes (debug; the
  *	phase_* stats keys)
+ * @unwind: how user stacks are unwound (enum spulse_unwind_mode)
+ * @unwind_mem_kb: bound on all unwind table and map memory, KiB
  */
 struct spulse_params {
 	u32 target_pid;
@@ -75,6 +88,8 @@ struct spulse_params {
 	u32 offcpu_min_us;
 	u32 offcpu_threads;
 	bool offcpu_phase_stats;
+	enum spulse_unwind_mode unwind;
+	u32 unwind_mem_kb;
 };
 
 /* params.c */
@@ -83,6 +98,8 @@ size_t spulse_batch_max_offcpu(u32 max_user_depth, u32 max_kernel_depth);
 size_t spulse_batch_max_trigger(void);
 int spulse_parse_event(const char *s, enum spulse_event *out);
 const char *spulse_event_name(enum spulse_event ev);
+int spulse_parse_unwind(const char *s, enum spulse_unwind_mode *out);
+const char *spulse_unwind_name(enum spulse_unwind_mode m);
 int spulse_params_check(const struct spulse_params *p, const char **why);
 
 /* intern.c: fixed-size open-addressing tables with O(1) generation reset. */
@@ -409,6 +426,154 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 		       spulse_read_fn rd, void *ctx, u64 *out, u32 max,
 		       bool *truncated);
 
+/*
+ * unwind.c / unwind_table.c: table-driven user unwinding (docs/UNWIND.md,
+ * "In the kernel"). Tables and per-process map sets are published with RCU;
+ * readers (sampler, off-CPU probes) hold rcu_read_lock() across a walk.
+ */
+#define SPULSE_UT_HASH_SHIFT	10	/* pid -> map set buckets */
+
+/* Offsets in the kernel's struct ucontext (x86-64) read at a SIGNAL row. */
+#define SPULSE_UC_MCONTEXT	40
+#define SPULSE_UC_BP		(SPULSE_UC_MCONTEXT + 80)
+#define SPULSE_UC_SP		(SPULSE_UC_MCONTEXT + 120)
+#define SPULSE_UC_IP		(SPULSE_UC_MCONTEXT + 128)
+
+/**
+ * struct spulse_ut_tab - one loaded table
+ * @node: in spulse_ut_reg.tables (writers only)
+ * @id: table id chosen by userspace
+ * @n_rows: rows in @rows (>= 1)
+ * @lo: first ELF address covered
+ * @hi: end of the covered range (exclusive)
+ * @rows: the rows, inside @msg (never written after publication)
+ * @msg: the ADD message buffer that holds @rows (kvmalloc'd, owned)
+ * @bytes: memory charged against the bound
+ * @build_id: the ELF's build-id (informational)
+ * @build_id_len: bytes used in @build_id
+ */
+struct spulse_ut_tab {
+	struct list_head node;
+	u32 id;
+	u32 n_rows;
+	u64 lo;
+	u64 hi;
+	const struct spulse_ut_row *rows;
+	void *msg;
+	size_t bytes;
+	u8 build_id[SPULSE_UT_BUILD_ID_MAX];
+	u8 build_id_len;
+};
+
+/**
+ * struct spulse_ut_ment - one mapping of a process onto a table
+ * @start: first user address
+ * @end: end (exclusive)
+ * @bias: table address = user address - @bias
+ * @tab: the table (outlives every map set that names it)
+ */
+struct spulse_ut_ment {
+	u64 start;
+	u64 end;
+	u64 bias;
+	const struct spulse_ut_tab *tab;
+};
+
+/**
+ * struct spulse_ut_pset - the mappings of one process, sorted by @start
+ * @node: in a spulse_ut_reg.procs bucket (RCU hlist)
+ * @rcu: for kfree_rcu()
+ * @pid: tgid
+ * @n: entries in @map (>= 1)
+ * @dead: the process exited or exec'd; readers ignore the set, the reap
+ *	work unpublishes it
+ * @bytes: memory charged against the bound
+ * @map: the mappings
+ */
+struct spulse_ut_pset {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	u32 pid;
+	u32 n;
+	bool dead;
+	size_t bytes;
+	struct spulse_ut_ment map[];
+};
+
+/**
+ * struct spulse_ut_reg - a registry of tables and map sets
+ * @lock: serializes writers (messages, retirement, teardown)
+ * @tables: loaded tables (@lock)
+ * @procs: map sets by hash_32(pid); readers walk them under RCU
+ * @reap: work that unpublishes map sets marked dead
+ * @limit: memory bound in bytes
+ * @bytes: memory charged (tables + map sets)
+ * @ntables: loaded tables
+ * @rows: rows over all tables
+ * @nprocs: published map sets (read locklessly as a hint)
+ * @nmaps: mappings over all map sets
+ * @refused_invalid: messages refused with -EINVAL (or -E2BIG)
+ * @refused_nomem: messages refused for the memory bound (or no memory)
+ * @refused_other: messages refused with -EEXIST or -ENOENT
+ */
+struct spulse_ut_reg {
+	struct mutex lock;
+	struct list_head tables;
+	struct hlist_head procs[1U << SPULSE_UT_HASH_SHIFT];
+	struct work_struct reap;
+	u64 limit;
+	u64 bytes;
+	u32 ntables;
+	u64 rows;
+	u32 nprocs;
+	u32 nmaps;
+	u64 refused_invalid;
+	u64 refused_nomem;
+	u64 refused_other;
+};
+
+/**
+ * struct spulse_uw_res - what one table-driven walk did
+ * @table_steps: frames found through a table row
+ * @fp_steps: frames found through the frame-pointer step
+ * @complete: the walk ended on an END row (the stack's real root)
+ * @truncated: the walk was cut (the truncated marker is due)
+ */
+struct spulse_uw_res {
+	u32 table_steps;
+	u32 fp_steps;
+	bool complete;
+	bool truncated;
+};
+
+const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
+					       u64 addr);
+const struct spulse_ut_ment *spulse_ut_map_find(const struct spulse_ut_pset *ps,
+						u64 pc);
+const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
+					     u64 pc);
+int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
+		       spulse_read_fn rd, void *ctx,
+		       const struct spulse_ut_pset *ps, bool fp_fallback,
+		       u64 *out, u32 max, struct spulse_uw_res *res);
+
+int spulse_ut_check_rows(const struct spulse_ut_add *a,
+			 const struct spulse_ut_row *rows);
+int spulse_ut_check_maps(const struct spulse_ut_mapset *ms,
+			 const struct spulse_ut_map *m);
+void spulse_ut_reg_init(struct spulse_ut_reg *reg, u64 limit);
+void spulse_ut_reg_free(struct spulse_ut_reg *reg);
+ssize_t spulse_ut_apply(struct spulse_ut_reg *reg, void *msg, size_t len);
+const struct spulse_ut_pset *spulse_ut_pset_find(struct spulse_ut_reg *reg,
+						 u32 pid);
+void spulse_ut_forget(struct spulse_ut_reg *reg, u32 pid);
+void spulse_ut_mark_dead(struct spulse_ut_reg *reg, u32 pid);
+void spulse_ut_reap(struct spulse_ut_reg *reg);
+
+extern struct spulse_ut_reg spulse_ut;
+int spulse_unwind_init(void);
+void spulse_unwind_exit(void);
+
 /* kstack.c */
 int spulse_kstack_trim(const unsigned long *ent, unsigned int n,
 		       unsigned long ip);
@@ -463,6 +628,11 @@ struct spulse_cpu_stats {
 	/* debugfs trigger marks */
 	u64 triggers_written;
 	u64 triggers_dropped;
+	/* user unwinding of samples (docs/KERNEL.md, "User unwinding") */
+	u64 ustack_table_steps;
+	u64 ustack_fp_steps;
+	u64 ustack_complete;
+	u64 ustack_truncated;
 	/* offcpu_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
 	u64 phase_out_n;
 	u64 phase_out_kstack_ns;
@@ -498,8 +668,9 @@ struct spulse_ucache {
 	u8 buf[SPULSE_UCACHE];
 };
 
-int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
-			  u64 *out, u32 max, bool *truncated);
+int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
+			  struct spulse_ucache *uc, u64 *out, u32 max,
+			  struct spulse_uw_res *res);
 
 /**
  * struct spulse_cpu - everything one CPU's sampler owns

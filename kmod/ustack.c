@@ -11,6 +11,8 @@
 #include <linux/errno.h>
 #include <linux/mm.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include "spulse.h"
@@ -112,37 +114,62 @@ static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
  * spulse_ustack_capture() - capture the current task's user stack
  * @uregs: its user registers (the interrupt registers when they are user
  *	mode, else task_pt_regs(current))
+ * @mode: enum spulse_unwind_mode (parameter unwind)
  * @uc: the window cache (reset here)
  * @out: receives the frames, leaf first, normalized
  * @max: depth limit (>= 1)
- * @truncated: set when the walk was cut
+ * @res: what the walk did (@res->truncated: the walk was cut)
  *
- * 64-bit tasks are walked with spulse_ustack_walk() over the window
- * reader; a 32-bit (compat) task gets only its IP, marked truncated. Safe
- * in NMI, hardirq and scheduler context (copy_from_user_nmi(): no fault
- * handling, no sleeping).
+ * 64-bit tasks: with a map set loaded for the current process (and @mode
+ * not fp) spulse_unwind_walk() over the window reader, under
+ * rcu_read_lock(), falling back to the frame-pointer step where no row
+ * covers the PC unless @mode is tables; without one, spulse_ustack_walk()
+ * (@mode tables: the leaf alone, truncated). A 32-bit (compat) task gets
+ * only its IP, marked truncated. Safe in NMI, hardirq and scheduler
+ * context (copy_from_user_nmi(): no fault handling, no sleeping).
  *
  * Return: number of frames in @out.
  */
-int spulse_ustack_capture(struct pt_regs *uregs, struct spulse_ucache *uc,
-			  u64 *out, u32 max, bool *truncated)
+int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
+			  struct spulse_ucache *uc, u64 *out, u32 max,
+			  struct spulse_uw_res *res)
 {
 	struct spulse_uregs ur = {
 		.ip = uregs->ip,
 		.sp = uregs->sp,
 		.bp = uregs->bp,
 	};
+	const struct spulse_ut_pset *ps;
+	int n;
 
-	*truncated = false;
+	memset(res, 0, sizeof(*res));
 	if (user_64bit_mode(uregs)) {
 		uc->len = 0;
 		uc->win = SPULSE_UCACHE_FIRST;
-		return spulse_ustack_walk(&ur, TASK_SIZE_MAX, spulse_read_user,
-					  uc, out, max, truncated);
+		if (mode != SPULSE_UNWIND_FP &&
+		    (READ_ONCE(spulse_ut.nprocs) ||
+		     mode == SPULSE_UNWIND_TABLES)) {
+			rcu_read_lock();
+			ps = spulse_ut_pset_find(&spulse_ut,
+						 task_tgid_nr(current));
+			if (ps || mode == SPULSE_UNWIND_TABLES) {
+				n = spulse_unwind_walk(&ur, TASK_SIZE_MAX,
+						       spulse_read_user, uc, ps,
+						       mode == SPULSE_UNWIND_AUTO,
+						       out, max, res);
+				rcu_read_unlock();
+				return n;
+			}
+			rcu_read_unlock();
+		}
+		n = spulse_ustack_walk(&ur, TASK_SIZE_MAX, spulse_read_user,
+				       uc, out, max, &res->truncated);
+		res->fp_steps = n > 1 ? n - 1 : 0;
+		return n;
 	}
 	if (ur.ip < TASK_SIZE_MAX && max) {
 		out[0] = ur.ip;
-		*truncated = true;
+		res->truncated = true;
 		return 1;
 	}
 	return 0;

@@ -20,6 +20,7 @@ static struct spulse_params good(void)
 		.event = SPULSE_EVENT_CPU_CLOCK,
 		.subbuf_size = 256 << 10,
 		.n_subbufs = 8,
+		.unwind_mem_kb = 65536,
 	};
 	return p;
 }

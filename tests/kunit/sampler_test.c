@@ -29,6 +29,7 @@ static struct spulse_params tiny_params(u32 target)
 		.max_user_depth = 4,
 		.max_kernel_depth = 32,
 		.n_subbufs = 2,
+		.unwind_mem_kb = 64,
 	};
 
 	p.subbuf_size = spulse_batch_max(p.max_user_depth, p.max_kernel_depth);

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Table-driven user unwinding (the step): the lookup of a PC in a process's
+ * map set and a table's rows (binary searches), and the walk that applies
+ * the rows (include/spulse/unwind.h) frame by frame through a caller's
+ * memory reader, falling back to the frame-pointer step where no row
+ * covers the PC. Pure: no globals, no locks, no allocation; the caller
+ * keeps the map set alive (rcu_read_lock() in the sampler, the test's own
+ * memory in KUnit). docs/UNWIND.md, "In the kernel".
+ */
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/signal.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <asm/sigcontext.h>
+#include <asm/ucontext.h>
+
+#include "spulse.h"
+
+/* A SIGNAL row reads these fields of the kernel's rt_sigframe ucontext. */
+static_assert(offsetof(struct ucontext, uc_mcontext) == SPULSE_UC_MCONTEXT);
+static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, bp) ==
+	      SPULSE_UC_BP);
+static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, sp) ==
+	      SPULSE_UC_SP);
+static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, ip) ==
+	      SPULSE_UC_IP);
+static_assert(sizeof(struct spulse_ut_row) == 12);
+
+/**
+ * spulse_ut_row_find() - the row covering a table address
+ * @t: the table (rows sorted by strictly increasing start)
+ * @addr: an ELF address (user PC - bias)
+ *
+ * Return: the last row whose start is at or below @addr - @t->lo, or NULL
+ * when @addr is outside [@t->lo, @t->hi) or before the first row.
+ */
+const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
+					       u64 addr)
+{
+	u32 lo = 0, hi = t->n_rows, mid;
+	u64 off;
+
+	if (addr < t->lo || addr >= t->hi || !hi)
+		return NULL;
+	off = addr - t->lo;
+	if (off < t->rows[0].start)
+		return NULL;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (t->rows[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &t->rows[lo];
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_row_find);
+
+/**
+ * spulse_ut_map_find() - the mapping of a process that contains a PC
+ * @ps: the map set (sorted by start, not overlapping)
+ * @pc: user address
+ *
+ * Return: the mapping, or NULL.
+ */
+const struct spulse_ut_ment *spulse_ut_map_find(const struct spulse_ut_pset *ps,
+						u64 pc)
+{
+	u32 lo = 0, hi = ps->n, mid;
+
+	if (!hi || pc < ps->map[0].start)
+		return NULL;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ps->map[mid].start <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pc < ps->map[lo].end ? &ps->map[lo] : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_map_find);
+
+/**
+ * spulse_ut_lookup() - the row for a user PC
+ * @ps: the process's map set, or NULL
+ * @pc: user address (exact IP for the leaf and after a signal frame,
+ *	return address - 1 for callers)
+ *
+ * Return: the row, or NULL when no mapping or no row covers @pc.
+ */
+const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
+					     u64 pc)
+{
+	const struct spulse_ut_ment *m = ps ? spulse_ut_map_find(ps, pc) : NULL;
+
+	return m ? spulse_ut_row_find(m->tab, pc - m->bias) : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup);
+
+static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
+				  u64 addr, void *dst, size_t len)
+{
+	if (addr >= task_size || task_size - addr < len)
+		return false;
+	return !rd(ctx, addr, dst, len);
+}
+
+/**
+ * spulse_unwind_walk() - walk a user stack with unwind tables
+ * @r: user registers at kernel entry (ip exact, sp, bp)
+ * @task_size: first address that is not user memory (TASK_SIZE_MAX)
+ * @rd: reads @len bytes at user address @addr into @dst; 0 on success
+ * @ctx: passed to @rd
+ * @ps: the process's map set, or NULL (no tables)
+ * @fp_fallback: where no row covers the PC (no mapping, outside a table,
+ *	a NONE row), take the frame-pointer step; else cut the walk there
+ * @out: receives the frames, leaf (= @r->ip) first; return addresses are
+ *	normalized (return address - 1), a frame below a signal frame is the
+ *	exact interrupted IP
+ * @max: capacity of @out, the depth limit (>= 1)
+ * @res: what the walk did
+ *
+ * Per frame the PC (the leaf's IP, a caller's return address - 1, or the
+ * exact IP read from a signal frame) selects a row. CFA_SP, CFA_BP, PLT
+ * and CFA_DEREF_BP compute the CFA (the caller's SP); the return address
+ * is read at CFA - 8 and the caller's BP at CFA + bp_off (unchanged when
+ * bp_off is 0). SIGNAL reads the interrupted BP, SP and IP from the
+ * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
+ * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
+ * [BP + 8] = return address, caller's SP = BP + 16.
+ *
+ * Safety: every step must move the SP strictly up (CFA > SP, a signal
+ * frame's SP above it, BP >= SP for the frame-pointer step), a CFA and a
+ * frame pointer are 8-byte aligned, every read lies below @task_size, a
+ * return address or signal IP that is not a user address is never
+ * followed, and at most @max frames are stored. Any violation or failed
+ * read cuts the walk (@res->truncated). The walk ends cleanly, neither
+ * complete nor truncated, at a return address of 0 or (frame-pointer step)
+ * a frame pointer of 0.
+ *
+ * Return: number of frames stored in @out (0 only if @r->ip is not a user
+ * address).
+ */
+int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
+		       spulse_read_fn rd, void *ctx,
+		       const struct spulse_ut_pset *ps, bool fp_fallback,
+		       u64 *out, u32 max, struct spulse_uw_res *res)
+{
+	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a, w[2];
+	const struct spulse_ut_row *row;
+	u32 n = 0;
+	u8 kind;
+
+	memset(res, 0, sizeof(*res));
+	if (!max || r->ip >= task_size || task_size < 16)
+		goto cut;
+	out[n++] = r->ip;
+	for (;;) {
+		row = spulse_ut_lookup(ps, pc);
+		kind = row ? row->kind : SPULSE_UT_NONE;
+		switch (kind) {
+		case SPULSE_UT_NONE:
+			if (!fp_fallback)
+				goto cut;
+			if (!bp)
+				return n;
+			if ((bp & 7) || bp < sp || bp > task_size - 16 ||
+			    !spulse_uw_read(rd, ctx, task_size, bp, w,
+					    sizeof(w)))
+				goto cut;
+			if (!w[1])
+				return n;
+			if (w[1] >= task_size || n >= max)
+				goto cut;
+			out[n++] = w[1] - 1;
+			res->fp_steps++;
+			sp = bp + 16;
+			bp = w[0];
+			pc = w[1] - 1;
+			continue;
+		case SPULSE_UT_END:
+			res->complete = true;
+			return n;
+		case SPULSE_UT_SIGNAL:
+			if ((sp & 7) ||
+			    !spulse_uw_read(rd, ctx, task_size,
+					    sp + SPULSE_UC_BP, &nbp,
+					    sizeof(nbp)) ||
+			    !spulse_uw_read(rd, ctx, task_size,
+					    sp + SPULSE_UC_SP, w, sizeof(w)))
+				goto cut;
+			/* w[0] = interrupted SP, w[1] = its exact IP */
+			if (w[0] <= sp || !w[1] || w[1] >= task_size ||
+			    n >= max)
+				goto cut;
+			out[n++] = w[1];
+			res->table_steps++;
+			sp = w[0];
+			bp = nbp;
+			pc = w[1];
+			continue;
+		case SPULSE_UT_CFA_SP:
+			cfa = sp + (s64)row->cfa_off;
+			break;
+		case SPULSE_UT_CFA_BP:
+			cfa = bp + (s64)row->cfa_off;
+			break;
+		case SPULSE_UT_PLT:
+			cfa = sp + (s64)row->cfa_off + ((pc & 15) >= 11 ? 8 : 0);
+			break;
+		case SPULSE_UT_CFA_DEREF_BP:
+			a = bp + (s64)row->cfa_off;
+			if ((a & 7) ||
+			    !spulse_uw_read(rd, ctx, task_size, a, &cfa,
+					    sizeof(cfa)))
+				goto cut;
+			break;
+		default:	/* UNKNOWN (validated tables hold nothing else) */
+			goto cut;
+		}
+		if (cfa <= sp || (cfa & 7) || cfa > task_size)
+			goto cut;
+		nbp = bp;
+		if (row->bp_off) {
+			a = cfa + (s64)row->bp_off;
+			if (a < sp || !spulse_uw_read(rd, ctx, task_size, a, &nbp,
+						      sizeof(nbp)))
+				goto cut;
+		}
+		if (!spulse_uw_read(rd, ctx, task_size, cfa - 8, &ra,
+				    sizeof(ra)))
+			goto cut;
+		if (!ra)
+			return n;
+		if (ra >= task_size || n >= max)
+			goto cut;
+		out[n++] = ra - 1;
+		res->table_steps++;
+		sp = cfa;
+		bp = nbp;
+		pc = ra - 1;
+	}
+cut:
+	res->truncated = true;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk);

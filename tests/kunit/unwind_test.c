@@ -1,0 +1,1215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: table-driven user unwinding (kmod/unwind.c, kmod/unwind_table.c).
+ * Suite spulse_unwind: the row and mapping lookups (edges, gaps, one-row
+ * tables, a large table), every row kind's step over crafted stacks held
+ * in a kernel buffer standing in for user memory, lying tables (CFA below
+ * SP, kernel return addresses, loops, garbage) that truncate and never
+ * read outside user memory. Suite spulse_unwind_table: the message
+ * validator refusing each malformed field (one case per rule, nothing
+ * kept), the memory bound, DEL/MAP/forget/retire, and publication while
+ * readers walk under RCU (KASAN and lockdep watch).
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+
+#include "spulse.h"
+
+#define FAKE_BASE	0x7ffff0000000ULL	/* "user" address of word 0 */
+#define FAKE_WORDS	512
+#define TASK_SZ		0x7ffffffff000ULL	/* x86-64 TASK_SIZE (4 levels) */
+#define KADDR		0xffffffff81000000ULL
+#define TEXT		0x400000ULL		/* table range [TEXT, TEXT_END) */
+#define TEXT_END	0x500000ULL
+
+struct fake_stack {
+	u64 w[FAKE_WORDS];
+	unsigned int reads;
+	bool wild;	/* a read at or above TASK_SZ was attempted */
+};
+
+static int fake_read(void *ctx, u64 addr, void *dst, size_t len)
+{
+	struct fake_stack *fs = ctx;
+
+	fs->reads++;
+	if (addr >= TASK_SZ || addr + len > TASK_SZ)
+		fs->wild = true;
+	if (addr < FAKE_BASE || addr + len > FAKE_BASE + sizeof(fs->w) ||
+	    addr + len < addr)
+		return -EFAULT;
+	memcpy(dst, (u8 *)fs->w + (addr - FAKE_BASE), len);
+	return 0;
+}
+
+static u64 at(unsigned int word)
+{
+	return FAKE_BASE + 8ULL * word;
+}
+
+static struct fake_stack *new_stack(struct kunit *test)
+{
+	struct fake_stack *fs = kunit_kzalloc(test, sizeof(*fs), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	return fs;
+}
+
+/* A table over [lo, hi) with @n rows, in test memory. */
+static struct spulse_ut_tab *new_tab(struct kunit *test, u64 lo, u64 hi,
+				     const struct spulse_ut_row *rows, u32 n)
+{
+	struct spulse_ut_tab *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct spulse_ut_row *r = kunit_kcalloc(test, n, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	memcpy(r, rows, n * sizeof(*r));
+	t->lo = lo;
+	t->hi = hi;
+	t->rows = r;
+	t->n_rows = n;
+	return t;
+}
+
+/* A map set of one mapping [TEXT, TEXT_END) onto @t with bias 0. */
+static struct spulse_ut_pset *one_map(struct kunit *test,
+				      const struct spulse_ut_tab *t)
+{
+	struct spulse_ut_pset *ps = kunit_kzalloc(test, struct_size(ps, map, 1),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	ps->n = 1;
+	ps->map[0] = (struct spulse_ut_ment){ TEXT, TEXT_END, 0, t };
+	return ps;
+}
+
+#define ROW(s, k, c, b) { .start = (s), .cfa_off = (c), .bp_off = (b), \
+			  .kind = SPULSE_UT_##k }
+
+/*
+ * The standard text for step tests (table = user addresses):
+ *   0x000 leaf functions without a frame (CFA_SP 8)
+ *   0x100 after push %rbp (CFA_SP 16, bp at CFA-16)
+ *   0x200 frame on BP (CFA_BP 16, bp at CFA-16)
+ *   0x300 PLT stub
+ *   0x400 realigned stack (DEREF_BP at BP-8, bp at CFA-16)
+ *   0x500 signal trampoline
+ *   0x600 outermost (END)
+ *   0x700 unknown CFI
+ *   0x800 no CFI (NONE)
+ *   0x900 frame with CFA_SP 24 keeping bp
+ */
+static const struct spulse_ut_row std_rows[] = {
+	ROW(0x000, CFA_SP, 8, 0),
+	ROW(0x100, CFA_SP, 16, -16),
+	ROW(0x200, CFA_BP, 16, -16),
+	ROW(0x300, PLT, 8, 0),
+	ROW(0x400, CFA_DEREF_BP, -8, -16),
+	ROW(0x500, SIGNAL, 0, 0),
+	ROW(0x600, END, 0, 0),
+	ROW(0x700, UNKNOWN, 0, 0),
+	ROW(0x800, NONE, 0, 0),
+	ROW(0x900, CFA_SP, 24, 0),
+};
+
+#define PC_LEAF		(TEXT + 0x010)
+#define PC_PUSHED	(TEXT + 0x110)
+#define PC_BPFRAME	(TEXT + 0x210)
+#define PC_PLT		(TEXT + 0x300)
+#define PC_DRAP		(TEXT + 0x410)
+#define PC_SIG		(TEXT + 0x500)
+#define PC_END		(TEXT + 0x610)
+#define PC_UNKNOWN	(TEXT + 0x710)
+#define PC_NONE		(TEXT + 0x810)
+#define PC_SP24		(TEXT + 0x910)
+#define RA(pc)		((pc) + 1)	/* a return address whose - 1 is pc */
+
+static const struct spulse_ut_pset *std_pset(struct kunit *test)
+{
+	return one_map(test, new_tab(test, TEXT, TEXT_END, std_rows,
+				     ARRAY_SIZE(std_rows)));
+}
+
+static int uwalk(struct fake_stack *fs, const struct spulse_ut_pset *ps,
+		 bool fb, u64 ip, u64 sp, u64 bp, u64 *out, u32 max,
+		 struct spulse_uw_res *res)
+{
+	struct spulse_uregs r = { .ip = ip, .sp = sp, .bp = bp };
+
+	return spulse_unwind_walk(&r, TASK_SZ, fake_read, fs, ps, fb, out, max,
+				  res);
+}
+
+/* ---- lookup ---- */
+
+static void lookup_first_last_gaps_and_out_of_range(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x0, CFA_SP, 8, 0), ROW(0x10, CFA_SP, 16, -16),
+		ROW(0x100, NONE, 0, 0), ROW(0x200, END, 0, 0),
+	};
+	struct spulse_ut_tab *t = new_tab(test, 0x1000, 0x2000, rows, 4);
+
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1000), &t->rows[0]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x100f), &t->rows[0]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1010), &t->rows[1]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x10ff), &t->rows[1]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1100), &t->rows[2]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1200), &t->rows[3]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1fff), &t->rows[3]);
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, 0x0fff));
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, 0x2000));
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, 0));
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, ~0ULL));
+}
+
+static void lookup_one_row_table_and_leading_gap(struct kunit *test)
+{
+	static const struct spulse_ut_row one[] = { ROW(0, CFA_SP, 8, 0) };
+	static const struct spulse_ut_row late[] = { ROW(0x20, CFA_SP, 8, 0) };
+	struct spulse_ut_tab *t = new_tab(test, 0x1000, 0x1001, one, 1);
+	struct spulse_ut_tab *u = new_tab(test, 0x1000, 0x1100, late, 1);
+
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(t, 0x1000), &t->rows[0]);
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, 0x1001));
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(t, 0xfff));
+	/* addresses before the first row's start are not covered */
+	KUNIT_EXPECT_NULL(test, spulse_ut_row_find(u, 0x101f));
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(u, 0x1020), &u->rows[0]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_row_find(u, 0x10ff), &u->rows[0]);
+}
+
+static void lookup_large_table_finds_every_row(struct kunit *test)
+{
+	const u32 n = 100000;
+	struct spulse_ut_row *rows = kunit_kcalloc(test, n, sizeof(*rows),
+						   GFP_KERNEL);
+	struct spulse_ut_tab *t;
+	u32 i, bad = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	for (i = 0; i < n; i++) {
+		rows[i].start = i * 7 + (i & 1);
+		rows[i].kind = SPULSE_UT_CFA_SP;
+		rows[i].cfa_off = 8;
+	}
+	t = new_tab(test, 0x10000, 0x10000 + 7ULL * n + 7, rows, n);
+	for (i = 0; i < n; i++) {
+		u64 a = 0x10000 + rows[i].start;
+		u64 e = 0x10000 + (i + 1 < n ? rows[i + 1].start : 7ULL * n + 7);
+
+		if (spulse_ut_row_find(t, a) != &t->rows[i] ||
+		    spulse_ut_row_find(t, e - 1) != &t->rows[i])
+			bad++;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+static void lookup_maps_edges_gaps_and_bias(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0, CFA_SP, 8, 0), ROW(0x800, END, 0, 0),
+	};
+	struct spulse_ut_tab *t = new_tab(test, 0x1000, 0x2000, rows, 2);
+	struct spulse_ut_pset *ps = kunit_kzalloc(test, struct_size(ps, map, 3),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	ps->n = 3;
+	/* the same file at three places; bias = start - 0x1000 */
+	ps->map[0] = (struct spulse_ut_ment){ 0x10000, 0x11000, 0xf000, t };
+	ps->map[1] = (struct spulse_ut_ment){ 0x20000, 0x21000, 0x1f000, t };
+	ps->map[2] = (struct spulse_ut_ment){ 0x21000, 0x22000, 0x20000, t };
+	KUNIT_EXPECT_NULL(test, spulse_ut_map_find(ps, 0xffff));
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_map_find(ps, 0x10000), &ps->map[0]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_map_find(ps, 0x10fff), &ps->map[0]);
+	KUNIT_EXPECT_NULL(test, spulse_ut_map_find(ps, 0x11000));	/* gap */
+	KUNIT_EXPECT_NULL(test, spulse_ut_map_find(ps, 0x1ffff));
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_map_find(ps, 0x20fff), &ps->map[1]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_map_find(ps, 0x21000), &ps->map[2]);
+	KUNIT_EXPECT_NULL(test, spulse_ut_map_find(ps, 0x22000));
+	/* bias: user 0x10800 is table 0x1800 = row 1 */
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_lookup(ps, 0x10800), &t->rows[1]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_lookup(ps, 0x107ff), &t->rows[0]);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_lookup(ps, 0x21800), &t->rows[1]);
+	KUNIT_EXPECT_NULL(test, spulse_ut_lookup(ps, 0x11000));
+	KUNIT_EXPECT_NULL(test, spulse_ut_lookup(NULL, 0x10800));
+	ps->n = 0;
+	KUNIT_EXPECT_NULL(test, spulse_ut_map_find(ps, 0x10000));
+}
+
+/* ---- the step, kind by kind ---- */
+
+static void step_cfa_sp_then_end_is_complete(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	fs->w[0] = RA(PC_END);		/* leaf: CFA = sp + 8, ra at sp */
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0x1234, out, 8, &res), 2);
+	KUNIT_EXPECT_EQ(test, out[0], PC_LEAF);		/* exact leaf */
+	KUNIT_EXPECT_EQ(test, out[1], PC_END);		/* ra - 1 */
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 1U);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, 0U);
+}
+
+static void step_saved_bp_feeds_a_bp_frame(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* leaf after push %rbp: CFA = sp + 16, bp saved at sp, ra at sp + 8 */
+	fs->w[0] = at(10);		/* caller's bp */
+	fs->w[1] = RA(PC_BPFRAME);
+	/* caller frames on bp: CFA = bp + 16, ra at bp + 8, bp at bp */
+	fs->w[10] = at(20);
+	fs->w[11] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_PUSHED,
+				    at(0), 0, out, 8, &res), 3);
+	KUNIT_EXPECT_EQ(test, out[1], PC_BPFRAME);
+	KUNIT_EXPECT_EQ(test, out[2], PC_END);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 2U);
+}
+
+static void step_unchanged_bp_is_kept(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* CFA_SP 24 with bp_off 0: bp (at(30)) passes through unchanged */
+	fs->w[2] = RA(PC_BPFRAME);
+	fs->w[30] = at(40);
+	fs->w[31] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_SP24, at(0),
+				    at(30), out, 8, &res), 3);
+	KUNIT_EXPECT_EQ(test, out[1], PC_BPFRAME);
+	KUNIT_EXPECT_EQ(test, out[2], PC_END);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+}
+
+static void step_plt_expression_depends_on_pc(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	fs->w[0] = RA(PC_END);
+	fs->w[1] = RA(PC_END);
+	/* pc & 15 < 11: CFA = sp + 8 */
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_PLT + 10,
+				    at(0), 0, out, 8, &res), 2);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	/* pc & 15 >= 11 (after the push of the lazy stub): CFA = sp + 16 */
+	fs->w[1] = RA(PC_UNKNOWN);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_PLT + 11,
+				    at(0), 0, out, 8, &res), 2);
+	KUNIT_EXPECT_EQ(test, out[1], PC_UNKNOWN);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+}
+
+static void step_deref_bp_realigned_frame(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* DRAP: CFA = *(bp - 8); ra at CFA - 8; bp at CFA - 16 */
+	fs->w[19] = at(40);	/* bp = at(20): *(bp - 8) */
+	fs->w[38] = at(60);
+	fs->w[39] = RA(PC_BPFRAME);
+	fs->w[60] = 0;
+	fs->w[61] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_DRAP, at(0),
+				    at(20), out, 8, &res), 3);
+	KUNIT_EXPECT_EQ(test, out[1], PC_BPFRAME);
+	KUNIT_EXPECT_EQ(test, out[2], PC_END);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+}
+
+static void step_signal_frame_gives_exact_ip(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* handler (leaf, no frame) returns into __restore_rt */
+	fs->w[0] = RA(PC_SIG);		/* ra - 1 = PC_SIG: SIGNAL row */
+	/* struct ucontext at sp = at(1) */
+	fs->w[1 + SPULSE_UC_BP / 8] = at(100);
+	fs->w[1 + SPULSE_UC_SP / 8] = at(90);
+	fs->w[1 + SPULSE_UC_IP / 8] = PC_LEAF + 3;	/* interrupted, exact */
+	fs->w[90] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), false, PC_LEAF, at(0),
+				    0, out, 8, &res), 4);
+	KUNIT_EXPECT_EQ(test, out[1], PC_SIG);
+	KUNIT_EXPECT_EQ(test, out[2], PC_LEAF + 3);	/* not - 1 */
+	KUNIT_EXPECT_EQ(test, out[3], PC_END);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 3U);
+}
+
+static void step_signal_frame_lies_are_truncated(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+	const struct spulse_ut_pset *ps = std_pset(test);
+
+	/* interrupted SP not above the signal frame */
+	fs->w[20 + SPULSE_UC_SP / 8] = at(10);
+	fs->w[20 + SPULSE_UC_IP / 8] = PC_LEAF;
+	KUNIT_EXPECT_EQ(test, uwalk(fs, ps, true, PC_SIG, at(20), 0, out, 8,
+				    &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	/* a kernel IP in the signal frame */
+	fs->w[20 + SPULSE_UC_SP / 8] = at(200);
+	fs->w[20 + SPULSE_UC_IP / 8] = KADDR;
+	KUNIT_EXPECT_EQ(test, uwalk(fs, ps, true, PC_SIG, at(20), 0, out, 8,
+				    &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	/* the ucontext is not readable */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, ps, true, PC_SIG, at(FAKE_WORDS - 4),
+				    0, out, 8, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_FALSE(test, fs->wild);
+}
+
+static void step_unknown_truncates(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	fs->w[0] = RA(PC_UNKNOWN);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 8, &res), 2);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_FALSE(test, res.complete);
+	/* the leaf itself in an UNKNOWN range */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_UNKNOWN,
+				    at(0), 0, out, 8, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+}
+
+static void step_none_row_takes_the_fp_step(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* leaf in a NONE range, frame-pointer chain to an END range */
+	fs->w[4] = at(10);
+	fs->w[5] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), true, PC_NONE, at(0),
+				    at(4), out, 8, &res), 2);
+	KUNIT_EXPECT_EQ(test, out[1], PC_END);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, 1U);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 0U);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	/* unwind=tables: no FP step */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), false, PC_NONE, at(0),
+				    at(4), out, 8, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, 0U);
+}
+
+static void step_unmapped_pc_takes_the_fp_step(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* leaf outside every mapping, its caller in the table */
+	fs->w[4] = at(10);
+	fs->w[5] = RA(PC_LEAF);
+	/* after the FP step sp = bp + 16 = at(6): ra 0 there ends it */
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), true, 0x1000, at(0),
+				    at(4), out, 8, &res), 2);
+	/* CFA_SP 8 from sp = at(6): ra at at(6) */
+	fs->w[6] = RA(PC_END);
+	KUNIT_ASSERT_EQ(test, uwalk(fs, std_pset(test), true, 0x1000, at(0),
+				    at(4), out, 8, &res), 3);
+	KUNIT_EXPECT_EQ(test, out[1], PC_LEAF);
+	KUNIT_EXPECT_EQ(test, out[2], PC_END);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, 1U);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 1U);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+}
+
+static void step_without_tables_equals_the_fp_walker(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uregs r = { .ip = 0x401000, .sp = at(0), .bp = at(4) };
+	struct spulse_uw_res res;
+	u64 a[16], b[16];
+	bool trunc;
+	int na, nb, i;
+
+	fs->w[4] = at(10);
+	fs->w[5] = 0x401100;
+	fs->w[10] = at(20);
+	fs->w[11] = 0x401200;
+	fs->w[20] = at(20);		/* self loop: cut */
+	fs->w[21] = 0x401300;
+	na = spulse_ustack_walk(&r, TASK_SZ, fake_read, fs, a, 16, &trunc);
+	nb = uwalk(fs, NULL, true, r.ip, r.sp, r.bp, b, 16, &res);
+	KUNIT_ASSERT_EQ(test, na, nb);
+	KUNIT_EXPECT_EQ(test, trunc, res.truncated);
+	for (i = 0; i < na; i++)
+		KUNIT_EXPECT_EQ(test, a[i], b[i]);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, (u32)na - 1);
+	/* clean end at bp 0 and at ra 0: neither complete nor truncated */
+	fs->w[20] = 0;
+	nb = uwalk(fs, NULL, true, r.ip, r.sp, r.bp, b, 16, &res);
+	KUNIT_EXPECT_EQ(test, nb, 4);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	KUNIT_EXPECT_FALSE(test, res.complete);
+	fs->w[11] = 0;
+	KUNIT_EXPECT_EQ(test, uwalk(fs, NULL, true, r.ip, r.sp, r.bp, b, 16,
+				    &res), 2);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+}
+
+static void step_zero_return_address_ends_cleanly(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	fs->w[0] = 0;
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 8, &res), 1);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	KUNIT_EXPECT_FALSE(test, res.complete);
+}
+
+static void step_depth_limit_truncates(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[32];
+	int i;
+
+	/* a chain of frameless leaves: each CFA = sp + 8 */
+	for (i = 0; i < 20; i++)
+		fs->w[i] = RA(PC_LEAF);
+	fs->w[20] = RA(PC_END);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 3, &res), 3);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	/* exactly at the limit: the END row still makes it complete */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 22, &res), 22);
+	KUNIT_EXPECT_TRUE(test, res.complete);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 1, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+}
+
+static void step_kernel_ip_gives_no_frames(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[4];
+
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, KADDR, at(0), 0,
+				    out, 4, &res), 0);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, fs->reads, 0U);
+}
+
+/* ---- lying tables ---- */
+
+static void lie_cfa_at_or_below_sp_truncates(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x000, CFA_SP, 0, 0),	/* CFA == SP */
+		ROW(0x100, CFA_SP, -64, 0),	/* CFA below SP */
+		ROW(0x200, CFA_BP, 16, 0),	/* BP below SP */
+		ROW(0x300, CFA_SP, 12, 0),	/* misaligned CFA */
+		ROW(0x400, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
+		ROW(0x500, CFA_SP, 16, -2048),	/* saved bp below SP */
+	};
+	const struct spulse_ut_pset *ps =
+		one_map(test, new_tab(test, TEXT, TEXT_END, rows, 6));
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8], pc;
+	int i;
+
+	for (i = 0; i < FAKE_WORDS; i++)
+		fs->w[i] = RA(TEXT);	/* every slot "returns" into row 0 */
+	for (pc = TEXT; pc < TEXT + 0x600; pc += 0x100) {
+		KUNIT_EXPECT_EQ_MSG(test, uwalk(fs, ps, true, pc + 8, at(100),
+						at(10), out, 8, &res), 1,
+				    "pc %llx", pc);
+		KUNIT_EXPECT_TRUE_MSG(test, res.truncated, "pc %llx", pc);
+	}
+	KUNIT_EXPECT_FALSE(test, fs->wild);
+}
+
+static void lie_kernel_return_address_not_followed(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+	int n, i;
+
+	fs->w[0] = RA(PC_LEAF);
+	fs->w[1] = KADDR;
+	n = uwalk(fs, std_pset(test), true, PC_LEAF, at(0), 0, out, 8, &res);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_LT(test, out[i], TASK_SZ);
+}
+
+static void lie_loops_are_bounded(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x000, CFA_BP, 16, 0),	/* bp never changes */
+		ROW(0x100, CFA_SP, 16, -16),	/* saved bp points back down */
+	};
+	const struct spulse_ut_pset *ps =
+		one_map(test, new_tab(test, TEXT, TEXT_END, rows, 2));
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[64];
+	int n, i;
+
+	/* CFA = bp + 16 with bp fixed: the second frame has CFA == SP */
+	fs->w[11] = RA(TEXT);
+	n = uwalk(fs, ps, true, TEXT, at(0), at(10), out, 64, &res);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	/* saved bps pointing at the start of the stack, ra back into it */
+	for (i = 0; i < FAKE_WORDS; i += 2) {
+		fs->w[i] = at(0);
+		fs->w[i + 1] = RA(TEXT + 0x100);
+	}
+	fs->reads = 0;
+	n = uwalk(fs, ps, true, TEXT + 0x100, at(0), at(0), out, 64, &res);
+	KUNIT_EXPECT_LE(test, n, 64);
+	KUNIT_EXPECT_LE(test, fs->reads, 2U * 64 + 2);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+}
+
+static void lie_unreadable_memory_truncates(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	/* sp near the end of readable memory: ra slot unreadable */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF,
+				    at(FAKE_WORDS), 0, out, 8, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	/* DEREF_BP through a bp at the top of user memory */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_DRAP, at(0),
+				    TASK_SZ - 8, out, 8, &res), 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_FALSE(test, fs->wild);
+}
+
+static void lie_garbage_tables_never_escape(struct kunit *test)
+{
+	struct spulse_ut_row *rows = kunit_kcalloc(test, 64, sizeof(*rows),
+						   GFP_KERNEL);
+	struct fake_stack *fs = new_stack(test);
+	const struct spulse_ut_pset *ps;
+	struct spulse_uw_res res;
+	u64 out[32];
+	u32 iter, i, bad = 0;
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	ps = one_map(test, new_tab(test, TEXT, TEXT + 64 * 16, rows, 64));
+	for (iter = 0; iter < 3000; iter++) {
+		for (i = 0; i < 64; i++) {
+			rows[i].start = i * 16;
+			rows[i].kind = get_random_u32() % 8;
+			rows[i].cfa_off = (s32)(get_random_u32() % 256) - 64;
+			rows[i].bp_off = -8 * (s16)(get_random_u32() % 4);
+		}
+		for (i = 0; i < FAKE_WORDS; i++) {
+			u32 c = get_random_u32() % 4;
+
+			fs->w[i] = c == 0 ? TEXT + get_random_u32() % 1100 :
+				   c == 1 ? at(get_random_u32() % FAKE_WORDS) :
+				   c == 2 ? KADDR : get_random_u64();
+		}
+		n = uwalk(fs, ps, iter & 1, TEXT + get_random_u32() % 1024,
+			  at(get_random_u32() % FAKE_WORDS),
+			  at(get_random_u32() % FAKE_WORDS), out, 32, &res);
+		if (n < 1 || n > 32 || (res.complete && res.truncated))
+			bad++;
+		for (i = 0; i < n; i++)
+			bad += out[i] >= TASK_SZ;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_FALSE(test, fs->wild);
+}
+
+static struct kunit_case spulse_unwind_cases[] = {
+	KUNIT_CASE(lookup_first_last_gaps_and_out_of_range),
+	KUNIT_CASE(lookup_one_row_table_and_leading_gap),
+	KUNIT_CASE(lookup_large_table_finds_every_row),
+	KUNIT_CASE(lookup_maps_edges_gaps_and_bias),
+	KUNIT_CASE(step_cfa_sp_then_end_is_complete),
+	KUNIT_CASE(step_saved_bp_feeds_a_bp_frame),
+	KUNIT_CASE(step_unchanged_bp_is_kept),
+	KUNIT_CASE(step_plt_expression_depends_on_pc),
+	KUNIT_CASE(step_deref_bp_realigned_frame),
+	KUNIT_CASE(step_signal_frame_gives_exact_ip),
+	KUNIT_CASE(step_signal_frame_lies_are_truncated),
+	KUNIT_CASE(step_unknown_truncates),
+	KUNIT_CASE(step_none_row_takes_the_fp_step),
+	KUNIT_CASE(step_unmapped_pc_takes_the_fp_step),
+	KUNIT_CASE(step_without_tables_equals_the_fp_walker),
+	KUNIT_CASE(step_zero_return_address_ends_cleanly),
+	KUNIT_CASE(step_depth_limit_truncates),
+	KUNIT_CASE(step_kernel_ip_gives_no_frames),
+	KUNIT_CASE(lie_cfa_at_or_below_sp_truncates),
+	KUNIT_CASE(lie_kernel_return_address_not_followed),
+	KUNIT_CASE(lie_loops_are_bounded),
+	KUNIT_CASE(lie_unreadable_memory_truncates),
+	KUNIT_CASE(lie_garbage_tables_never_escape),
+	{}
+};
+
+static struct kunit_suite spulse_unwind_suite = {
+	.name = "spulse_unwind",
+	.test_cases = spulse_unwind_cases,
+};
+
+/* ==== messages, registry, publication ==== */
+
+#define HDR	sizeof(struct spulse_ut_msg)
+
+static struct spulse_ut_reg *new_reg(struct kunit *test, u64 limit)
+{
+	struct spulse_ut_reg *reg = kunit_kzalloc(test, sizeof(*reg),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, reg);
+	spulse_ut_reg_init(reg, limit);
+	return reg;
+}
+
+static void *msg_new(u16 op, size_t len)
+{
+	struct spulse_ut_msg *h = kvzalloc(len, GFP_KERNEL);
+
+	if (h) {
+		h->magic = SPULSE_UT_MAGIC;
+		h->version = SPULSE_UT_VERSION;
+		h->op = op;
+		h->len = len;
+	}
+	return h;
+}
+
+/* ADD of @n standard-ish rows over [0x1000, 0x1000 + 16 * n). */
+static void *msg_add(u32 id, u32 n, size_t *len)
+{
+	struct spulse_ut_add *a;
+	struct spulse_ut_row *r;
+	void *m;
+	u32 i;
+
+	*len = HDR + sizeof(*a) + n * sizeof(*r);
+	m = msg_new(SPULSE_UT_OP_ADD, *len);
+	if (!m)
+		return NULL;
+	a = m + HDR;
+	r = m + HDR + sizeof(*a);
+	a->table_id = id;
+	a->n_rows = n;
+	a->lo = 0x1000;
+	a->hi = 0x1000 + 16ULL * n;
+	a->build_id_len = 2;
+	a->build_id[0] = 0xab;
+	a->build_id[1] = 0xcd;
+	for (i = 0; i < n; i++) {
+		r[i].start = 16 * i;
+		r[i].kind = i + 1 == n ? SPULSE_UT_END : SPULSE_UT_CFA_SP;
+		r[i].cfa_off = r[i].kind == SPULSE_UT_END ? 0 : 16;
+		r[i].bp_off = r[i].kind == SPULSE_UT_END ? 0 : -16;
+	}
+	return m;
+}
+
+static void *msg_del(u32 id, size_t *len)
+{
+	struct spulse_ut_del *d;
+	void *m;
+
+	*len = HDR + sizeof(*d);
+	m = msg_new(SPULSE_UT_OP_DEL, *len);
+	if (m) {
+		d = m + HDR;
+		d->table_id = id;
+	}
+	return m;
+}
+
+/* MAP of @pid: @n mappings of 0x10000 bytes each, table ids @ids. */
+static void *msg_map(u32 pid, u32 n, const u32 *ids, size_t *len)
+{
+	struct spulse_ut_mapset *ms;
+	struct spulse_ut_map *mp;
+	void *m;
+	u32 i;
+
+	*len = HDR + sizeof(*ms) + n * sizeof(*mp);
+	m = msg_new(SPULSE_UT_OP_MAP, *len);
+	if (!m)
+		return NULL;
+	ms = m + HDR;
+	mp = m + HDR + sizeof(*ms);
+	ms->pid = pid;
+	ms->n = n;
+	for (i = 0; i < n; i++) {
+		mp[i].start = 0x400000 + 0x10000ULL * i;
+		mp[i].end = mp[i].start + 0x10000;
+		mp[i].bias = mp[i].start - 0x1000;
+		mp[i].table_id = ids ? ids[i] : 1;
+	}
+	return m;
+}
+
+static ssize_t apply(struct spulse_ut_reg *reg, void *m, size_t len)
+{
+	return m ? spulse_ut_apply(reg, m, len) : -ENOMEM;
+}
+
+static ssize_t add(struct spulse_ut_reg *reg, u32 id, u32 n)
+{
+	size_t len;
+	void *m = msg_add(id, n, &len);
+
+	return apply(reg, m, len);
+}
+
+static ssize_t map1(struct spulse_ut_reg *reg, u32 pid, u32 id)
+{
+	size_t len;
+	void *m = msg_map(pid, 1, &id, &len);
+
+	return apply(reg, m, len);
+}
+
+static void msg_good_add_map_del_round_trip(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+	const struct spulse_ut_pset *ps;
+	size_t len;
+	void *m;
+
+	m = msg_add(7, 4, &len);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, spulse_ut_apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 1U);
+	KUNIT_EXPECT_EQ(test, reg->rows, 4ULL);
+	KUNIT_EXPECT_GT(test, reg->bytes, (u64)len);
+	KUNIT_EXPECT_EQ(test, map1(reg, 42, 7), (ssize_t)(HDR + 16 + 32));
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 42);
+	KUNIT_EXPECT_NOT_NULL(test, ps);
+	if (ps) {
+		KUNIT_EXPECT_EQ(test, ps->n, 1U);
+		/* user 0x400010 = table 0x1010 = row 1 */
+		KUNIT_EXPECT_EQ(test, spulse_ut_lookup(ps, 0x400010)->start,
+				16U);
+	}
+	KUNIT_EXPECT_NULL(test, spulse_ut_pset_find(reg, 43));
+	rcu_read_unlock();
+	m = msg_del(7, &len);
+	KUNIT_EXPECT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 0U);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 0U);	/* its only table went */
+	KUNIT_EXPECT_EQ(test, reg->bytes, 0ULL);
+	KUNIT_EXPECT_EQ(test, reg->refused_invalid, 0ULL);
+	spulse_ut_reg_free(reg);
+}
+
+/* Apply a mutated message; expect @want and that nothing changed. */
+static void expect_refused(struct kunit *test, struct spulse_ut_reg *reg,
+			   void *m, size_t len, ssize_t want, const char *what)
+{
+	u64 bytes = reg->bytes, inval = reg->refused_invalid;
+	u32 nt = reg->ntables, np = reg->nprocs;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ_MSG(test, spulse_ut_apply(reg, m, len), want, "%s",
+			    what);
+	KUNIT_EXPECT_EQ_MSG(test, reg->bytes, bytes, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, reg->ntables, nt, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, reg->nprocs, np, "%s", what);
+	if (want == -EINVAL || want == -E2BIG)
+		KUNIT_EXPECT_EQ_MSG(test, reg->refused_invalid, inval + 1,
+				    "%s", what);
+}
+
+#define ADD_CASE(what, mutate) do {					\
+	size_t len;							\
+	void *m = msg_add(9, 4, &len);					\
+	struct spulse_ut_msg *h = m;					\
+	struct spulse_ut_add *a = m + HDR;				\
+	struct spulse_ut_row *r = m + HDR + sizeof(*a);			\
+									\
+	KUNIT_ASSERT_NOT_NULL(test, m);					\
+	(void)h; (void)a; (void)r;					\
+	mutate;								\
+	expect_refused(test, reg, m, len, -EINVAL, what);		\
+} while (0)
+
+static void msg_header_rules(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+
+	ADD_CASE("magic", h->magic ^= 1);
+	ADD_CASE("version", h->version = 2);
+	ADD_CASE("op 0", h->op = 0);
+	ADD_CASE("op 4", h->op = 4);
+	ADD_CASE("len above write", h->len = len + 1);
+	ADD_CASE("len below write", h->len = len - 12);
+	ADD_CASE("header rsvd", h->rsvd = 1);
+	ADD_CASE("short write", len = HDR - 1);
+	ADD_CASE("header only", len = HDR; h->len = HDR);
+	KUNIT_EXPECT_EQ(test, reg->refused_invalid, 9ULL);
+	spulse_ut_reg_free(reg);
+}
+
+static void msg_add_rules(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+
+	ADD_CASE("table id 0", a->table_id = 0);
+	ADD_CASE("n_rows 0", a->n_rows = 0);
+	ADD_CASE("n_rows above max", a->n_rows = SPULSE_UT_ROWS_MAX + 1);
+	ADD_CASE("n_rows vs len", a->n_rows = 3);
+	ADD_CASE("cut row", len -= 4; h->len = len);
+	ADD_CASE("lo == hi", a->hi = a->lo);
+	ADD_CASE("lo > hi", a->lo = a->hi + 1);
+	ADD_CASE("range 2^32", a->lo = 0; a->hi = 1ULL << 32);
+	ADD_CASE("build-id 21", a->build_id_len = SPULSE_UT_BUILD_ID_MAX + 1);
+	ADD_CASE("add rsvd", a->rsvd[2] = 1);
+	ADD_CASE("kind 8", r[1].kind = SPULSE_UT_KIND_MAX + 1);
+	ADD_CASE("flags", r[2].flags = 1);
+	ADD_CASE("bp_off positive", r[0].bp_off = 8);
+	ADD_CASE("bp_off unaligned", r[0].bp_off = -12);
+	ADD_CASE("bp_off below -2048", r[0].bp_off = -2056);
+	ADD_CASE("starts equal", r[2].start = r[1].start);
+	ADD_CASE("starts decreasing", r[3].start = r[1].start - 1);
+	ADD_CASE("start past range", r[3].start = a->hi - a->lo);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 0U);
+	/* the edges that are allowed */
+	KUNIT_EXPECT_EQ(test, add(reg, 1, 1), (ssize_t)(HDR + sizeof(struct spulse_ut_add) + 12));
+	spulse_ut_reg_free(reg);
+}
+
+static void msg_add_edges_accepted(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+	size_t len;
+	void *m = msg_add(5, 4, &len);
+	struct spulse_ut_add *a = m + HDR;
+	struct spulse_ut_row *r = m + HDR + sizeof(*a);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	a->lo = 0;
+	a->hi = U32_MAX;		/* hi - lo = 2^32 - 1 */
+	a->build_id_len = SPULSE_UT_BUILD_ID_MAX;
+	r[0].bp_off = -2048;
+	r[1].kind = SPULSE_UT_KIND_MAX;
+	r[3].start = U32_MAX - 1;
+	KUNIT_EXPECT_EQ(test, spulse_ut_apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_EQ(test, add(reg, 5, 4), (ssize_t)-EEXIST);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 1U);
+	KUNIT_EXPECT_EQ(test, reg->refused_other, 1ULL);
+	spulse_ut_reg_free(reg);
+}
+
+#define MAP_CASE(what, want, mutate) do {				\
+	u32 ids[3] = { 1, 1, 1 };					\
+	size_t len;							\
+	void *m = msg_map(100, 3, ids, &len);				\
+	struct spulse_ut_msg *h = m;					\
+	struct spulse_ut_mapset *ms = m + HDR;				\
+	struct spulse_ut_map *mp = m + HDR + sizeof(*ms);		\
+									\
+	KUNIT_ASSERT_NOT_NULL(test, m);					\
+	(void)h; (void)ms; (void)mp;					\
+	mutate;								\
+	expect_refused(test, reg, m, len, want, what);			\
+} while (0)
+
+static void msg_map_rules(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+	size_t len;
+	void *m;
+
+	KUNIT_ASSERT_EQ(test, add(reg, 1, 4), (ssize_t)(HDR + sizeof(struct spulse_ut_add) + 48));
+	MAP_CASE("pid 0", -EINVAL, ms->pid = 0);
+	MAP_CASE("pid above max", -EINVAL, ms->pid = PID_MAX_LIMIT + 1);
+	MAP_CASE("mapset rsvd", -EINVAL, ms->rsvd = 1);
+	MAP_CASE("n vs len", -EINVAL, ms->n = 2);
+	MAP_CASE("n above max", -E2BIG, ms->n = SPULSE_UT_MAPS_MAX + 1);
+	MAP_CASE("start == end", -EINVAL, mp[1].end = mp[1].start);
+	MAP_CASE("end past user", -EINVAL, mp[2].end = TASK_SIZE_MAX + 1);
+	MAP_CASE("unsorted", -EINVAL, swap(mp[0], mp[1]));
+	MAP_CASE("overlapping", -EINVAL, mp[1].start = mp[0].end - 1);
+	MAP_CASE("table id 0", -EINVAL, mp[0].table_id = 0);
+	MAP_CASE("map rsvd", -EINVAL, mp[2].rsvd = 1);
+	MAP_CASE("table not loaded", -ENOENT, mp[1].table_id = 2);
+	MAP_CASE("cut entry", -EINVAL, len -= 8; h->len = len);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 0U);
+	/* edges: touching mappings, end == TASK_SIZE_MAX */
+	m = msg_map(100, 2, NULL, &len);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	((struct spulse_ut_map *)(m + HDR + 16))[1].end = TASK_SIZE_MAX;
+	KUNIT_EXPECT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 1U);
+	/* DEL rules */
+	m = msg_del(3, &len);
+	expect_refused(test, reg, m, len, -ENOENT, "del unknown");
+	m = msg_del(1, &len);
+	((struct spulse_ut_del *)(m + HDR))->rsvd = 1;
+	expect_refused(test, reg, m, len, -EINVAL, "del rsvd");
+	m = msg_del(0, &len);
+	expect_refused(test, reg, m, len, -EINVAL, "del id 0");
+	m = msg_del(1, &len);
+	((struct spulse_ut_msg *)m)->len = len + 8;
+	expect_refused(test, reg, m, len, -EINVAL, "del len");
+	spulse_ut_reg_free(reg);
+}
+
+static void mem_bound_refuses_and_recovers(struct kunit *test)
+{
+	/* a 150-row table costs 64 + 1800 bytes + the table struct */
+	struct spulse_ut_reg *reg = new_reg(test, 4096);
+	u32 ids[2] = { 1, 2 };
+	size_t len;
+	void *m;
+
+	KUNIT_ASSERT_GT(test, add(reg, 1, 150), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 2, 150), 0L);
+	KUNIT_EXPECT_EQ(test, add(reg, 3, 150), (ssize_t)-ENOSPC);
+	KUNIT_EXPECT_EQ(test, reg->refused_nomem, 1ULL);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 2U);
+	KUNIT_EXPECT_LE(test, reg->bytes, 4096ULL);
+	/* a map set that does not fit either */
+	m = msg_map(5, 2, ids, &len);
+	KUNIT_ASSERT_GT(test, apply(reg, m, len), 0L);
+	m = msg_map(6, SPULSE_UT_MAPS_MAX, NULL, &len);
+	KUNIT_EXPECT_EQ(test, apply(reg, m, len), (ssize_t)-ENOSPC);
+	KUNIT_EXPECT_EQ(test, reg->refused_nomem, 2ULL);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 1U);
+	/* DEL gives the room back */
+	m = msg_del(1, &len);
+	KUNIT_EXPECT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_GT(test, add(reg, 3, 150), 0L);
+	KUNIT_EXPECT_LE(test, reg->bytes, 4096ULL);
+	spulse_ut_reg_free(reg);
+	KUNIT_EXPECT_EQ(test, reg->bytes, 0ULL);
+}
+
+static void del_drops_the_table_from_every_map_set(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+	const struct spulse_ut_pset *ps;
+	u32 ids[3] = { 1, 2, 1 };
+	size_t len;
+	void *m;
+
+	KUNIT_ASSERT_GT(test, add(reg, 1, 4), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 2, 4), 0L);
+	m = msg_map(10, 3, ids, &len);
+	KUNIT_ASSERT_GT(test, apply(reg, m, len), 0L);
+	KUNIT_ASSERT_GT(test, map1(reg, 11, 1), 0L);
+	KUNIT_ASSERT_GT(test, map1(reg, 12, 2), 0L);
+	KUNIT_EXPECT_EQ(test, reg->nmaps, 5U);
+	m = msg_del(1, &len);
+	KUNIT_ASSERT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 10);
+	KUNIT_EXPECT_NOT_NULL(test, ps);
+	if (ps) {
+		KUNIT_EXPECT_EQ(test, ps->n, 1U);
+		KUNIT_EXPECT_EQ(test, ps->map[0].start, 0x410000ULL);
+	}
+	KUNIT_EXPECT_NULL(test, spulse_ut_pset_find(reg, 11));
+	KUNIT_EXPECT_NOT_NULL(test, spulse_ut_pset_find(reg, 12));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 2U);
+	KUNIT_EXPECT_EQ(test, reg->nmaps, 2U);
+	/* MAP with n = 0 forgets, forget() and retirement too */
+	m = msg_map(12, 0, NULL, &len);
+	KUNIT_EXPECT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 1U);
+	spulse_ut_forget(reg, 10);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 0U);
+	KUNIT_ASSERT_GT(test, map1(reg, 13, 2), 0L);
+	spulse_ut_mark_dead(reg, 13);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, spulse_ut_pset_find(reg, 13));
+	rcu_read_unlock();
+	flush_work(&reg->reap);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 0U);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 1U);	/* tables stay */
+	/* a new MAP (pid reuse) is live again */
+	KUNIT_ASSERT_GT(test, map1(reg, 13, 2), 0L);
+	rcu_read_lock();
+	KUNIT_EXPECT_NOT_NULL(test, spulse_ut_pset_find(reg, 13));
+	rcu_read_unlock();
+	spulse_ut_reg_free(reg);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 0U);
+	KUNIT_EXPECT_EQ(test, reg->ntables, 0U);
+}
+
+static void many_processes_hash_and_replace(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 16 << 20);
+	const struct spulse_ut_pset *ps;
+	u32 pid, bad = 0;
+
+	KUNIT_ASSERT_GT(test, add(reg, 1, 8), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 2, 8), 0L);
+	for (pid = 1; pid <= 3000; pid++)
+		bad += map1(reg, pid, 1) <= 0;
+	for (pid = 1; pid <= 3000; pid += 2)	/* replace every other */
+		bad += map1(reg, pid, 2) <= 0;
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, reg->nprocs, 3000U);
+	rcu_read_lock();
+	for (pid = 1; pid <= 3000; pid++) {
+		ps = spulse_ut_pset_find(reg, pid);
+		if (!ps || ps->n != 1 || ps->map[0].tab->id != (pid & 1 ? 2 : 1))
+			bad++;
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	spulse_ut_reg_free(reg);
+}
+
+/* ---- publication while readers walk ---- */
+
+struct race {
+	struct spulse_ut_reg *reg;
+	struct fake_stack *fs;
+	atomic_t stop;
+	atomic_t walks;
+	atomic_t bad;
+	atomic_t with_tables;
+};
+
+/* Each table version makes the walk end on END after 1 step: */
+static int race_reader(void *p)
+{
+	struct race *rc = p;
+	const struct spulse_ut_pset *ps;
+	struct spulse_uw_res res;
+	unsigned long flags;
+	u64 out[16];
+	int n;
+
+	while (!atomic_read(&rc->stop)) {
+		/* as the sampler: interrupts off, RCU read side */
+		local_irq_save(flags);
+		rcu_read_lock();
+		ps = spulse_ut_pset_find(rc->reg, 77);
+		n = uwalk(rc->fs, ps, true, 0x400010, at(0), 0, out, 16, &res);
+		if (ps) {
+			atomic_inc(&rc->with_tables);
+			/* row 1: CFA = sp + 16, ra at sp + 8 -> END row */
+			if (n != 2 || !res.complete || out[1] != 0x400030)
+				atomic_inc(&rc->bad);
+		}
+		rcu_read_unlock();
+		local_irq_restore(flags);
+		atomic_inc(&rc->walks);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void publish_while_readers_walk(struct kunit *test)
+{
+	struct race *rc = kunit_kzalloc(test, sizeof(*rc), GFP_KERNEL);
+	struct task_struct *th;
+	size_t len;
+	u32 i, id;
+	void *m;
+
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	rc->reg = new_reg(test, 1 << 20);
+	rc->fs = new_stack(test);
+	rc->fs->w[0] = at(8);			/* saved bp */
+	rc->fs->w[1] = 0x400031;		/* ra: table 0x1030 = END row */
+	th = kthread_run(race_reader, rc, "spulse-ut-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(th));
+	get_task_struct(th);
+	for (i = 0; i < 150; i++) {
+		id = 1 + (i & 3);
+		/* a fresh table under a new id replaces the mapped one */
+		if (add(rc->reg, id, 4) <= 0 || map1(rc->reg, 77, id) <= 0)
+			atomic_inc(&rc->bad);
+		if ((i & 3) == 3) {
+			m = msg_map(77, 0, NULL, &len);
+			if (apply(rc->reg, m, len) != (ssize_t)len)
+				atomic_inc(&rc->bad);
+		}
+		if (i) {
+			m = msg_del(1 + ((i - 1) & 3), &len);
+			if (apply(rc->reg, m, len) != (ssize_t)len)
+				atomic_inc(&rc->bad);
+		}
+		if (i % 8 == 0)
+			msleep(1);
+	}
+	atomic_set(&rc->stop, 1);
+	kthread_stop(th);
+	put_task_struct(th);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->bad), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&rc->walks), 0);
+	kunit_info(test, "%d walks, %d with tables\n", atomic_read(&rc->walks),
+		   atomic_read(&rc->with_tables));
+	spulse_ut_reg_free(rc->reg);
+	KUNIT_EXPECT_EQ(test, rc->reg->bytes, 0ULL);
+}
+
+static struct kunit_case spulse_unwind_table_cases[] = {
+	KUNIT_CASE(msg_good_add_map_del_round_trip),
+	KUNIT_CASE(msg_header_rules),
+	KUNIT_CASE(msg_add_rules),
+	KUNIT_CASE(msg_add_edges_accepted),
+	KUNIT_CASE(msg_map_rules),
+	KUNIT_CASE(mem_bound_refuses_and_recovers),
+	KUNIT_CASE(del_drops_the_table_from_every_map_set),
+	KUNIT_CASE(many_processes_hash_and_replace),
+	KUNIT_CASE(publish_while_readers_walk),
+	{}
+};
+
+static struct kunit_suite spulse_unwind_table_suite = {
+	.name = "spulse_unwind_table",
+	.test_cases = spulse_unwind_table_cases,
+};
+
+kunit_test_suites(&spulse_unwind_suite, &spulse_unwind_table_suite);
