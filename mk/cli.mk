@@ -87,3 +87,23 @@ $(CLI_BENCH_DIR)/bench_cli: $(TOP)/bench/bench_cli.c $(CLI_LIB) $(CLI_HDRS)
 bench-cli: $(BUILD)/spulse $(CLI_BENCH_DIR)/bench_cli
 	@$(CLI_BENCH_DIR)/bench_cli $(BUILD)/spulse $(CLI_BENCH_DIR) \
 		$(CLI_BENCH_SAMPLES)
+
+# bench-report (issue 9): spulse report / flame --folded / export --format
+# pprof against perf report --stdio / perf script on perf.data files that
+# hold the same samples (bench/perfdata_gen.c writes them from the spools):
+# the VM-recorded demo.spulse (`make demo`; skipped when missing) and a
+# REPORT_BENCH_SAMPLES synthetic spool. Prints medians of interleaved runs.
+REPORT_BENCH_SAMPLES ?= 10000000
+REPORT_BENCH_RUNS ?= 3
+BENCH_TARGETS += bench-report
+.PHONY: bench-report
+
+$(CLI_BENCH_DIR)/perfdata_gen: $(TOP)/bench/perfdata_gen.c $(CLI_LIB) $(CLI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(CLI_LIB)
+
+bench-report: $(BUILD)/spulse $(CLI_BENCH_DIR)/perfdata_gen
+	@python3 $(TOP)/bench/bench_report.py --spulse $(BUILD)/spulse \
+		--perfdata-gen $(CLI_BENCH_DIR)/perfdata_gen --dir $(CLI_BENCH_DIR) \
+		--samples $(REPORT_BENCH_SAMPLES) --runs $(REPORT_BENCH_RUNS) \
+		--real $(TOP)/demo.spulse
