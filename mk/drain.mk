@@ -8,7 +8,7 @@ DRAIN_LIB := $(BUILD)/libspulse.a
 # The unwind-table loader (unwind_load.c) builds tables with
 # libspulse-unwind (mk/unwind.mk, included later: named by path here).
 DRAIN_UNWIND_A := $(BUILD)/libspulse-unwind.a
-DRAIN_LDLIBS := -ldw -lelf -pthread
+DRAIN_LDLIBS = $(UNWIND_LDLIBS) -pthread
 DRAIN_CFLAGS := -I$(TOP)/user/unwind -pthread
 DRAIN_A := $(BUILD)/libspulse-drain.a
 DRAIN_SRCS := $(filter-out $(TOP)/user/drain/main.c,\

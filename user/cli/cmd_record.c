@@ -482,6 +482,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		target = child;
+		/* its modules before the exec are spulse's own */
+		o.unwind_skip_pid = (uint32_t)child;
 	}
 
 	if (!no_load && access(SYSFS_MODULE, F_OK)) {

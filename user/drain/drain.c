@@ -245,6 +245,7 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 		uo.path = path;
 		uo.cache_dir = d->o.unwind_cache;
 		uo.log = d->log;
+		uo.skip_pid = d->o.unwind_skip_pid;
 		ret = drain_unwind_open(&uo, &d->uw);
 		if (ret == -ENOENT)
 			fprintf(d->log, "spulse-drain: no %s: the module takes "

@@ -39,6 +39,7 @@ struct drain_opts {
 	bool no_unwind;
 	const char *unwind_cache;
 	unsigned int unwind_wait_ms;
+	uint32_t unwind_skip_pid;	/* see drain_unwind_opts.skip_pid */
 };
 
 struct drain;

@@ -77,6 +77,9 @@ struct drain_unwind {
 	FILE *log;
 	char *cache;		/* NULL: no cache */
 	unsigned int max_files;
+	uint32_t skip_pid;	/* its pre-exec copy of us: main thread only */
+	struct selfmap { uint64_t start, end; char *path; } *self;
+	size_t nself;
 
 	pthread_t thr;
 	bool thr_started;
@@ -608,6 +611,59 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* ---- the pre-exec fork of this process ---------------------------------- */
+
+static void read_self_maps(struct drain_unwind *u)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096 + 128];
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		char perm[8], *p;
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &s, &e, perm,
+			   &n) < 3 || !n || !strchr(perm, 'x'))
+			continue;
+		p = line + n;
+		p[strcspn(p, "\n")] = 0;
+		if (*p != '/')
+			continue;
+		if (u->nself == cap) {
+			size_t nc = cap ? cap * 2 : 32;
+			struct selfmap *v = realloc(u->self, nc * sizeof(*v));
+
+			if (!v)
+				break;
+			u->self = v;
+			cap = nc;
+		}
+		u->self[u->nself].path = strdup(p);
+		if (!u->self[u->nself].path)
+			break;
+		u->self[u->nself].start = s;
+		u->self[u->nself].end = e;
+		u->nself++;
+	}
+	fclose(f);
+}
+
+static bool is_self_map(const struct drain_unwind *u,
+			const struct spulse_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < u->nself; i++)
+		if (u->self[i].start == m->start && u->self[i].end == m->end &&
+		    m->path && !strcmp(u->self[i].path, m->path))
+			return true;
+	return false;
+}
+
 /* ---- API ---------------------------------------------------------------- */
 
 int drain_unwind_open(const struct drain_unwind_opts *o,
@@ -625,6 +681,9 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 		return -ENOMEM;
 	u->log = d.log ? d.log : stderr;
 	u->max_files = d.max_files ? d.max_files : 4096;
+	u->skip_pid = d.skip_pid;
+	if (u->skip_pid)
+		read_self_maps(u);
 	u->fd = open(d.path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (u->fd < 0) {
 		ret = -errno;
@@ -657,6 +716,9 @@ int drain_unwind_meta(struct drain_unwind *u, const struct spulse_record *r)
 	if (r->tag != SPULSE_TAG_MODULE && r->tag != SPULSE_TAG_MODULE_DEACTIVATE &&
 	    r->tag != SPULSE_TAG_PROCESS_DEACTIVATE)
 		return 0;
+	if (u->skip_pid && r->tag == SPULSE_TAG_MODULE &&
+	    r->u.module.pid == u->skip_pid && is_self_map(u, &r->u.module))
+		return 0;	/* the fork of us before its exec */
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -766,6 +828,9 @@ void drain_unwind_close(struct drain_unwind *u)
 	pthread_cond_destroy(&u->cv_work);
 	pthread_cond_destroy(&u->cv_idle);
 	pthread_mutex_destroy(&u->mu);
+	for (i = 0; i < u->nself; i++)
+		free(u->self[i].path);
+	free(u->self);
 	free(u->cache);
 	free(u);
 }

@@ -29,6 +29,10 @@
  * @log: diagnostics (NULL = stderr)
  * @max_files: distinct files remembered (0 = 4096); later ones are counted
  *	as failed
+ * @skip_pid: module records of this process that map exactly what this
+ *	process maps (start, end, path: a fork of it before its exec) are
+ *	ignored (0 = none): `spulse record -- CMD` forks a copy of itself that
+ *	execs CMD, and the module may report the copy's libraries first
  */
 struct drain_unwind_opts {
 	size_t sz;
@@ -36,6 +40,7 @@ struct drain_unwind_opts {
 	const char *cache_dir;
 	FILE *log;
 	unsigned int max_files;
+	uint32_t skip_pid;
 };
 
 /**
