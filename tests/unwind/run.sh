@@ -91,6 +91,42 @@ big_fde_bounded() {
 }
 check "an FDE with 40000 rows is cut to UNKNOWN at the work bound, quickly" big_fde_bounded
 
+# The debug file fetched from a debuginfod server (a local one serving
+# only that file) when no debug directory has it.
+via_debuginfod() {
+	command -v debuginfod >/dev/null || { echo "no debuginfod"; return 1; }
+	local srv=$tmp/dfd/srv port pid i rc a out
+	mkdir -p "$srv"
+	objcopy --only-keep-debug "$dir/libut-dframe.so" "$srv/libut-dframe.debug" || return 1
+	port=$((20000 + RANDOM % 30000))
+	debuginfod -p "$port" -F -d "$tmp/dfd/db.sqlite" --disable-source-scan -c 1 \
+		"$srv" >"$tmp/dfd/log" 2>&1 &
+	pid=$!
+	export DEBUGINFOD_URLS=http://127.0.0.1:$port
+	# A fresh client cache per poll: a 404 before the scan is cached.
+	for i in $(seq 1 60); do
+		DEBUGINFOD_CACHE_PATH=$tmp/dfd/poll$i debuginfod-find debuginfo "$id" \
+			>/dev/null 2>&1 && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	a=$(nm "$dir/libut-dframe.so" | awk '$3 == "ut_recurse" {print $1}')
+	export DEBUGINFOD_CACHE_PATH=$tmp/dfd/cache
+	out=$(timeout 60 "$spulse" unwind show "$tmp/dframe/libut-dframe.so" --debuginfod \
+		--debug-dir "$tmp/nodebug" --at "0x$a" | tail -1)
+	rc=$?
+	# Without --debuginfod the same lookup finds no CFI there.
+	local plain
+	plain=$("$spulse" unwind show "$tmp/dframe/libut-dframe.so" --debug-dir "$tmp/nodebug" \
+		--at "0x$a" | tail -1)
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+	[ "$rc" -eq 0 ] && grep -q "^0*$a [0-9a-f]* cfa_sp  *8 0\$" <<<"$out" &&
+		grep -q " none " <<<"$plain" || { echo "got '$out' / '$plain' after $i polls"; tail -5 "$tmp/dfd/log"; return 1; }
+}
+check "debug file fetched from debuginfod by build-id (--debuginfod)" via_debuginfod
+
 # ---- command line -------------------------------------------------------
 help_sections() {
 	local h
