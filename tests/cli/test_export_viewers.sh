@@ -166,3 +166,22 @@ EOT
 else
 	echo "note: speedscope import tests not run (needs chromium and $SPEEDSCOPE_DIR; make cli-speedscope)" >&2
 fi
+
+# FlameGraph's stackcollapse-perf.pl (not packaged by Debian 12 or npm):
+# run when STACKCOLLAPSE_PERF names a copy of the script.
+if [ -n "${STACKCOLLAPSE_PERF:-}" ] && [ -f "$STACKCOLLAPSE_PERF" ] &&
+	command -v perl >/dev/null; then
+test_stackcollapse_perf_reads_perf_script() {
+	merged_spool || return 1
+	expect_rc 0 "$SP" export m.spulse --format perf-script -o ps.txt || return 1
+	perl "$STACKCOLLAPSE_PERF" ps.txt | sort >got || return 1
+	# weights are the period (1 ms = 1000000 ns) per sample
+	cat >want <<'EOT'
+known;known_gamma_root;known_beta_mid 1000000
+known;known_gamma_root;known_beta_mid;known_alpha_leaf 3000000
+other;[[truncated]];[libgone.so] 1000000
+other;known_gamma_root;known_beta_mid;known_kernel_fn 1000000
+EOT
+	diff want got || die "stackcollapse-perf.pl output differs"
+}
+fi
