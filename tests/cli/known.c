@@ -2,6 +2,9 @@
 /*
  * An ELF with known function names for the report/flame/export tests; the
  * tests point hand-written module-relative frames into these functions.
+ * known_inlined() is inlined into known_inline_caller() even at -O0
+ * (always_inline), for --inline / --srcline tests: find the lines by the
+ * KNOWN:* markers (grep -n), kept on their statements' lines.
  */
 #define NOINLINE __attribute__((noinline, used))
 
@@ -25,8 +28,19 @@ NOINLINE void known_gamma_root(void)
 	sink++;
 }
 
+static inline __attribute__((always_inline)) int known_inlined(int x)
+{
+	return x * 3 + sink; /* KNOWN:inline-body */
+}
+
+NOINLINE int known_inline_caller(int x)
+{
+	return known_inlined(x) + 1; /* KNOWN:inline-call */
+}
+
 int main(void)
 {
 	known_gamma_root();
+	sink += known_inline_caller(sink);
 	return 0;
 }

@@ -947,8 +947,42 @@ static void test_debuginfod_by_build_id(void)
 	symbolizer_set_debuginfod(sp.s, true);
 	CHECK(!strcmp(label(&sp, f), "sym_local_fn"), "got %s", label(&sp, f));
 	spool_end(&sp);
+	/* control: with debuginfod off nothing else has variant 1 */
+	spool_begin(&sp, "dbgd-off");
+	mod = spool_module(&sp, gone, v1);
+	f = spool_frame(&sp, mod, rel_of(v1, "sym_local_fn"));
+	spool_open(&sp, NULL);
+	CHECK(strcmp(label(&sp, f), "sym_local_fn"), "named without debuginfod");
+	spool_end(&sp);
 	free(v1);
 	free(gone);
+}
+
+static void test_debug_file_alone(void)
+{
+	/* the executable is gone; only its separate debug file is left in
+	 * a build-id directory: names and lines still come from it */
+	char *prog = fmt("%s/symprog", symt), *gone = fmt("%s/gone", work);
+	char *root = fmt("%s/dbgroot", symt);
+	uint32_t want = marker_line("symprog.c", "SYM:probe"), mod, f, g;
+	const struct sym_frame *x;
+	struct spool sp;
+
+	spool_begin(&sp, "debug-alone");
+	mod = spool_module(&sp, gone, prog);
+	f = spool_frame(&sp, mod, rel_of(prog, "sym_local_fn"));
+	g = spool_frame(&sp, mod, rel_of(prog, "sym_line_probe"));
+	spool_open(&sp, NULL);
+	symbolizer_set_debug_dir(sp.s, root);
+	CHECK(!strcmp(label(&sp, f), "sym_local_fn"), "got %s", label(&sp, f));
+	x = symbolizer_frame(sp.s, g);
+	CHECK(x && x->func && !strcmp(x->func, "sym_line_probe") &&
+	      x->line == want, "got %s:%u", label(&sp, g), x ? x->line : 0);
+	CHECK(x && !strcmp(x->dso, gone), "dso %s", x ? x->dso : "");
+	spool_end(&sp);
+	free(prog);
+	free(gone);
+	free(root);
 }
 
 static void test_frames_cached(void)
@@ -993,6 +1027,7 @@ static const struct {
 	T(drain_copies_jit_maps),
 	T(libc_named_through_libc6_dbg),
 	T(debuginfod_by_build_id),
+	T(debug_file_alone),
 	T(frames_cached),
 #undef T
 };

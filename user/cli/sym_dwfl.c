@@ -207,9 +207,14 @@ static int try_path(struct sym_mod *m, const struct sym_dwfl_opts *o,
 	enum cand_rc c;
 	int fd = open_regular(path);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (warn)
+			info->path_err = fd;
 		return 0;
+	}
 	c = check_candidate(fd, bid, bid_len, m, info);
+	if (c == CAND_SKIP && warn)
+		info->path_err = -ENOEXEC;
 	if (c != CAND_OK) {
 		close(fd);
 		if (c == CAND_MISMATCH && warn && !info->mismatch) {

@@ -30,6 +30,9 @@ struct sym_open_info {
 	char file_bid[41];	/* that file's build-id (hex, cut), "" none */
 	const char *how;	/* "path", "symfs", "build-id dir",
 				 * "debuginfod" — static strings */
+	int path_err;		/* why PATH itself did not open (negative
+				 * errno; -EINVAL: not a regular file, -ENOEXEC:
+				 * not ELF), 0 when it did */
 };
 
 struct sym_mod;

@@ -173,9 +173,12 @@ static const char *intern(struct symbolizer *s, const char *str)
 	return id < 0 ? NULL : strtab_str(&s->strs, (uint32_t)id);
 }
 
-/* @len bytes of @p with control bytes, DEL and '\' as \xNN (so a NUL byte
- * inside a path shows, and distinct paths stay distinct). */
-static char *escape_path(const char *p, size_t len)
+/*
+ * @len bytes of @p as a C string: a NUL byte (which would cut the path)
+ * becomes the text \x00; with @all, also control bytes, DEL and '\'
+ * (\xNN), which makes the text injective (the module cache key).
+ */
+static char *escape_path(const char *p, size_t len, bool all)
 {
 	char *out = malloc(len * 4 + 1), *o = out;
 
@@ -184,7 +187,7 @@ static char *escape_path(const char *p, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
+		if (!c || (all && (c < 0x20 || c == 0x7f || c == '\\')))
 			o += sprintf(o, "\\x%02x", c);
 		else
 			*o++ = (char)c;
@@ -215,6 +218,19 @@ static bool is_vdso(const struct spulse_module *m)
 	return m->path_len == 6 && !memcmp(m->path, "[vdso]", 6);
 }
 
+/*
+ * libdwfl's own debug-file search asks debuginfod whenever DEBUGINFOD_URLS
+ * is set; with debuginfod switched off, empty the variable for this
+ * process before the first module is opened so that it does not.
+ */
+static void quiet_debuginfod(struct symbolizer *s)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (!s->dopts.debuginfod && urls && *urls)
+		setenv("DEBUGINFOD_URLS", "", 1);
+}
+
 static int open_module(struct symbolizer *s, const struct spulse_module *m,
 		       struct mod_entry *e)
 {
@@ -225,6 +241,7 @@ static int open_module(struct symbolizer *s, const struct spulse_module *m,
 	e->tried = true;
 	if (strlen(m->path) != m->path_len)	/* a NUL inside: no such file */
 		return 0;
+	quiet_debuginfod(s);
 	if (is_vdso(m)) {
 		/* the image saved at record time; nothing else is this
 		 * kernel's vdso */
@@ -246,10 +263,14 @@ static int open_module(struct symbolizer *s, const struct spulse_module *m,
 			  m->build_id_len, &e->m, &e->info);
 	if (rc == -ENOMEM)
 		return rc;
-	if (rc < 0)
+	if (rc < 0) {
+		int why = e->info.path_err ? e->info.path_err : rc;
+
 		fprintf(stderr, "spulse: %s: no symbols (%s)\n", e->display,
 			e->info.mismatch ? "no file with the recorded build-id"
-					 : strerror(-rc));
+			: why == -EINVAL ? "not a regular file"
+			: why == -ENOEXEC ? "not an ELF file" : strerror(-why));
+	}
 	else if (e->info.mismatch)
 		fprintf(stderr, "spulse: %s: using %s (%s)\n", e->display,
 			sym_mod_path(e->m), e->info.how);
@@ -263,7 +284,7 @@ static struct mod_entry *module_entry(struct symbolizer *s,
 	struct mod_entry *e;
 	int64_t id;
 
-	esc = escape_path(m->path, m->path_len);
+	esc = escape_path(m->path, m->path_len, true);
 	if (!esc)
 		return NULL;
 	if (m->build_id_len && m->build_id_len <= 255)
@@ -291,7 +312,11 @@ static struct mod_entry *module_entry(struct symbolizer *s,
 	}
 	e = &s->mods[id];
 	if (!e->tried) {
-		e->display = intern(s, is_vdso(m) ? "[vdso]" : esc);
+		char *shown = escape_path(m->path, m->path_len, false);
+
+		e->display = shown ? intern(s, is_vdso(m) ? "[vdso]" : shown)
+				   : NULL;
+		free(shown);
 		e->bid = bid[0] ? intern(s, bid) : NULL;
 		if (!e->display || (bid[0] && !e->bid) ||
 		    open_module(s, m, e) < 0) {

@@ -25,9 +25,10 @@ struct sym_frame {
 	const char *func;	/* NULL when unknown (demangled when on) */
 	uint64_t func_off;	/* address - function start, when known */
 	uint64_t addr;		/* rel for module frames, else absolute */
-	const char *dso;	/* module path (bytes outside 0x20..0x7e and
-				 * '\' escaped as \xNN), "[kernel.kallsyms]",
-				 * "[module]", "[vdso]" or "[unknown]" */
+	const char *dso;	/* module path (a NUL byte in it as the text
+				 * \x00, other bytes as recorded),
+				 * "[kernel.kallsyms]", "[module]", "[vdso]",
+				 * a perf map file or "[unknown]" */
 	const char *label;	/* display name, see docs/CLI.md */
 	uint32_t label_id;	/* interned id of @label (symbolizer_label) */
 	/* source line of the address (NULL/0 unknown); for the outer entries
@@ -73,7 +74,9 @@ void symbolizer_set_spool(struct symbolizer *s, const char *spool,
 void symbolizer_set_demangle(struct symbolizer *s, bool on);
 
 /* Ask debuginfod for missing files by build-id (default: on when the
- * DEBUGINFOD_URLS environment variable is set and not empty). */
+ * DEBUGINFOD_URLS environment variable is set and not empty). Off also
+ * empties DEBUGINFOD_URLS for the process when the first module is opened,
+ * so that libdwfl's own debug-file search does not ask either. */
 void symbolizer_set_debuginfod(struct symbolizer *s, bool on);
 
 /* Compute inline chains for symbolizer_inline_chain() (default off: it

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Suite "sym": symbolization tests (docs/CLI.md "Symbolization").
+#   run.sh TEST_SYM... -- SPULSE...
+# Runs every test of each test_sym binary (the -O2 and the ASan+UBSan
+# build; `test_sym --list`) and the CLI checks below with each spulse
+# binary, one line per test, and writes $BUILD/check/sym.result
+# ("PASSED FAILED"). Exit status 77 of a test = skipped (counted as passed,
+# printed SKIP with its reason). The debuginfod test runs against a local
+# `debuginfod -F` over $SYMT/dbgd started here on 127.0.0.1 and stopped
+# after it. SYM_TESTS="regex" runs only the matching tests.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+: "${SYMT:?SYMT (directory of the built test ELFs) must be set}"
+export SYMT SYMSRC=${SYMSRC:-$here}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+SPOOLGEN=${SPOOLGEN:-$BUILD/tests/cli/spoolgen}
+unset DEBUGINFOD_URLS
+
+testers=()
+spulses=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do testers+=("$1"); shift; done
+[ $# -gt 0 ] && shift
+spulses=("$@")
+
+pass=0
+fail=0
+dbgd_pid=
+
+report() {	# NAME FLAVOUR RC LOG
+	case $3 in
+	0) echo "PASS $2 $1"; pass=$((pass + 1)) ;;
+	77) echo "SKIP $2 $1: $(tail -n 1 "$4")"; pass=$((pass + 1)) ;;
+	*) echo "FAIL $2 $1"; sed 's/^/    /' "$4" | tail -n 25
+	   fail=$((fail + 1)) ;;
+	esac
+}
+
+wanted() { [ -z "${SYM_TESTS:-}" ] || echo "$1" | grep -Eq -- "$SYM_TESTS"; }
+
+flavour_of() { case $1 in *san*) echo san ;; *) echo opt ;; esac; }
+
+# A local debuginfod serving $SYMT/dbgd (the rebuilt variant v1).
+dbgd_start() {
+	local port bid i
+	command -v debuginfod >/dev/null && command -v debuginfod-find \
+		>/dev/null || return 1
+	DBGD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/spulse-dbgd.XXXXXX")
+	bid=$(readelf -n "$SYMT/v1/symprog" | awk '/Build ID/ { print $3 }')
+	for i in 1 2 3 4 5; do
+		port=$((20000 + (RANDOM % 20000)))
+		debuginfod -F -p "$port" -d "$DBGD_DIR/db.sqlite" \
+			"$SYMT/dbgd" >"$DBGD_DIR/log" 2>&1 &
+		dbgd_pid=$!
+		export DEBUGINFOD_URLS=http://127.0.0.1:$port
+		for j in $(seq 1 100); do
+			kill -0 "$dbgd_pid" 2>/dev/null || break
+			# a fresh cache per probe: the client caches misses
+			export DEBUGINFOD_CACHE_PATH=$DBGD_DIR/probe-$j
+			if debuginfod-find executable "$bid" >/dev/null 2>&1; then
+				export DEBUGINFOD_CACHE_PATH=$DBGD_DIR/cache
+				return 0
+			fi
+			sleep 0.2
+		done
+		dbgd_stop
+	done
+	return 1
+}
+
+dbgd_stop() {
+	if [ -n "$dbgd_pid" ]; then
+		kill "$dbgd_pid" 2>/dev/null
+		wait "$dbgd_pid" 2>/dev/null
+	fi
+	dbgd_pid=
+	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+	[ -n "${DBGD_DIR:-}" ] && rm -rf "$DBGD_DIR"
+	DBGD_DIR=
+}
+trap dbgd_stop EXIT
+
+for t in "${testers[@]}"; do
+	fl=$(flavour_of "$t")
+	for name in $("$t" --list); do
+		wanted "$name" || continue
+		WORK=$(mktemp -d "${TMPDIR:-/tmp}/spulse-sym.XXXXXX")
+		export WORK
+		if [ "$name" = debuginfod_by_build_id ]; then
+			if dbgd_start; then
+				"$t" "$name" >"$WORK/log" 2>&1
+				rc=$?
+			else
+				echo "no debuginfod could be started" >"$WORK/log"
+				rc=1
+			fi
+			dbgd_stop
+		else
+			"$t" "$name" >"$WORK/log" 2>&1
+			rc=$?
+		fi
+		report "$name" "$fl" "$rc" "$WORK/log"
+		rm -rf "$WORK"
+	done
+done
+
+# ---- CLI checks: the same symbolizer behind spulse report --------------
+
+# spool text for spoolgen: one sample whose leaf is module 0 at REL, over
+# module 1 at REL2 (PATH0 and PATH1 in dump's escaped form)
+spool_text() {	# PATH0 REL PATH1 REL2
+	cat <<EOT
+# header start_us=1700000000000000 interval_us=1000
+module id=0 pid=100 start=0x7f0000000000 end=0x7f0010000000 file_offset=0x0 path=$1 build_id=
+module id=1 pid=100 start=0x7f1000000000 end=0x7f1010000000 file_offset=0x0 path=$3 build_id=
+frame id=0 kind=module module=0 rel=$2
+frame id=1 kind=module module=1 rel=$4
+stack id=0 parent=root frame=1
+stack id=1 parent=0 frame=0
+thread id=0 pid=100 tid=100 comm=t
+sample dt_ns=1000 thread=0 stack=1
+EOT
+}
+
+rel_of() {	# ELF SYMBOL -> file offset (nm + the PT_LOAD holding it)
+	local v typ off va pa fs rest
+	v=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	[ -n "$v" ] || return 1
+	v=$((16#$v))
+	while read -r typ off va pa fs rest; do
+		[ "$typ" = LOAD ] || continue
+		if [ "$v" -ge $((va)) ] && [ "$v" -lt $((va + fs)) ]; then
+			printf '0x%x\n' $((v - va + off))
+			return 0
+		fi
+	done < <(readelf -lW "$1")
+	return 1
+}
+
+# A module path naming a FIFO: report finishes, frame stays hex.
+cli_fifo_module_path_does_not_hang() {
+	mkfifo "$WORK/fifo" || return 1
+	spool_text "$WORK/fifo" 0x1170 "$SYMT/symprog" \
+		"$(rel_of "$SYMT/symprog" sym_caller)" | "$SPOOLGEN" \
+		>"$WORK/f.spulse" || return 1
+	timeout 30 "$SP" report "$WORK/f.spulse" >"$WORK/out" || return 1
+	cat "$WORK/out"
+	grep -q "0x1170 \[$WORK/fifo\]" "$WORK/out" &&
+		grep -q "sym_caller" "$WORK/out"
+}
+
+# A path with a NUL byte is not cut at it (the file before the NUL
+# exists and would name the frame): it does not open and prints escaped.
+cli_nul_byte_path_not_cut() {
+	local rel
+	rel=$(rel_of "$SYMT/symprog" sym_line_probe) || return 1
+	spool_text "$SYMT/symprog\\x00junk" "$rel" "$SYMT/symprog" "$rel" |
+		"$SPOOLGEN" >"$WORK/n.spulse" || return 1
+	timeout 30 "$SP" report "$WORK/n.spulse" >"$WORK/out" || return 1
+	cat "$WORK/out"
+	# the leaf (the NUL path) is the 100% self row: hex, escaped path
+	grep -E "^ *100\.00% +1 .*$rel \[$SYMT/symprog\\\\x00junk\]" \
+		"$WORK/out" >/dev/null &&
+		grep -Eq "^ *0\.00% +0 .*sym_line_probe" "$WORK/out"
+}
+
+# report names C++ functions demangled and the shared library's symbols.
+cli_report_names_cxx_and_library() {
+	local r1 r2
+	r1=$(rel_of "$SYMT/symcxx" _ZN9spulse_ns4overEd) || return 1
+	r2=$(rel_of "$SYMT/libsymlib.so" symlib_helper) || return 1
+	spool_text "$SYMT/symcxx" "$r1" "$SYMT/libsymlib.so" "$r2" |
+		"$SPOOLGEN" >"$WORK/c.spulse" || return 1
+	timeout 30 "$SP" report "$WORK/c.spulse" >"$WORK/out" || return 1
+	cat "$WORK/out"
+	grep -q "spulse_ns::over(double)" "$WORK/out" &&
+		grep -q "symlib_helper" "$WORK/out"
+}
+
+for SP in "${spulses[@]}"; do
+	export SP
+	fl=$(flavour_of "$SP")
+	for name in $(declare -F | awk '$3 ~ /^cli_/ { print $3 }'); do
+		wanted "$name" || continue
+		WORK=$(mktemp -d "${TMPDIR:-/tmp}/spulse-sym.XXXXXX")
+		export WORK
+		(cd "$WORK" && "$name") >"$WORK/log" 2>&1
+		report "$name" "$fl" $? "$WORK/log"
+		rm -rf "$WORK"
+	done
+done
+
+mkdir -p "$BUILD/check"
+echo "$pass $fail" >"$BUILD/check/sym.result"
+echo "sym: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
