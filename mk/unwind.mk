@@ -50,7 +50,8 @@ $(BUILD)/cli/cmd_unwind.o $(BUILD)/cli-san/cmd_unwind.o: USER_CFLAGS += $(UNWIND
 # Test ELFs from tests/unwind/src, built -O2 -fomit-frame-pointer like a
 # distribution: a PIE (ut_prog) with its shared library (libut.so), the
 # library with IBT PLTs (libut-ibt.so: the lazy PLT's CFI says lit9), with
-# IBT PLTs and no linker-made FDEs (libut-nofde.so: FDE-less .plt.sec),
+# IBT PLTs and no linker-made FDEs (libut-nofde.so: FDE-less .plt and
+# .plt.sec), with no linker-made FDEs (libut-nofde-lazy.so: FDE-less .plt),
 # without a build-id (libut-noid.so), and with its CFI in .debug_frame only
 # (libut-dframe.so; run.sh splits it into a stripped file + debug file).
 UNWIND_TEST := $(BUILD)/tests/unwind
@@ -58,7 +59,8 @@ UT_SRC := $(TOP)/tests/unwind/src
 UT_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 UT_LIB_DEPS := $(UT_SRC)/ut_lib.c $(UT_SRC)/ut_lib.h
 UT_ELFS := $(UNWIND_TEST)/libut.so $(UNWIND_TEST)/ut_prog $(UNWIND_TEST)/libut-ibt.so \
-	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-noid.so \
+	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-nofde-lazy.so \
+	$(UNWIND_TEST)/libut-noid.so \
 	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o $(UNWIND_TEST)/libbig.so
 
 $(UNWIND_TEST)/libut.so: $(UT_LIB_DEPS)
@@ -77,6 +79,10 @@ $(UNWIND_TEST)/libut-nofde.so: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UT_CFLAGS) -fPIC -shared -fcf-protection=full -Wl,-z,ibtplt \
 		-Wl,--no-ld-generated-unwind-info -o $@ $<
+
+$(UNWIND_TEST)/libut-nofde-lazy.so: $(UT_LIB_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -fPIC -shared -Wl,--no-ld-generated-unwind-info -o $@ $<
 
 $(UNWIND_TEST)/libut-noid.so: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)

@@ -168,6 +168,36 @@ def plt_sections(path):
     return out
 
 
+def lazy_plt(path):
+    """For a .plt, from objdump's disassembly (independent of the builder):
+    (start, end, T) where each 16-byte entry's `push $n` ends at byte T, or
+    None when the entries differ or PLT0 is not push/jmp."""
+    _, text = run(["objdump", "-d", "-j", ".plt", "--no-show-raw-insn", path])
+    insns = []
+    for line in text.splitlines():
+        m = re.match(r"^\s+([0-9a-f]+):\s+(.*)$", line)
+        if m:
+            insns.append((int(m.group(1), 16), m.group(2).strip()))
+    if len(insns) < 4:
+        return None
+    start = insns[0][0]
+    _, sec = run(["readelf", "-SW", path])
+    m = re.search(r"\] \.plt\s+\S+\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+) ", sec)
+    if not m or int(m.group(1), 16) != start:
+        return None
+    end = start + int(m.group(2), 16)
+    if not insns[0][1].startswith("push") or "(%rip)" not in insns[0][1] or \
+            insns[1][0] != start + 6:
+        return None
+    thr = set()
+    for i, (a, ins) in enumerate(insns):
+        if a >= start + 16 and re.match(r"^push\s+\$", ins) and i + 1 < len(insns):
+            thr.add(insns[i + 1][0] - (a & ~15))
+    if len(thr) != 1:
+        return None
+    return start, end, thr.pop()
+
+
 def main():
     args = sys.argv[1:]
     spulse, path = args[0], args[1]
@@ -190,6 +220,7 @@ def main():
     exprs = parse_wf(wf)
     fdes = parse_wF(wF)
     plts = plt_sections(readelf_path)
+    lazy = lazy_plt(readelf_path)
     if not fdes:
         print("FAIL %s: readelf shows no FDE" % readelf_path)
         return 1
@@ -216,6 +247,13 @@ def main():
             for a, b in plts:
                 if a <= pc < b:
                     return ("cfa_sp", 8, 0), None
+            if lazy and lazy[0] <= pc < lazy[1]:
+                s, _, t = lazy
+                if pc < s + 16:
+                    return ("cfa_sp", 16 if pc < s + 6 else 24, 0), None
+                if t == 11:
+                    return ("plt", 8, 0), None
+                return ("cfa_sp", 8 if (pc & 15) < t else 16, 0), None
             return ("none", 0, 0), None
         _, _, rule, signal, fstart = pieces[i]
         ce, be = exprs.get(fstart, (set(), set()))
@@ -233,6 +271,10 @@ def main():
         for x in (p[0], p[1]):
             if lo <= x < hi:
                 points.add(x)
+    if lazy:
+        for x in range(lazy[0], lazy[1], 16):
+            points.update((x, x + 6, x + lazy[2]))
+    points = set(p for p in points if lo <= p < hi)
     bad = []
     reasons = {}
     for pc in sorted(points):

@@ -56,7 +56,8 @@ fail=$((fail + u_bad))
 cmp_readelf() { # FILE [ARGS]
 	timeout 300 python3 "$here/check_readelf.py" "$spulse" "$@"
 }
-for f in libut.so ut_prog libut-ibt.so libut-nofde.so libut-noid.so libut-dframe.so; do
+for f in libut.so ut_prog libut-ibt.so libut-nofde.so libut-nofde-lazy.so libut-noid.so \
+	libut-dframe.so; do
 	check "readelf agrees: $f" cmp_readelf "$dir/$f"
 done
 check "readelf agrees: stripped libut-dframe.so + debug file by build-id" \

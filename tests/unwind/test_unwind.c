@@ -370,8 +370,30 @@ static void plt_sec_without_fde_is_cfa_sp_8(void **state)
 	(void)state;
 	expect_row(t, s, SPULSE_UT_CFA_SP, 8, 0);
 	expect_row(t, s + size - 1, SPULSE_UT_CFA_SP, 8, 0);
-	/* The lazy .plt has no FDE either: left to the frame-pointer step. */
-	expect_row(t, section(lib, ".plt", NULL) + 16, SPULSE_UT_NONE, 0, 0);
+	sut_table_free(t);
+}
+
+/* A lazy .plt without an FDE gets the rows binutils' FDE would give. */
+static void lazy_plt_without_fde_gets_the_binutils_rows(void **state)
+{
+	const char *ibt = ut_path("libut-nofde.so"), *plain = ut_path("libut-nofde-lazy.so");
+	struct sut_table *t = build(ibt, NULL);
+	uint64_t size, p = section(ibt, ".plt", &size), e;
+
+	(void)state;
+	expect_row(t, p, SPULSE_UT_CFA_SP, 16, 0);
+	expect_row(t, p + 6, SPULSE_UT_CFA_SP, 24, 0);
+	for (e = p + 16; e < p + size; e += 16) {	/* endbr64; push; bnd jmp */
+		expect_row(t, e + 8, SPULSE_UT_CFA_SP, 8, 0);
+		expect_row(t, e + 9, SPULSE_UT_CFA_SP, 16, 0);
+	}
+	sut_table_free(t);
+	t = build(plain, NULL);
+	p = section(plain, ".plt", &size);
+	expect_row(t, p + 5, SPULSE_UT_CFA_SP, 16, 0);
+	expect_row(t, p + 15, SPULSE_UT_CFA_SP, 24, 0);
+	expect_row(t, p + 16, SPULSE_UT_PLT, 8, 0);	/* jmp *x(%rip); push; jmp */
+	expect_row(t, p + size - 1, SPULSE_UT_PLT, 8, 0);
 	sut_table_free(t);
 }
 
@@ -970,6 +992,7 @@ int main(void)
 		cmocka_unit_test(lazy_plt_entries_are_plt_rows),
 		cmocka_unit_test(ibt_plt_expression_becomes_exact_rows_per_entry),
 		cmocka_unit_test(plt_sec_without_fde_is_cfa_sp_8),
+		cmocka_unit_test(lazy_plt_without_fde_gets_the_binutils_rows),
 		cmocka_unit_test(glibc_restore_rt_is_signal_and_clone3_child_is_end),
 		cmocka_unit_test(rows_never_repeat_the_previous_rule),
 		cmocka_unit_test(range_is_the_executable_load_span),

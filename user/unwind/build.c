@@ -73,6 +73,8 @@ struct builder {
 	uint64_t work, work_max;
 	size_t cur_span;	/* span being walked (SIZE_MAX none) */
 	uint64_t plt[2][2];	/* .plt.sec, .plt.got [start, end) */
+	uint64_t lazy[2];	/* .plt [start, end) when its layout is known */
+	int lazy_thr;		/* byte of a .plt entry where its push ends */
 	uint64_t cur_work;
 };
 
@@ -560,30 +562,67 @@ static int probe(struct builder *b, uint64_t a, struct rule *r,
 }
 
 /*
+ * Rows for [a, end) of a lazy .plt without an FDE whose layout
+ * lazy_plt_layout() recognised: PLT0 (push GOT+8(%rip); jmp *GOT+16(%rip))
+ * is entered with the entry's pushed index above the return address, CFA =
+ * SP + 16, and SP + 24 after its own push at byte 6; an entry's push ends
+ * at byte lazy_thr, from where CFA = SP + 16. The same rows binutils' FDE
+ * gives a .plt.
+ */
+static int emit_lazy_plt(struct builder *b, uint64_t a, uint64_t end)
+{
+	static const struct rule plt0_a = { SPULSE_UT_CFA_SP, 16, 0 };
+	static const struct rule plt0_b = { SPULSE_UT_CFA_SP, 24, 0 };
+	static const struct rule plt = { SPULSE_UT_PLT, 8, 0 };
+	uint64_t s = b->lazy[0];
+	int rc;
+
+	while (a < end && a < s + 16) {
+		uint64_t stop = a < s + 6 ? s + 6 : s + 16;
+
+		rc = emit(b, a, a < s + 6 ? &plt0_a : &plt0_b);
+		if (rc)
+			return rc;
+		a = stop < end ? stop : end;
+	}
+	if (a >= end)
+		return 0;
+	if (b->lazy_thr == 11)
+		return emit(b, a, &plt);
+	return emit_plt_expanded(b, a, end, &plt, b->lazy_thr);
+}
+
+/*
  * A range no FDE covers: NONE, except inside .plt.sec or .plt.got, whose
  * entries (`endbr64; bnd jmp *x(%rip)`, `jmp *x(%rip)`) never touch the
- * stack: CFA = SP + 8 at every byte. Clips *@end at those sections' edges.
+ * stack: CFA = SP + 8 at every byte, and inside a lazy .plt of a known
+ * layout (emit_lazy_plt). Clips *@end at those sections' edges.
  */
 static int emit_gap(struct builder *b, uint64_t a, uint64_t *end)
 {
 	static const struct rule none = { SPULSE_UT_NONE, 0, 0 };
 	static const struct rule stub = { SPULSE_UT_CFA_SP, 8, 0 };
 	const struct rule *r = &none;
+	bool lazy = false;
 	size_t k;
 
-	for (k = 0; k < 2; k++) {
-		uint64_t s = b->plt[k][0], e = b->plt[k][1];
+	for (k = 0; k < 3; k++) {
+		uint64_t s = k < 2 ? b->plt[k][0] : b->lazy[0];
+		uint64_t e = k < 2 ? b->plt[k][1] : b->lazy[1];
 
 		if (s >= e)
 			continue;
 		if (a >= s && a < e) {
 			r = &stub;
+			lazy = k == 2;
 			if (e < *end)
 				*end = e;
 		} else if (s > a && s < *end) {
 			*end = s;
 		}
 	}
+	if (lazy)
+		return emit_lazy_plt(b, a, *end);
 	return emit(b, a, r);
 }
 
@@ -760,20 +799,70 @@ int sut_file_build_id(const char *path, uint8_t id[SPULSE_UT_BUILD_ID_MAX],
 	return rc;
 }
 
-/* The ranges of .plt.sec and .plt.got, for FDE-less PLT stubs. */
+/*
+ * The byte where a lazy .plt entry's `push $n` ends, when every entry has
+ * one layout binutils writes, else 0: `jmp *x(%rip); push; jmp` (11),
+ * `endbr64; push; [bnd] jmp` (9, IBT), `push; bnd jmp` (5, MPX). PLT0 must
+ * be `push x(%rip); [bnd] jmp *x(%rip)`.
+ */
+static int lazy_plt_layout(const uint8_t *p, size_t n)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	int thr = 0;
+	size_t i;
+
+	if (n < 32 || n % 16 || p[0] != 0xff || p[1] != 0x35)
+		return 0;
+	if (!(p[6] == 0xff && p[7] == 0x25) &&
+	    !(p[6] == 0xf2 && p[7] == 0xff && p[8] == 0x25))
+		return 0;
+	for (i = 16; i < n; i += 16) {
+		const uint8_t *e = p + i;
+		int t;
+
+		if (e[0] == 0xff && e[1] == 0x25 && e[6] == 0x68 &&
+		    (e[11] == 0xe9 || (e[11] == 0xf2 && e[12] == 0xe9)))
+			t = 11;
+		else if (!memcmp(e, endbr64, 4) && e[4] == 0x68 &&
+			 (e[9] == 0xe9 || (e[9] == 0xf2 && e[10] == 0xe9)))
+			t = 9;
+		else if (e[0] == 0x68 && e[5] == 0xf2 && e[6] == 0xe9)
+			t = 5;
+		else
+			return 0;
+		if (thr && t != thr)
+			return 0;
+		thr = t;
+	}
+	return thr;
+}
+
+/* The ranges of .plt.sec, .plt.got and .plt, for FDE-less PLT stubs. */
 static void plt_sections(struct builder *b, Elf *elf)
 {
 	static const char *const names[2] = { ".plt.sec", ".plt.got" };
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 	size_t k;
 
 	for (k = 0; k < 2; k++) {
-		Elf_Scn *scn = find_section(elf, names[k]);
-		GElf_Shdr sh;
-
+		scn = find_section(elf, names[k]);
 		if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
 		    sh.sh_addr + sh.sh_size > sh.sh_addr) {
 			b->plt[k][0] = sh.sh_addr;
 			b->plt[k][1] = sh.sh_addr + sh.sh_size;
+		}
+	}
+	scn = find_section(elf, ".plt");
+	if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+	    sh.sh_type == SHT_PROGBITS && sh.sh_addr + sh.sh_size > sh.sh_addr) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (d && d->d_buf && d->d_size == sh.sh_size)
+			b->lazy_thr = lazy_plt_layout(d->d_buf, d->d_size);
+		if (b->lazy_thr) {
+			b->lazy[0] = sh.sh_addr;
+			b->lazy[1] = sh.sh_addr + sh.sh_size;
 		}
 	}
 }

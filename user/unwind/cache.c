@@ -19,7 +19,7 @@
 
 #define CACHE_MAGIC	0x43545553u	/* "SUTC" */
 /* Bump when the builder's output for the same input changes. */
-#define CACHE_VERSION	1
+#define CACHE_VERSION	2
 
 struct cache_hdr {
 	uint32_t magic;
