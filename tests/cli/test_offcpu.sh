@@ -161,8 +161,8 @@ EOT
 		'j["rows"][0]["function"].startswith("0x10 [")' ||
 		die "json: $(cat out)" || return 1
 	expect_rc 0 "$SP" export u.spulse --format json || return 1
-	sed -n 2p out >s.json
-	json_check s.json 'j["comm"] == "c\u00e9\u00ff"' || die "export json comm"
+	json_check out 'j["threads"][0]["comm"] == "c\u00e9\u00ff"' ||
+		die "export json comm"
 }
 
 test_offcpu_flame_folded_exact() {

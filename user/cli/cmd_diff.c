@@ -227,8 +227,11 @@ static void put_json_row(const struct diff *d, const struct drow *r,
 		putchar(',');
 	}
 	if (sort_has(&t->spec, SORT_SYM) || sort_has(&t->spec, SORT_DSO)) {
+		size_t mlen;
+		const char *mod = sort_module(t, r->row, &mlen);
+
 		fputs("\"module\":", stdout);
-		json_str(sf ? sf->dso : "?");
+		cli_json_string(stdout, mod, mlen);
 		putchar(',');
 	}
 	for (k = 0; k < t->spec.nkeys; k++) {

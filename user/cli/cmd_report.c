@@ -481,8 +481,11 @@ static int print_json(struct sort_table *t, struct profile *p,
 				json_str(sf ? sf->label : "?");
 				putchar(',');
 			}
+			size_t mlen;
+			const char *mod = sort_module(t, order[i], &mlen);
+
 			fputs("\"module\":", stdout);
-			json_str(sf ? sf->dso : "?");
+			cli_json_string(stdout, mod, mlen);
 			first = false;
 		}
 		for (k = 0; k < t->spec.nkeys; k++) {

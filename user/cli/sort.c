@@ -356,6 +356,24 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 	return buf;
 }
 
+const char *sort_module(const struct sort_table *t, uint32_t row,
+			size_t *len)
+{
+	const struct sym_frame *sf = symbolizer_frame(t->p->sym,
+						      t->rows[row].frame);
+	struct spulse_frame fr;
+	struct spulse_module m;
+
+	if (spulse_defs_frame(t->p->defs, t->rows[row].frame, &fr) == 0 &&
+	    fr.kind == SPULSE_FRAME_MODULE &&
+	    spulse_defs_module(t->p->defs, fr.module, &m) == 0) {
+		*len = m.path_len;
+		return m.path;
+	}
+	*len = sf ? strlen(sf->dso) : 1;
+	return sf ? sf->dso : "?";
+}
+
 const char *sort_key_text(const struct sort_table *t, uint32_t row,
 			  char *buf, size_t len)
 {

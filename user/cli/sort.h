@@ -106,6 +106,14 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 const char *sort_key_text(const struct sort_table *t, uint32_t row,
 			  char *buf, size_t len);
 
+/*
+ * Module of row @row for JSON: a module frame's path exactly as recorded
+ * (arbitrary bytes, *@len of them), else the symbolizer's dso name
+ * ("[kernel.kallsyms]", "" for the truncated marker, ...).
+ */
+const char *sort_module(const struct sort_table *t, uint32_t row,
+			size_t *len);
+
 /* Name of @key as written on the command line ("sym", "dso", ...). */
 const char *sort_key_name(int key);
 
