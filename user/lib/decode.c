@@ -896,78 +896,122 @@ size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
 	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #include <immintrin.h>
 
-#define SIMD_SAMPLE_READ	32	/* bytes read at and after a sample's tag */
+#define SIMD_WINDOW		64	/* bytes whose stop bits one step sees */
+#define SIMD_SAMPLE_READ	(SIMD_WINDOW + 16)	/* bytes read per step */
+#define SIMD_PREFETCH		1024	/* bytes ahead (a hint, never read) */
+
+/* Bit i set: byte @p[i] has bit 7 clear; *@zeros: byte @p[i] is 0x00. */
+static inline __attribute__((always_inline)) uint64_t
+stop_mask64(const uint8_t *p, uint64_t *zeros)
+{
+	const __m128i zero = _mm_setzero_si128();
+	uint64_t cont = 0, z = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+
+		cont |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << (16 * i);
+		z |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
+		     << (16 * i);
+	}
+	*zeros = z;
+	return ~cont;
+}
 
 /*
- * Sample loop for x86-64 with BMI2 (runtime-dispatched). One 16-byte SSE2
- * load per sample; movemask gives the bytes with bit 7 clear (the tag and
- * the last byte of each varint), so the three varint ends are the three
- * lowest such bits above the tag, found without a data-dependent branch.
- * _pext_u64 then compacts each field's 7-bit groups. Every condition that
- * stops the loop (other tag, a field longer than 8 bytes or a sample longer
- * than 16, overlong varint, id out of range, time overflow or negative) is
- * folded into one predictable branch; the caller then decodes the record
- * with spulse_dec_record(), which reports any error exactly. Fields of at
- * most 8 bytes hold < 2^56, so one unsigned test against the clock limit
- * covers time overflow and a negative time, and one sign test covers both
- * id bounds.
+ * Sample loop for x86-64 with BMI2 (runtime-dispatched). Every byte with
+ * bit 7 clear ends something: a record's tag (all tags are < 0x80) or a
+ * varint. So in a run of sample records the "stop" bytes come in fours
+ * (tag, end of dt_ns, end of thread, end of stack), and one 64-byte window
+ * (four SSE2 loads and movemasks) gives the boundaries of all the samples
+ * in it: each sample takes the next four stop bits (blsr/tzcnt on a
+ * register, no load on the dependency chain), and _pext_u64 compacts each
+ * field's 7-bit groups. The next window starts after the last sample
+ * decoded. Every condition that stops the loop (other tag, a field longer
+ * than 8 bytes, overlong varint, id out of range, time past the clock
+ * limit or negative) is folded into one predictable branch; the caller
+ * then decodes the record with spulse_dec_record(), which reports any error
+ * exactly. Fields of at most 8 bytes hold < 2^56, so one unsigned test
+ * against the clock limit covers time overflow and a negative time, and
+ * one sign test covers both id bounds. @trusted (Replay iteration over a
+ * prefix that validation on open already proved) skips those value checks
+ * and keeps only what finds the samples (tag and field lengths).
  */
-static inline __attribute__((always_inline, target("bmi,bmi2"))) size_t
+static inline __attribute__((always_inline, target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
-	     struct spulse_sample *out, size_t max, size_t *consumed)
+	     struct spulse_sample *out, size_t max, size_t *consumed,
+	     const bool trusted)
 {
 	const uint64_t nthreads = dec->defs.nthreads;
 	const uint64_t nstacks = dec->defs.nstacks;
 	const uint32_t cpu = dec->cpu;
 	const uint64_t tmax = (uint64_t)dec->time_max;
 	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
-	const __m128i zero = _mm_setzero_si128();
 	const uint8_t *p = buf, *safe_end;
 	int64_t t = dec->time_ns;
 	size_t n = 0;
+	bool bad = false;
 
 	*consumed = 0;
 	if (len < SIMD_SAMPLE_READ)
 		return 0;
 	safe_end = buf + len - SIMD_SAMPLE_READ;
-	while (p <= safe_end && n < max) {
-		__m128i v = _mm_loadu_si128((const __m128i *)p);
-		uint32_t stop = ~(uint32_t)_mm_movemask_epi8(v) & 0xffff;
-		uint32_t zb = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
-		uint32_t t1 = stop & ~1u, t2 = _blsr_u32(t1), t3 = _blsr_u32(t2);
-		uint32_t e1 = _tzcnt_u32(t1), e2 = _tzcnt_u32(t2);
-		uint32_t e3 = _tzcnt_u32(t3);		/* 32: not in 16 bytes */
-		uint32_t a = e1, b = e2 - e1, e = e3 - e2;
-		uint32_t ends = t1 ^ _blsr_u32(t3);
-		uint64_t x1, x2, x3, z, th, st;
-		int64_t nt;
-		bool bad;
+	while (p <= safe_end && n < max && !bad) {
+		uint64_t zb, m;
 
-		memcpy(&x1, p + 1, 8);
-		memcpy(&x2, p + 1 + (e1 & 15), 8);
-		memcpy(&x3, p + 1 + (e2 & 15), 8);
-		z = _pext_u64(_bzhi_u64(x1, 8 * a), g7);
-		th = _pext_u64(_bzhi_u64(x2, 8 * b), g7);
-		st = _pext_u64(_bzhi_u64(x3, 8 * e), g7);
-		nt = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
-		bad = (p[0] != SPULSE_TAG_SAMPLE) | (e3 > 15) |
-		      (((a - 1) | (b - 1) | (e - 1)) > 7) |
-		      /* a multi-byte varint whose last byte is 0x00 */
-		      ((ends & ~(stop << 1) & zb) != 0) |
-		      !(((th - nthreads) & (st - nstacks)) >> 63) |
-		      ((uint64_t)nt > tmax);
-		if (__builtin_expect(bad, 0))
+		__builtin_prefetch(p + SIMD_PREFETCH);
+		m = stop_mask64(p, &zb);
+		/* a 0x00 last byte after a continuation byte: overlong */
+		uint64_t ov = m & ~(m << 1) & zb;
+		uint64_t k = (uint64_t)_mm_popcnt_u64(m) / 4;
+		uint64_t pos = 0;
+
+		if (k > max - n)
+			k = max - n;
+		if (!k)
 			break;
-		t = nt;
-		if (out) {
-			out[n].time_ns = t;
-			out[n].thread = (uint32_t)th;
-			out[n].stack = (uint32_t)st;
-			out[n].cpu = cpu;
-			out[n].reserved = 0;
+		for (; k; k--) {
+			uint64_t e1, e2, e3, a, b, c, x1, x2, x3, z, th, st;
+			int64_t nt;
+
+			m = _blsr_u64(m);	/* the tag (if p[pos] is one) */
+			e1 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			e2 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			e3 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			a = e1 - pos;
+			b = e2 - e1;
+			c = e3 - e2;
+			memcpy(&x1, p + pos + 1, 8);
+			memcpy(&x2, p + (e1 & 63) + 1, 8);
+			memcpy(&x3, p + (e2 & 63) + 1, 8);
+			z = _pext_u64(_bzhi_u64(x1, (unsigned int)(8 * a)), g7);
+			th = _pext_u64(_bzhi_u64(x2, (unsigned int)(8 * b)), g7);
+			st = _pext_u64(_bzhi_u64(x3, (unsigned int)(8 * c)), g7);
+			nt = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
+			bad = (p[pos] != SPULSE_TAG_SAMPLE) |
+			      (((a - 1) | (b - 1) | (c - 1)) > 7);
+			if (!trusted)
+				bad |= (_bzhi_u64(ov, (unsigned int)e3 + 1) != 0) |
+				       !(((th - nthreads) & (st - nstacks)) >> 63) |
+				       ((uint64_t)nt > tmax);
+			if (__builtin_expect(bad, 0))
+				break;
+			t = nt;
+			if (out) {
+				out[n].time_ns = t;
+				out[n].thread = (uint32_t)th;
+				out[n].stack = (uint32_t)st;
+				out[n].cpu = cpu;
+				out[n].reserved = 0;
+			}
+			n++;
+			pos = e3 + 1;
 		}
-		n++;
-		p += e3 + 1;
+		p += pos;
 	}
 	dec->time_ns = t;
 	dec->info.samples += n;
@@ -975,18 +1019,129 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 	return n;
 }
 
-static __attribute__((target("bmi,bmi2"))) size_t
+/*
+ * Validating loop for the common case: each 64-byte window is decoded
+ * optimistically, with the checks folded into per-window aggregates (the
+ * largest thread and stack ids, the largest running time as unsigned — a
+ * negative one is huge —, the OR of the field lengths, the tag positions
+ * against the bytes equal to 5, the overlong terminators up to the last
+ * sample): one branch per window instead of one per sample. A window that
+ * fails any of them is decoded again by samples_bmi2() from its start,
+ * which stops exactly at the first bad sample, so the result is the same
+ * as checking each sample.
+ */
+static inline __attribute__((always_inline, target("popcnt,bmi,bmi2"))) size_t
+samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		 struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	const uint64_t nthreads = dec->defs.nthreads;
+	const uint64_t nstacks = dec->defs.nstacks;
+	const uint32_t cpu = dec->cpu;
+	const uint64_t tmax = (uint64_t)dec->time_max;
+	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
+	const __m128i five = _mm_set1_epi8(SPULSE_TAG_SAMPLE);
+	const uint8_t *p = buf, *safe_end;
+	int64_t t = dec->time_ns;
+	size_t n = 0, c;
+
+	*consumed = 0;
+	if (len < SIMD_SAMPLE_READ)
+		return 0;
+	safe_end = buf + len - SIMD_SAMPLE_READ;
+	while (p <= safe_end && n < max) {
+		uint64_t zb, m, ov;
+
+		/* streaming from memory: ask for the lines a few windows on */
+		__builtin_prefetch(p + SIMD_PREFETCH);
+		m = stop_mask64(p, &zb);
+		ov = m & ~(m << 1) & zb;
+		uint64_t k = (uint64_t)_mm_popcnt_u64(m) / 4, i, eq5 = 0;
+		uint64_t pos = 0, tags = 0, lens = 0, thmax = 0, stmax = 0;
+		uint64_t tm = 0;
+		int64_t t0 = t;
+
+		if (k > max - n)
+			k = max - n;
+		if (!k)
+			break;
+		for (i = 0; i < 4; i++)
+			eq5 |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+				five)) << (16 * i);
+		for (i = 0; i < k; i++) {
+			uint64_t e1, e2, e3, x1, x2, x3, z, th, st;
+
+			tags |= 1ULL << pos;
+			m = _blsr_u64(m);
+			e1 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			e2 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			e3 = _tzcnt_u64(m);
+			m = _blsr_u64(m);
+			lens |= (e1 - pos - 1) | (e2 - e1 - 1) | (e3 - e2 - 1);
+			memcpy(&x1, p + pos + 1, 8);
+			memcpy(&x2, p + (e1 & 63) + 1, 8);
+			memcpy(&x3, p + (e2 & 63) + 1, 8);
+			z = _pext_u64(_bzhi_u64(x1, (unsigned int)(8 * (e1 - pos))), g7);
+			th = _pext_u64(_bzhi_u64(x2, (unsigned int)(8 * (e2 - e1))), g7);
+			st = _pext_u64(_bzhi_u64(x3, (unsigned int)(8 * (e3 - e2))), g7);
+			t = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
+			tm = (uint64_t)t > tm ? (uint64_t)t : tm;
+			thmax = th > thmax ? th : thmax;
+			stmax = st > stmax ? st : stmax;
+			if (out) {
+				out[n + i].time_ns = t;
+				out[n + i].thread = (uint32_t)th;
+				out[n + i].stack = (uint32_t)st;
+				out[n + i].cpu = cpu;
+				out[n + i].reserved = 0;
+			}
+			pos = (e3 & 63) + 1;
+		}
+		if (__builtin_expect(!((tags & ~eq5) | (lens > 7) |
+				       (_bzhi_u64(ov, (unsigned int)pos) != 0) |
+				       (thmax >= nthreads) | (stmax >= nstacks) |
+				       (tm > tmax)), 1)) {
+			n += k;
+			p += pos;
+			continue;
+		}
+		/* something in this window is bad: find it sample by sample */
+		dec->time_ns = t0;
+		k = samples_bmi2(dec, p, (size_t)(buf + len - p), out ? out + n : NULL,
+				 k, &c, false);
+		dec->info.samples -= k;
+		t = dec->time_ns;
+		n += k;
+		p += c;
+		break;
+	}
+	dec->time_ns = t;
+	dec->info.samples += n;
+	*consumed = (size_t)(p - buf);
+	return n;
+}
+
+static __attribute__((target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2_val(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		 size_t max, size_t *consumed)
 {
-	return samples_bmi2(dec, buf, len, NULL, max, consumed);
+	return samples_bmi2_win(dec, buf, len, NULL, max, consumed);
 }
 
-static __attribute__((target("bmi,bmi2"))) size_t
+static __attribute__((target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2_out(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		 struct spulse_sample *out, size_t max, size_t *consumed)
 {
-	return samples_bmi2(dec, buf, len, out, max, consumed);
+	return samples_bmi2_win(dec, buf, len, out, max, consumed);
+}
+
+static __attribute__((target("popcnt,bmi,bmi2"))) size_t
+samples_bmi2_trusted(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		     struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	return samples_bmi2(dec, buf, len, out, max, consumed, true);
 }
 
 static int have_bmi2 = -1;
@@ -997,6 +1152,7 @@ static inline bool use_bmi2(void)
 		__builtin_cpu_init();
 		have_bmi2 = __builtin_cpu_supports("bmi2") &&
 			    __builtin_cpu_supports("bmi") &&
+			    __builtin_cpu_supports("popcnt") &&
 			    !getenv("SPULSE_NO_BMI2");
 	}
 	return have_bmi2;
@@ -1011,8 +1167,11 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 	if (!use_bmi2())
 		return spulse_dec_samples_portable(dec, buf, len, out, max,
 						   consumed);
-	n = out ? samples_bmi2_out(dec, buf, len, out, max, &c)
-		: samples_bmi2_val(dec, buf, len, max, &c);
+	if (dec->trusted)
+		n = samples_bmi2_trusted(dec, buf, len, out, max, &c);
+	else
+		n = out ? samples_bmi2_out(dec, buf, len, out, max, &c)
+			: samples_bmi2_val(dec, buf, len, max, &c);
 	/*
 	 * The last bytes of the input (less than SIMD_SAMPLE_READ) go
 	 * through the portable loop, so both stop at the same place.

@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -23,10 +25,70 @@ int spulse_filebuf_init(struct spulse_filebuf *fb, int fd, size_t cap,
 	return 0;
 }
 
+int spulse_filebuf_init_map(struct spulse_filebuf *fb, int fd, size_t window,
+			    uint64_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(fb, 0, sizeof(*fb));
+	fb->fd = fd;
+	fb->cap = window;
+	fb->size = size;
+	fb->mapped = true;
+	fb->buf = (uint8_t *)"";
+	if (page <= 0 || window < 2 * (size_t)page)
+		return -EINVAL;
+	return 0;
+}
+
 void spulse_filebuf_fini(struct spulse_filebuf *fb)
 {
+	if (fb->mapped) {
+		if (fb->map)
+			munmap(fb->map, fb->map_len);
+		fb->map = NULL;
+		fb->buf = NULL;
+		return;
+	}
 	free(fb->buf);
 	fb->buf = NULL;
+}
+
+/* Mapped mode: map the window that starts at the first unconsumed byte. */
+static ssize_t refill_map(struct spulse_filebuf *fb, uint64_t limit)
+{
+	uint64_t start = fb->base + fb->pos, end = fb->size, aoff;
+	size_t old = fb->fill - fb->pos, page = (size_t)sysconf(_SC_PAGESIZE);
+	struct stat st;
+	void *m;
+
+	/* never map past the current end: a shrunk file reads as short */
+	if (fstat(fb->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < end)
+		end = (uint64_t)st.st_size;
+	if (limit < end)
+		end = limit;
+	if (start + old >= end)
+		return 0;
+	aoff = start & ~(uint64_t)(page - 1);
+	if (end - aoff > fb->cap)
+		end = aoff + fb->cap;
+	if (end <= start + old)
+		return 0;
+	m = mmap(NULL, (size_t)(end - aoff), PROT_READ,
+		 MAP_PRIVATE | MAP_POPULATE, fb->fd, (off_t)aoff);
+	if (m == MAP_FAILED)
+		return -errno;
+	if (fb->map)
+		munmap(fb->map, fb->map_len);
+	fb->map = m;
+	fb->map_len = (size_t)(end - aoff);
+	fb->buf = fb->map + (start - aoff);
+	fb->base = start;
+	fb->pos = 0;
+	fb->fill = (size_t)(end - start);
+	return (ssize_t)(fb->fill - old);
 }
 
 void spulse_filebuf_seek(struct spulse_filebuf *fb, uint64_t offset)
@@ -42,6 +104,8 @@ ssize_t spulse_filebuf_refill(struct spulse_filebuf *fb, uint64_t limit)
 	size_t room;
 	ssize_t n;
 
+	if (fb->mapped)
+		return refill_map(fb, limit);
 	if (fb->pos) {
 		memmove(fb->buf, fb->buf + fb->pos, fb->fill - fb->pos);
 		fb->base += fb->pos;

@@ -253,10 +253,24 @@ struct spulse_filebuf {
 	size_t cap;
 	size_t pos, fill;	/* consumed / valid bytes in buf */
 	uint64_t base;		/* file offset of buf[0] */
+	/* mapped mode: buf points into a window mapping of @cap bytes */
+	uint8_t *map;
+	size_t map_len;
+	uint64_t size;		/* file size at init (mapped mode) */
+	bool mapped;
 };
 
 int spulse_filebuf_init(struct spulse_filebuf *fb, int fd, size_t cap,
 			uint64_t offset);
+/*
+ * The same over read-only mappings of @window bytes of the first @size
+ * bytes of the file (no copy; mapped file pages count in RSS only while
+ * their window is mapped, so RSS stays bounded by @window). Used for
+ * Replay's one-shot validation pass; a file truncated under a mapping
+ * faults (SIGBUS), as for Snapshot.
+ */
+int spulse_filebuf_init_map(struct spulse_filebuf *fb, int fd, size_t window,
+			    uint64_t size);
 void spulse_filebuf_fini(struct spulse_filebuf *fb);
 /* Move unconsumed bytes to the front and read more, not past @limit (file
  * offset, UINT64_MAX = none). Return bytes added, 0 at EOF/limit, <0 errno. */

@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * Replay: validates the whole file on open with streaming reads, keeping
+ * Replay: validates the whole file on open in one sequential pass, keeping
  * only the definitions and a bounded sample-range index; iteration then
- * re-reads the validated prefix through a fixed-size buffer. Memory does not
- * depend on the number of samples.
+ * decodes the validated prefix again with a trusted decoder (no checks that
+ * validation already proved). Both passes read through mapped windows of
+ * REPLAY_MAP_WINDOW bytes (no copy into a buffer): memory, RSS included,
+ * does not depend on the number of samples or the file size.
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-#define REPLAY_BUF		(1u << 20)
 #define REPLAY_INDEX_LIMIT	4096
 #define REPLAY_INDEX_STRIDE	65536
 #define REPLAY_BATCH		512	/* samples decoded ahead by iteration */
+#define REPLAY_MAP_WINDOW	(1u << 20)	/* mapped window */
 
 /*
  * Where sample number @sample starts, and the decoder state before it: the
@@ -81,12 +84,15 @@ static int add_index(struct spulse_replay *r, uint64_t offset)
 	return 0;
 }
 
-/* The validation pass: one sequential read of the file. */
-static int validate(struct spulse_replay *r, struct spulse_error *err)
+/*
+ * The validation pass: one sequential pass over the file through mapped
+ * windows of REPLAY_MAP_WINDOW bytes (no copy), @fb.
+ */
+static int validate(struct spulse_replay *r, struct spulse_filebuf *fb,
+		    struct spulse_error *err)
 {
 	struct spulse_dec *dec = &r->dec;
 	struct spulse_info *info = &dec->info;
-	struct spulse_filebuf *fb = &r->fb;
 	uint64_t next_mark = 0;
 	struct spulse_record rec;
 	ssize_t got;
@@ -160,7 +166,9 @@ SPULSE_EXPORT int spulse_replay_open(const char *path,
 				     struct spulse_replay **out,
 				     struct spulse_error *err)
 {
+	struct spulse_filebuf vfb;
 	struct spulse_replay *r;
+	struct stat st;
 	int ret;
 
 	*out = NULL;
@@ -182,13 +190,24 @@ SPULSE_EXPORT int spulse_replay_open(const char *path,
 		free(r);
 		return ret;
 	}
-	ret = spulse_filebuf_init(&r->fb, r->fd, REPLAY_BUF, 0);
+	if (fstat(r->fd, &st) < 0) {
+		ret = spulse_fail_errno(err, -errno, path);
+		goto fail;
+	}
+	ret = spulse_filebuf_init_map(&r->fb, r->fd, REPLAY_MAP_WINDOW,
+				      (uint64_t)st.st_size);
 	if (ret) {
-		spulse_fail_errno(err, ret, "replay buffer");
+		spulse_fail_errno(err, ret, "replay window");
 		goto fail;
 	}
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	ret = validate(r, err);
+	ret = spulse_filebuf_init_map(&vfb, r->fd, REPLAY_MAP_WINDOW,
+				      (uint64_t)st.st_size);
+	if (!ret)
+		ret = validate(r, &vfb, err);
+	else
+		ret = spulse_fail_errno(err, ret, "replay window");
+	spulse_filebuf_fini(&vfb);
 	if (ret)
 		goto fail;
 	spulse_replay_rewind(r);
@@ -457,7 +476,7 @@ SPULSE_EXPORT size_t spulse_replay_index_entries(const struct spulse_replay *r)
 
 SPULSE_EXPORT size_t spulse_replay_memory_bytes(const struct spulse_replay *r)
 {
-	return sizeof(*r) + r->fb.cap + r->ofb.cap +
+	return sizeof(*r) + r->ofb.cap +
 	       r->cap_index * sizeof(*r->index) +
 	       spulse_defs_bytes(&r->dec.defs);
 }
