@@ -70,12 +70,12 @@ struct builder {
 	size_t n_spans, spans_cap;
 	Dwarf_CFI *cfi[2];
 	int n_cfi;
-	uint64_t work, work_max;
+	uint64_t work, work_max;	/* whole-file work and its bound */
 	size_t cur_span;	/* span being walked (SIZE_MAX none) */
+	uint64_t cur_work;	/* work spent in it */
 	uint64_t plt[2][2];	/* .plt.sec, .plt.got [start, end) */
 	uint64_t lazy[2];	/* .plt [start, end) when its layout is known */
 	int lazy_thr;		/* byte of a .plt entry where its push ends */
-	uint64_t cur_work;
 };
 
 static bool same_rule(const struct rule *a, const struct rule *b)
@@ -1012,6 +1012,12 @@ static int build_elf(struct builder *b, Elf *elf, const struct sut_build_opts *o
 	rc = walk(b);
 	if (rc)
 		goto out;
+	if (b->t->n_rows < b->rows_cap) {	/* drop the growth slack */
+		void *p = realloc(b->t->rows, b->t->n_rows * sizeof(*b->t->rows));
+
+		if (p)
+			b->t->rows = p;
+	}
 	bad = sut_rows_invalid(b->t->rows, b->t->n_rows, b->t->lo, b->t->hi);
 	if (bad)
 		rc = sut_err(b->err, b->errlen, -EINVAL,
