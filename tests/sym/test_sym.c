@@ -1003,6 +1003,62 @@ static void test_frames_cached(void)
 	free(prog);
 }
 
+static void test_frames_defined_later_are_symbolized(void)
+{
+	/* a Tail reader's defs grow: the same symbolizer names new frames
+	 * (and modules) and keeps the old results where they were */
+	char *prog = fmt("%s/symprog", symt), *lib = fmt("%s/libsymlib.so", symt);
+	char *path = fmt("%s/grow.spulse", work);
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .truncate = true };
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	const struct spulse_sample *smp;
+	const struct sym_frame *a, *b;
+	struct spulse_recorder *r;
+	struct spulse_tail *t;
+	struct spulse_error err;
+	struct symbolizer *s;
+	uint32_t tid, mod, f0, f1, st;
+
+	spulse_recorder_open(path, &o, &r);
+	spulse_rec_thread(r, PID, PID, "grow", &tid);
+	spulse_rec_module(r, PID, 0x7f0000000000, 0x7f0010000000, 0, prog,
+			  NULL, 0, &mod);
+	spulse_rec_frame_module(r, mod, rel_of(prog, "sym_caller"), &f0);
+	spulse_rec_stack(r, SPULSE_NONE, f0, &st);
+	spulse_rec_sample(r, 1000, tid, st);
+	spulse_recorder_flush(r);
+	if (spulse_tail_open(path, &ro, &t, &err) < 0 ||
+	    spulse_tail_poll(t, &smp, &err) < 0) {
+		CHECK(0, "tail: %s", err.msg);
+		return;
+	}
+	s = symbolizer_new(spulse_tail_defs(t), NULL);
+	a = symbolizer_frame(s, f0);
+	CHECK(a && !strcmp(a->label, "sym_caller"), "first: %s",
+	      a ? a->label : "(null)");
+	/* more than one block of frames later, in a new module */
+	spulse_rec_module(r, PID, 0x7f2000000000, 0x7f2010000000, 0, lib,
+			  NULL, 0, &mod);
+	for (uint64_t i = 0; i < 5000; i++)
+		spulse_rec_frame_module(r, mod, rel_of(lib, "symlib_entry") +
+					(i % 4), &f1);
+	spulse_rec_stack(r, SPULSE_NONE, f1, &st);
+	spulse_rec_sample(r, 2000, tid, st);
+	spulse_recorder_close(r);
+	CHECK(symbolizer_frame(s, f1) == NULL, "frame %u before the poll", f1);
+	spulse_tail_poll(t, &smp, &err);
+	b = symbolizer_frame(s, f1);
+	CHECK(b && !strcmp(b->label, "symlib_entry"), "later: %s",
+	      b ? b->label : "(null)");
+	CHECK(symbolizer_frame(s, f0) == a && !strcmp(a->label, "sym_caller"),
+	      "first frame moved");
+	symbolizer_free(s);
+	spulse_tail_close(t);
+	free(path);
+	free(prog);
+	free(lib);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1029,6 +1085,7 @@ static const struct {
 	T(debuginfod_by_build_id),
 	T(debug_file_alone),
 	T(frames_cached),
+	T(frames_defined_later_are_symbolized),
 #undef T
 };
 

@@ -34,6 +34,8 @@ struct frame_entry {
 	uint32_t nchain;
 };
 
+#define FRAME_BLOCK 4096u
+
 struct symbolizer {
 	const struct spulse_defs *defs;
 	struct kallsyms ksyms;
@@ -43,8 +45,9 @@ struct symbolizer {
 	size_t nmods;
 	struct strtab labels;		/* display labels (dense ids) */
 	struct strtab strs;		/* every other string handed out */
-	struct frame_entry *frames;
-	uint32_t nframes;
+	struct frame_entry **blocks;	/* FRAME_BLOCK entries each, stable */
+	uint32_t nframes;		/* capacity: nblocks * FRAME_BLOCK */
+	uint32_t nblocks;
 	struct sym_dwfl_opts dopts;
 	char *debug_dir;
 	char *spool;
@@ -110,6 +113,42 @@ char *symbolizer_default_kallsyms(const char *spool)
 	return p;
 }
 
+/*
+ * Room for frame ids below @n (at least), in blocks that never move, so a
+ * returned sym_frame stays valid while frames defined later (a Tail
+ * reader's defs grow) are added.
+ */
+static int grow_frames(struct symbolizer *s, uint32_t n)
+{
+	uint32_t need = (n + FRAME_BLOCK - 1) / FRAME_BLOCK;
+	struct frame_entry **v;
+
+	if (need <= s->nblocks)
+		return 0;
+	v = realloc(s->blocks, need * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->blocks = v;
+	while (s->nblocks < need) {
+		v[s->nblocks] = calloc(FRAME_BLOCK, sizeof(**v));
+		if (!v[s->nblocks])
+			return -ENOMEM;
+		s->nblocks++;
+		s->nframes = s->nblocks * FRAME_BLOCK;
+	}
+	return 0;
+}
+
+static struct frame_entry *frame_entry(struct symbolizer *s, uint32_t id)
+{
+	if (id >= s->nframes) {
+		if (id >= spulse_defs_count(s->defs, SPULSE_TAG_FRAME) ||
+		    grow_frames(s, id + 1) < 0)
+			return NULL;
+	}
+	return &s->blocks[id / FRAME_BLOCK][id % FRAME_BLOCK];
+}
+
 struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 				  const char *kallsyms)
 {
@@ -125,9 +164,8 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 	strtab_init(&s->modkeys);
 	strtab_init(&s->labels);
 	strtab_init(&s->strs);
-	s->nframes = spulse_defs_count(defs, SPULSE_TAG_FRAME);
-	s->frames = calloc(s->nframes ? s->nframes : 1, sizeof(*s->frames));
-	if (!s->frames) {
+	if (grow_frames(s, spulse_defs_count(defs, SPULSE_TAG_FRAME)) ==
+	    -ENOMEM) {
 		symbolizer_free(s);
 		return NULL;
 	}
@@ -150,8 +188,12 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++)
 		sym_mod_free(s->mods[i].m);
 	free(s->mods);
-	for (uint32_t i = 0; i < s->nframes; i++)
-		free(s->frames[i].chain);
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		for (uint32_t i = 0; i < FRAME_BLOCK; i++)
+			free(s->blocks[b][i].chain);
+		free(s->blocks[b]);
+	}
+	free(s->blocks);
 	for (size_t i = 0; i < s->njits; i++)
 		jit_map_free(&s->jits[i]);
 	free(s->jits);
@@ -160,7 +202,6 @@ void symbolizer_free(struct symbolizer *s)
 	strtab_free(&s->modkeys);
 	strtab_free(&s->labels);
 	strtab_free(&s->strs);
-	free(s->frames);
 	free(s->debug_dir);
 	free(s->spool);
 	free(s);
@@ -553,11 +594,10 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 
 const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id)
 {
-	struct frame_entry *c;
+	struct frame_entry *c = frame_entry(s, id);
 
-	if (id >= s->nframes)
+	if (!c)
 		return NULL;
-	c = &s->frames[id];
 	if (!c->done) {
 		if (resolve(s, id, &c->sf) < 0)
 			return NULL;
@@ -625,7 +665,7 @@ uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
 	*chain = symbolizer_frame(s, frame_id);
 	if (!*chain)
 		return 0;
-	c = &s->frames[frame_id];
+	c = frame_entry(s, frame_id);
 	if (!s->inl)
 		return 1;
 	if (!c->chain_done) {

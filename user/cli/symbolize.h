@@ -95,7 +95,10 @@ void symbolizer_set_debug_dir(struct symbolizer *s, const char *dir);
 
 void symbolizer_free(struct symbolizer *s);
 
-/* Symbolize frame @id; NULL on allocation failure or an undefined id. */
+/* Symbolize frame @id; NULL on allocation failure or an undefined id.
+ * Frames (and modules) defined after symbolizer_new() — a Tail reader's
+ * definitions grow — are picked up: there is no need for a new symbolizer.
+ * Returned frames stay valid until symbolizer_free(). */
 const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id);
 
 /*
