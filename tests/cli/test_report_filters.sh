@@ -319,3 +319,17 @@ test_latency_takes_report_filters() {
 	grep -q 'stack: schedule <- futex_wait$' out || die "$(cat out)" || return 1
 	! grep -q 'known_alpha_leaf' out || die "user frame with --kernel"
 }
+
+test_report_offcpu_sort_by_thread_and_graph() {
+	build_offcpu || return 1
+	# per thread: known/100 I1+I2+I4 = 75.1 ms, worker/101 12 ms, other 4 ms
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sort comm,tid --json ||
+		return 1
+	json_check out 'j["unit"] == "ns" and j["total"] == 91100000' \
+		'[(r["comm"], r["tid"], r["self"], r["total"]) for r in j["rows"]] == [("known", 100, 75100000, 75100000), ("worker", 101, 12000000, 12000000), ("other", 201, 4000000, 4000000)]' ||
+		die "per-thread off-CPU rows: $(cat out)" || return 1
+	# schedule's callers: futex_wait 73.1 ms (80.24%), io_schedule 4 ms
+	expect_rc 0 "$SP" report off.spulse --off-cpu -g callee --top 1 || return 1
+	grep -q -- '|--80.24%--futex_wait$' out && grep -q -- '|--4.39%--io_schedule$' out ||
+		die "off-CPU graph: $(cat out)"
+}
