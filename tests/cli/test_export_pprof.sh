@@ -164,3 +164,26 @@ test_pprof_message_decodes_as_protobuf() {
 	[ "$(grep -c '^4 {' dec)" -eq 6 ] || die "locations"
 }
 fi
+
+if command -v go >/dev/null; then
+test_pprof_inline_lines() {
+	local inner outer
+	build_inline || return 1
+	read -r inner outer <<<"$INL_LINES"
+	expect_rc 0 "$SP" export i.spulse --format pprof --inline -o i.pb.gz ||
+		return 1
+	pprof -raw i.pb.gz | sed -n '/^Locations/,/^Mappings/p' >loc || return 1
+	# one location, two lines: inl_inner (innermost) then inl_outer
+	grep -Eq "^ +1: 0x[0-9a-f]+ M=1 inl_inner $inner s=0$" loc &&
+		grep -Eq "^ +inl_outer $outer s=0$" loc ||
+		die "want $inner / $outer: $(cat loc)" || return 1
+	pprof -top i.pb.gz >top || return 1
+	grep -q ' inl_inner (inline)$' top || die "pprof -top: $(cat top)" ||
+		return 1
+	# without --inline: one line, the real function
+	expect_rc 0 "$SP" export i.spulse --format pprof -o n.pb.gz || return 1
+	pprof -raw n.pb.gz | sed -n '/^Locations/,/^Mappings/p' >loc || return 1
+	grep -Eq "^ +1: 0x[0-9a-f]+ M=1 inl_outer " loc && ! grep -q inl_inner loc ||
+		die "no --inline: $(cat loc)"
+}
+fi

@@ -185,3 +185,83 @@ EOT
 	diff want got || die "stackcollapse-perf.pl output differs"
 }
 fi
+
+
+# build_inline: inl.c (an always_inline function inside a noinline one),
+# -O2 -g, and i.spulse with two samples at an address that addr2line -i
+# reports as inl_inner inlined into inl_outer; INL_LINES gets addr2line's
+# "FILE:LINE FILE:LINE" for it, innermost first.
+build_inline() {
+	local s z o a n load off vaddr rel
+	cat >inl.c <<'EOC'
+volatile int sink;
+static inline __attribute__((always_inline)) void inl_inner(int n)
+{
+	for (int i = 0; i < n; i++)
+		sink += i * 3;
+}
+__attribute__((noinline)) void inl_outer(int n)
+{
+	sink++;
+	inl_inner(n);
+	sink--;
+}
+int main(void) { inl_outer(10); return 0; }
+EOC
+	$CC -O2 -g -no-pie -fno-pie -o inl inl.c || return 1
+	read -r s z <<<"$(nm -S inl | awk '$4 == "inl_outer" {print $1, $2}')"
+	INL_ADDR=
+	for o in $(seq 0 $((0x$z - 1))); do
+		a=$(printf '0x%x' $((0x$s + o)))
+		n=$(addr2line -i -f -e inl "$a" | awk 'NR % 2 == 1' | tr '\n' ' ')
+		[ "$n" = "inl_inner inl_outer " ] && INL_ADDR=$a && break
+	done
+	[ -n "$INL_ADDR" ] || die "no inlined address in inl_outer" || return 1
+	INL_LINES=$(addr2line -i -e inl "$INL_ADDR" | sed 's/ .*//' | tr '\n' ' ')
+	load=$(readelf -lW inl | awk '$1 == "LOAD" && / R?W?E / {print $2, $3; exit}')
+	read -r off vaddr <<<"$load"
+	rel=$(printf '0x%x' $((INL_ADDR - vaddr + off)))
+	cat >i.txt <<EOT
+# header start_us=1000000 interval_us=1000
+module id=0 pid=1 start=0x400000 end=0x500000 file_offset=0x0 path=$WORK/inl build_id=
+thread id=0 pid=1 tid=1 comm=inl
+frame id=0 kind=module module=0 rel=$rel
+stack id=0 parent=root frame=0
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=0
+EOT
+	"$SPOOLGEN" <i.txt >i.spulse
+}
+
+test_export_inline_chains_json_speedscope_perf_script() {
+	build_inline || return 1
+	# shellcheck disable=SC2086
+	expect_rc 0 "$SP" export i.spulse --format json --inline -o j.json || return 1
+	# shellcheck disable=SC2086
+	python3 - $INL_LINES <<'PY' || die "json inline: $(cat j.json)" || return 1
+import json, sys
+inner = sys.argv[1]
+f = json.load(open("j.json"))["frames"][0]
+assert f["function"] == "inl_outer", f
+assert [i["function"] for i in f["inline"]] == ["inl_inner"], f
+assert "%s:%d" % (f["inline"][0]["file"], f["inline"][0]["line"]) == inner, (f, inner)
+PY
+	expect_rc 0 "$SP" export i.spulse --format json -o n.json || return 1
+	python3 -c 'import json; assert "inline" not in json.load(open("n.json"))["frames"][0]' ||
+		die "inline without --inline" || return 1
+	expect_rc 0 "$SP" export i.spulse --format speedscope --inline -o s.json ||
+		return 1
+	python3 - <<'PY' || die "speedscope inline: $(cat s.json)" || return 1
+import json
+j = json.load(open("s.json"))
+names = [f["name"] for f in j["shared"]["frames"]]
+p = j["profiles"][0]
+# root first: the caller, then the function inlined into it
+assert [names[i] for i in p["samples"][0]] == ["inl_outer", "inl_inner"], p
+assert p["weights"] == [2000000]
+PY
+	expect_rc 0 "$SP" export i.spulse --format perf-script --inline || return 1
+	sed -n 2,3p out | awk '{print $2}' | tr '\n' ' ' |
+		grep -Eqx 'inl_inner inl_outer\+0x[0-9a-f]+ ' ||
+		die "perf-script inline lines: $(sed -n 1,3p out)"
+}

@@ -24,7 +24,10 @@ struct line_cache {
 
 static void put_perf_line(FILE *m, uint64_t addr, const struct sym_frame *sf)
 {
-	if (sf->func)
+	if (sf->func && sf->inlined)	/* no offset inside an inlined body */
+		fprintf(m, "\t%16llx %s (%s)\n", (unsigned long long)addr,
+			sf->func, sf->dso);
+	else if (sf->func)
 		fprintf(m, "\t%16llx %s+0x%llx (%s)\n",
 			(unsigned long long)addr, sf->func,
 			(unsigned long long)sf->func_off, sf->dso);
