@@ -126,7 +126,8 @@ EOT
 
 rel_of() {	# ELF SYMBOL -> file offset (nm + the PT_LOAD holding it)
 	local v typ off va pa fs rest
-	v=$(nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }')
+	v=$({ nm "$1"; nm -D "$1"; } 2>/dev/null |
+		awk -v s="$2" '{ sub(/@.*/, "", $3) } $3 == s { print $1; exit }')
 	[ -n "$v" ] || return 1
 	v=$((16#$v))
 	while read -r typ off va pa fs rest; do
@@ -177,6 +178,67 @@ cli_report_names_cxx_and_library() {
 	cat "$WORK/out"
 	grep -q "spulse_ns::over(double)" "$WORK/out" &&
 		grep -q "symlib_helper" "$WORK/out"
+}
+
+# [vdso] frames are named from SPOOL.vdso (saved by the drainer's
+# drain_capture_vdso(), here by test_sym --capture-vdso) and print [vdso].
+cli_vdso_named_from_sidecar() {
+	local rel
+	"${testers[0]}" --capture-vdso "$WORK/v.spulse" || return 1
+	rel=$(rel_of "$WORK/v.spulse.vdso" __vdso_clock_gettime) || return 1
+	spool_text "[vdso]" "$rel" "[vdso]" 0x0 | "$SPOOLGEN" \
+		>"$WORK/v.spulse" || return 1
+	timeout 30 "$SP" report "$WORK/v.spulse" >"$WORK/out" || return 1
+	cat "$WORK/out"
+	grep -Eq "^ *100\.00% +1 .* __vdso_clock_gettime \[vdso\]$" \
+		"$WORK/out" && grep -q "0x0 \[vdso\]" "$WORK/out" &&
+		! grep -q "\[\[vdso\]\]" "$WORK/out"
+}
+
+# JIT frames (absolute user addresses) through SPOOL.perf-PID.map.
+cli_jit_named_from_saved_perf_map() {
+	cat >"$WORK/j.txt" <<EOT
+# header start_us=1700000000000000 interval_us=1000
+frame id=0 kind=user addr=0x7f0000001010
+stack id=0 parent=root frame=0
+thread id=0 pid=100 tid=100 comm=t
+sample dt_ns=1000 thread=0 stack=0
+EOT
+	"$SPOOLGEN" <"$WORK/j.txt" >"$WORK/j.spulse" || return 1
+	printf '7f0000001000 40 LuaJIT::trace_7\n' >"$WORK/j.spulse.perf-100.map"
+	timeout 30 "$SP" report "$WORK/j.spulse" >"$WORK/out" 2>"$WORK/err" ||
+		return 1
+	cat "$WORK/out" "$WORK/err"
+	grep -q "LuaJIT::trace_7" "$WORK/out" &&
+		grep -q "JIT symbols of pid 100 from $WORK/j.spulse.perf-100.map" \
+			"$WORK/err"
+}
+
+# Kernel frames past _etext or far past a module's last symbol stay hex.
+cli_kernel_past_text_end_is_hex() {
+	cat >"$WORK/k.txt" <<EOT
+# header start_us=1700000000000000 interval_us=1000
+frame id=0 kind=kernel addr=0xffffffff82000010
+frame id=1 kind=kernel addr=0xffffffffc0001110
+frame id=2 kind=kernel addr=0xffffffffffaaa42b
+stack id=0 parent=root frame=0
+stack id=1 parent=root frame=1
+stack id=2 parent=root frame=2
+thread id=0 pid=100 tid=100 comm=t
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=1
+sample dt_ns=1000 thread=0 stack=2
+EOT
+	"$SPOOLGEN" <"$WORK/k.txt" >"$WORK/k.spulse" || return 1
+	printf '%s\n' "ffffffff81000000 T _stext" "ffffffff81000100 T kfn_a" \
+		"ffffffff82000000 T _etext" \
+		"ffffffffc0001100 t modfn_b	[mymod]" >"$WORK/k.spulse.kallsyms"
+	timeout 30 "$SP" report "$WORK/k.spulse" >"$WORK/out" || return 1
+	cat "$WORK/out"
+	grep -q "0xffffffff82000010" "$WORK/out" &&
+		grep -q "modfn_b \[mymod\]" "$WORK/out" &&
+		grep -q "0xffffffffffaaa42b" "$WORK/out" &&
+		! grep -q "_etext\|kfn_a" "$WORK/out"
 }
 
 for SP in "${spulses[@]}"; do
