@@ -661,6 +661,45 @@ static void test_build_id_mismatch_uses_build_id_dir(void)
 	free(root);
 }
 
+static void test_build_id_mismatch_under_symfs(void)
+{
+	/* --symfs DIR: DIR/PATH has another build-id: not used, said with
+	 * its own name; PATH itself (the right build) is used instead */
+	char *v1 = fmt("%s/v1/symprog", symt), *prog = fmt("%s/symprog", symt);
+	char *root = fmt("%s/symfs", work), *dir, *copy, *cmd, *msg, *want;
+	const struct sym_frame *x;
+	struct spool sp;
+	uint32_t mod, f;
+
+	dir = fmt("%s%s", root, symt);
+	copy = fmt("%s/v1/symprog", dir);
+	cmd = fmt("mkdir -p '%s/v1' && cp '%s' '%s'", dir, prog, copy);
+	if (system(cmd)) {
+		CHECK(0, "%s", cmd);
+		return;
+	}
+	spool_begin(&sp, "symfs-mismatch");
+	mod = spool_module(&sp, v1, v1);	/* recorded: v1, right build */
+	f = spool_frame(&sp, mod, rel_of(v1, "sym_line_probe"));
+	spool_open(&sp, NULL);
+	symbolizer_set_symfs(sp.s, root);
+	capture_stderr();
+	x = symbolizer_frame(sp.s, f);
+	msg = captured();
+	want = fmt("spulse: %s: build-id mismatch", copy);
+	CHECK(strstr(msg, want), "message: %s", msg);
+	CHECK(x && x->build_id_mismatch && x->func &&
+	      !strcmp(x->func, "sym_line_probe"), "got %s", label(&sp, f));
+	spool_end(&sp);
+	free(want);
+	free(cmd);
+	free(copy);
+	free(dir);
+	free(root);
+	free(prog);
+	free(v1);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -779,6 +818,30 @@ static void test_kernel_bounded_by_text_and_modules(void)
 	      label(&sp, modpast));
 	CHECK(!strcmp(label(&sp, below), "0xffffffff80000000"), "below: %s",
 	      label(&sp, below));
+	spool_end(&sp);
+	free(ks);
+}
+
+static void test_kallsyms_fifo_never_blocks(void)
+{
+	char *ks = fmt("%s/kallsyms.fifo", work);
+	struct spool sp;
+	uint32_t f;
+
+	if (mkfifo(ks, 0600)) {
+		CHECK(0, "mkfifo: %s", strerror(errno));
+		return;
+	}
+	spool_begin(&sp, "kfifo");
+	f = spool_abs(&sp, SPULSE_FRAME_KERNEL, 0xffffffff81000210);
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	capture_stderr();
+	spool_open(&sp, ks);
+	CHECK(!strcmp(label(&sp, f), "0xffffffff81000210"), "%s",
+	      label(&sp, f));
+	CHECK(strstr(captured(), "kernel frames stay hex"), "no warning");
+	alarm(0);
 	spool_end(&sp);
 	free(ks);
 }
@@ -1074,10 +1137,12 @@ static const struct {
 	T(build_id_dir),
 	T(build_id_mismatch_not_used),
 	T(build_id_mismatch_uses_build_id_dir),
+	T(build_id_mismatch_under_symfs),
 	T(fifo_path_never_blocks),
 	T(vdso_named_from_sidecar),
 	T(vdso_without_sidecar_is_hex),
 	T(kernel_bounded_by_text_and_modules),
+	T(kallsyms_fifo_never_blocks),
 	T(jit_from_saved_perf_map),
 	T(jit_tmp_map_only_when_fresh),
 	T(drain_copies_jit_maps),

@@ -5,10 +5,13 @@
  * comes from kptr_restrict and resolves nothing).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kallsyms.h"
 
@@ -55,13 +58,24 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 {
 	size_t cap = 0, linecap = 0;
 	char *line = NULL;
+	struct stat st;
 	FILE *f;
-	int rc = 0;
+	int rc = 0, fd;
 
 	memset(k, 0, sizeof(*k));
-	f = fopen(path, "re");
-	if (!f)
+	/* never block (a FIFO), regular files only */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
 	while (getline(&line, &linecap, f) > 0) {
 		struct ksym s;
 		int r = parse_line(line, &s);

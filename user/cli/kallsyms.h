@@ -22,7 +22,8 @@ struct kallsyms {
  * when the file has no _etext) an address may lie and still belong to it. */
 #define KSYM_TAIL_MAX	0x100000ULL
 
-/* Load @path; 0 or a negative errno. Free with kallsyms_free() always. */
+/* Load @path (opened O_NONBLOCK; -EINVAL when not a regular file); 0 or a
+ * negative errno. Free with kallsyms_free() always. */
 int kallsyms_load(const char *path, struct kallsyms *k);
 
 /*

@@ -338,7 +338,8 @@ int sym_mod_open(struct sym_dwfl_opts *o, const char *path,
 			free(m);
 			return -ENOMEM;
 		}
-		rc = try_path(m, o, p, display, bid, bid_len, info, true);
+		/* a mismatch names the file under the symfs */
+		rc = try_path(m, o, p, p, bid, bid_len, info, true);
 		free(p);
 		if (rc > 0)
 			info->how = "symfs";

@@ -62,9 +62,9 @@ struct sym_loc {
  * extra debug dir, SYMFS/usr/lib/debug and /usr/lib/debug, then
  * debuginfod's executable and debuginfo. Each is opened O_NONBLOCK and
  * used only when it is a regular ELF file whose build-id equals the
- * recorded one (when one was recorded). A candidate with another build-id
- * prints "spulse: PATH: build-id mismatch (recorded X, file Y): not used"
- * once.
+ * recorded one (when one was recorded). The first candidate with another
+ * build-id prints "spulse: FILE: build-id mismatch (recorded X, file Y):
+ * not used" (FILE: @display, or the file under the symfs).
  *
  * Return: 0, or a negative errno (-ENOENT nothing usable).
  */

@@ -174,7 +174,8 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 
 		if (rc < 0)
 			fprintf(stderr, "spulse: %s: %s (kernel frames stay hex)\n",
-				kallsyms, strerror(-rc));
+				kallsyms, rc == -EINVAL ? "not a regular file"
+							: strerror(-rc));
 		else
 			s->have_ksyms = true;
 	}
