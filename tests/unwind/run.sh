@@ -185,6 +185,19 @@ build_twice() {
 	[ "$(grep -c 'built and cached' <<<"$out")" -eq 1 ]
 }
 check "build caches by build-id, reuses, rebuilds a damaged file" build_twice
+build_unwritable() {
+	local out
+	out=$("$spulse" unwind build "$dir/libut.so" -o "$tmp/no/such/dir" 2>"$tmp/unw.err")
+	[ $? -eq 1 ] && grep -q "NOT cached" <<<"$out" && grep -q "cannot write" "$tmp/unw.err"
+}
+check "build into an unwritable cache says NOT cached and exits 1" build_unwritable
+default_cache() {
+	local out
+	out=$(env -u XDG_CACHE_HOME HOME="$tmp/home" "$spulse" unwind build "$dir/libut.so") || return 1
+	grep -q "built and cached" <<<"$out" &&
+		[ "$(find "$tmp/home/.cache/spulse/unwind" -name '*.sut' | wc -l)" -eq 1 ]
+}
+check "build without -o caches under ~/.cache/spulse/unwind" default_cache
 check "build with one bad file still builds the rest, exits 1" \
 	bash -c '"$1" unwind build "$2" /nonexistent -o "$3" 2>/dev/null | grep -q "libut.so: build-id"; [ "${PIPESTATUS[0]}" -eq 1 ]' \
 	_ "$spulse" "$dir/libut.so" "$tmp/c2"

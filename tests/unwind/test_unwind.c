@@ -962,6 +962,21 @@ static void file_without_build_id_is_built_and_not_cached(void **state)
 	sut_table_free(a);
 }
 
+static void cache_file_names_the_build_id_path(void **state)
+{
+	struct sut_table *t = handmade(), *noid = build(ut_path("libut-noid.so"), NULL);
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(sut_cache_file("/c", t, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/c/01/0203.sut");
+	assert_int_equal(sut_cache_file("/a-long-directory-name", t, buf, 12),
+			 -ENAMETOOLONG);
+	assert_int_equal(sut_cache_file("/c", noid, buf, sizeof(buf)), -ENOENT);
+	sut_table_free(t);
+	sut_table_free(noid);
+}
+
 static void cache_load_refuses_a_fifo(void **state)
 {
 	const char *f = tmp_path("fifo2");
@@ -1014,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(truncated_or_foreign_cache_file_is_rebuilt),
 		cmocka_unit_test(unwritable_cache_still_returns_the_table),
 		cmocka_unit_test(file_without_build_id_is_built_and_not_cached),
+		cmocka_unit_test(cache_file_names_the_build_id_path),
 		cmocka_unit_test(cache_load_refuses_a_fifo),
 	};
 	const char *d = getenv("UT_DIR"), *t = getenv("UT_TMP");

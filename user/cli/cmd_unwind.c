@@ -43,7 +43,8 @@ static const char unwind_help[] =
 "    build compiles each FILE's table and stores it in the cache by\n"
 "    build-id (CACHE_DIR/xx/rest.sut); a valid cached table is reused, a\n"
 "    damaged one is rebuilt. It prints one line per file: the build-id,\n"
-"    rows, bytes, and whether the table came from the cache.\n"
+"    rows, bytes, and whether the table came from the cache (\"cached\"),\n"
+"    was built and stored, or could not be stored (\"NOT cached\").\n"
 "\n"
 "    show builds FILE's table (not cached) and prints its build-id, covered\n"
 "    range, rows, size in bytes (12 per row, and the whole ADD message for\n"
@@ -70,8 +71,8 @@ static const char unwind_help[] =
 "\n"
 "EXIT STATUS\n"
 "    0  success\n"
-"    1  a FILE could not be read or has no usable CFI, or ADDR is outside\n"
-"       the table\n"
+"    1  a FILE could not be read or has no usable CFI, a table could not\n"
+"       be written to the cache (build), or ADDR is outside the table (show)\n"
 "    2  usage error\n";
 
 static const char *const kind_names[SPULSE_UT_KIND_MAX + 1] = {
@@ -189,11 +190,14 @@ static int do_show(const char *file, const struct unwind_args *a)
 static int do_build(int nfiles, char **files, const struct unwind_args *a)
 {
 	char dflt[4096], err[512], id[2 * SPULSE_UT_BUILD_ID_MAX + 1];
-	const char *dir = a->cache;
+	char path[4200];
+	const char *dir = a->cache, *how;
+	struct stat st;
 	int i, rc = EXIT_OK;
 
 	if (!dir) {
 		const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		char *p;
 
 		if (x && *x)
 			snprintf(dflt, sizeof(dflt), "%s/spulse/unwind", x);
@@ -202,15 +206,11 @@ static int do_build(int nfiles, char **files, const struct unwind_args *a)
 		else
 			return cli_usage_error("unwind", "no HOME: give -o CACHE_DIR");
 		dir = dflt;
-		/* Create the parents of the default; -o DIR's parent must exist. */
-		if (x && *x)
-			snprintf(err, sizeof(err), "%s/spulse", x);
-		else
-			snprintf(err, sizeof(err), "%s/.cache", home);
-		mkdir(err, 0755);
-		if (!(x && *x)) {
-			snprintf(err, sizeof(err), "%s/.cache/spulse", home);
-			mkdir(err, 0755);
+		/* Create the default's parents (mkdir -p); -o DIR's must exist. */
+		for (p = strchr(dflt + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = '\0';
+			mkdir(dflt, 0755);
+			*p = '/';
 		}
 	}
 	for (i = 0; i < nfiles; i++) {
@@ -228,11 +228,21 @@ static int do_build(int nfiles, char **files, const struct unwind_args *a)
 		}
 		n = sut_table_rows(t, NULL, NULL, NULL);
 		hex_id(t, id, sizeof(id));
+		if (hit)
+			how = "cached";
+		else if (sut_cache_file(dir, t, path, sizeof(path)) == -ENOENT)
+			how = "built (no build-id: not cached)";
+		else if (stat(path, &st) == 0)
+			how = "built and cached";
+		else {
+			fprintf(stderr, "spulse unwind: %s: cannot write %s\n",
+				files[i], path);
+			how = "built, NOT cached";
+			rc = EXIT_INVALID;
+		}
 		printf("%s: build-id %s, %u rows, %zu bytes, %s in %.1f ms\n",
 		       files[i], id, n, (size_t)n * sizeof(struct spulse_ut_row),
-		       hit ? "cached" : (strcmp(id, "none") ? "built and cached"
-							     : "built (no build-id: not cached)"),
-		       now_ms() - t0);
+		       how, now_ms() - t0);
 		sut_table_free(t);
 	}
 	return rc;

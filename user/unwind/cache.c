@@ -191,6 +191,18 @@ static int cache_write(const char *dir, const struct sut_table *t)
 	return rc;
 }
 
+int sut_cache_file(const char *dir, const struct sut_table *t, char *buf,
+		   size_t n)
+{
+	if (t->build_id_len < 2)
+		return -ENOENT;
+	cache_path(buf, n, dir, t->build_id, t->build_id_len, NULL);
+	/* Full length: dir + '/' + 2 + '/' + rest + ".sut". */
+	if (strlen(buf) != strlen(dir) + 2 * t->build_id_len + 6)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int sut_cache_load(const char *dir, const char *path,
 		   const struct sut_build_opts *o, struct sut_table **out,
 		   bool *hit, char *err, size_t errlen)

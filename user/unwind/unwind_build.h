@@ -147,6 +147,19 @@ int sut_cache_load(const char *dir, const char *path,
 		   bool *hit, char *err, size_t errlen);
 
 /**
+ * sut_cache_file() - where sut_cache_load() keeps a table
+ * @dir: cache directory
+ * @t: the table
+ * @buf: receives DIR/xx/rest.sut
+ * @n: size of @buf
+ *
+ * Return: 0, -ENOENT when the table has no build-id (never cached),
+ * -ENAMETOOLONG when @buf is too small.
+ */
+int sut_cache_file(const char *dir, const struct sut_table *t, char *buf,
+		   size_t n);
+
+/**
  * sut_table_lookup() - the row covering an ELF address, as the kernel
  *	looks it up (binary search)
  * @t: the table
