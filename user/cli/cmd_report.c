@@ -310,7 +310,98 @@ static void graph_print(const struct calltree *t, uint32_t node,
  * root, caller order = root first down to the function (for a recursive
  * function, its innermost occurrence).
  */
-static int print_graph(struct sort_table *t, struct profile *p,
+/*
+ * For -g: per row, the (cell, frame position) pairs its graph is built
+ * from — the leaf of each cell (by self) or the innermost occurrence of
+ * each row on the cell's stack (by total) — found in one pass over the
+ * cells, so printing every row's graph stays linear in the stack frames.
+ */
+struct graph_index {
+	size_t *start;		/* row -> first entry; [nrows] = end */
+	uint32_t *cell;		/* entries grouped by row */
+	uint16_t *pos;		/* frame position of the row in that cell */
+};
+
+static void graph_index_free(struct graph_index *gi)
+{
+	free(gi->start);
+	free(gi->cell);
+	free(gi->pos);
+}
+
+/* Count the (row, cell, position) pairs per row, or with @fill store them. */
+static int graph_pairs(struct sort_table *t, struct profile *p, bool by_total,
+		       uint32_t *seen, struct graph_index *gi, bool fill)
+{
+	uint32_t frames[SPULSE_MAX_DEPTH];
+	size_t c;
+
+	for (c = 0; c < p->ncells; c++) {
+		const struct profile_cell *pc = &p->cells[c];
+		int n = profile_stack_frames(p, pc->stack, frames), k;
+
+		for (k = n - 1; k >= 0; k--) {
+			int64_t r = sort_row_of(t, frames[k], pc->thread);
+
+			if (r < 0)
+				return -1;
+			if (seen[r] != c + 1) {
+				seen[r] = (uint32_t)c + 1;
+				if (fill) {
+					size_t e = gi->start[r]++;
+
+					gi->cell[e] = (uint32_t)c;
+					gi->pos[e] = (uint16_t)k;
+				} else {
+					gi->start[r + 1]++;
+				}
+			}
+			if (!by_total)
+				break;	/* self: only the leaf counts */
+		}
+	}
+	return 0;
+}
+
+static int graph_index_build(struct graph_index *gi, struct sort_table *t,
+			     struct profile *p, bool by_total)
+{
+	size_t nr = t->nrows, i, total;
+	uint32_t *seen = calloc(nr ? nr : 1, sizeof(*seen));
+	int rc = -1;
+
+	memset(gi, 0, sizeof(*gi));
+	gi->start = calloc(nr + 2, sizeof(*gi->start));
+	if (!seen || !gi->start)
+		goto out;
+	/* count, prefix sums, fill (start[r] advances), shift back */
+	if (graph_pairs(t, p, by_total, seen, gi, false) < 0)
+		goto out;
+	for (i = 0; i < nr; i++)
+		gi->start[i + 1] += gi->start[i];
+	total = gi->start[nr];
+	gi->cell = malloc((total ? total : 1) * sizeof(*gi->cell));
+	gi->pos = malloc((total ? total : 1) * sizeof(*gi->pos));
+	if (!gi->cell || !gi->pos)
+		goto out;
+	memset(seen, 0, (nr ? nr : 1) * sizeof(*seen));
+	if (graph_pairs(t, p, by_total, seen, gi, true) < 0)
+		goto out;
+	memmove(gi->start + 1, gi->start, nr * sizeof(*gi->start));
+	gi->start[0] = 0;
+	rc = 0;
+out:
+	free(seen);
+	return rc;
+}
+
+/*
+ * The call graph of row @row: the paths of the cells counted in the row's
+ * sort column, callee order = the function then its callers down to the
+ * root, caller order = root first down to the function (for a recursive
+ * function, its innermost occurrence).
+ */
+static int print_graph(const struct graph_index *gi, struct profile *p,
 		       const struct report_opts *o, uint32_t row)
 {
 	uint32_t frames[SPULSE_MAX_DEPTH], *kids, nk;
@@ -321,21 +412,11 @@ static int print_graph(struct sort_table *t, struct profile *p,
 
 	if (calltree_init_sym(&g, p->sym, p->offcpu) < 0)
 		return -1;
-	for (c = 0; c < p->ncells; c++) {
-		const struct profile_cell *pc = &p->cells[c];
-		int n = profile_stack_frames(p, pc->stack, frames), k, at = -1;
+	for (c = gi->start[row]; c < gi->start[row + 1]; c++) {
+		const struct profile_cell *pc = &p->cells[gi->cell[c]];
+		int at = gi->pos[c];
 
-		for (k = n - 1; k >= 0; k--) {
-			int64_t r = sort_row_of(t, frames[k], pc->thread);
-
-			if (r == (int64_t)row) {
-				at = k;
-				break;
-			}
-			if (!o->by_total)
-				break;	/* self: only the leaf counts */
-		}
-		if (at < 0)
+		if (profile_stack_frames(p, pc->stack, frames) <= at)
 			continue;
 		if ((o->graph == GRAPH_CALLEE ?
 		     calltree_add_path(&g, frames, at + 1, -1, pc->weight) :
@@ -418,11 +499,17 @@ static int print_report(struct sort_table *t, struct profile *p,
 {
 	uint32_t *order = sort_order(t, o->by_total);
 	double tot = p->total ? (double)p->total : 1.0;
+	struct graph_index gi = { 0 };
 	size_t n, i;
 
 	if (!order)
 		return -1;
 	n = shown_rows(t, p, o, order);
+	if (o->graph && graph_index_build(&gi, t, p, o->by_total) < 0) {
+		graph_index_free(&gi);
+		free(order);
+		return -1;
+	}
 	print_title(t, p, o);
 	printf("%8s %10s %8s %10s", "self%", p->offcpu ? "self ms" : "self",
 	       "total%", p->offcpu ? "total ms" : "total");
@@ -437,11 +524,13 @@ static int print_report(struct sort_table *t, struct profile *p,
 		put_value(p, w->total);
 		put_columns(t, order[i]);
 		putchar('\n');
-		if (o->graph && print_graph(t, p, o, order[i]) < 0) {
+		if (o->graph && print_graph(&gi, p, o, order[i]) < 0) {
+			graph_index_free(&gi);
 			free(order);
 			return -1;
 		}
 	}
+	graph_index_free(&gi);
 	free(order);
 	return ferror(stdout) ? -1 : 0;
 }
