@@ -285,6 +285,56 @@ static void bias_prefers_the_executable_segment_on_a_shared_page(void **state)
 	sut_table_free(t);
 }
 
+/* The mapping of /proc/self/maps holding @addr: start, file offset, path. */
+static bool self_mapping(uintptr_t addr, uint64_t *start, uint64_t *pgoff,
+			 char *path, size_t n)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perm[8], file[2048] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %2047s", &s, &e, perm,
+			   &off, file) >= 4 && addr >= s && addr < e) {
+			*start = s;
+			*pgoff = off;
+			snprintf(path, n, "%s", file);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* This test program and libcmocka, as mapped right now: pc - bias is the
+ * symbol's ELF address, and the table has a row for it. */
+static void bias_of_live_mappings_gives_elf_addresses(void **state)
+{
+	struct { uintptr_t pc; const char *name; } fn[] = {
+		{ (uintptr_t)&self_mapping, "self_mapping" },
+		{ (uintptr_t)&_cmocka_run_group_tests, "_cmocka_run_group_tests" },
+	};
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		uint64_t start, pgoff, bias;
+		char path[2048];
+		struct sut_table *t;
+
+		assert_true(self_mapping(fn[k].pc, &start, &pgoff, path, sizeof(path)));
+		t = build(path, NULL);
+		assert_int_equal(sut_table_bias(t, start, pgoff, &bias), 0);
+		assert_int_equal(fn[k].pc - bias, sym(path, fn[k].name));
+		assert_non_null(sut_table_lookup(t, fn[k].pc - bias));
+		sut_table_free(t);
+	}
+}
+
 /* ---- kinds built for known code ------------------------------------------ */
 
 static void realigned_function_body_is_cfa_deref_bp(void **state)
@@ -1001,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(add_msg_refuses_table_id_zero),
 		cmocka_unit_test(bias_maps_a_pie_text_mapping_to_elf_addresses),
 		cmocka_unit_test(bias_prefers_the_executable_segment_on_a_shared_page),
+		cmocka_unit_test(bias_of_live_mappings_gives_elf_addresses),
 		cmocka_unit_test(realigned_function_body_is_cfa_deref_bp),
 		cmocka_unit_test(frame_pointer_realignment_is_cfa_bp_with_saved_bp),
 		cmocka_unit_test(pie_start_is_the_outermost_frame),
