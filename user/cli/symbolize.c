@@ -42,7 +42,9 @@ struct symbolizer {
 	bool have_ksyms;
 	struct strtab modkeys;		/* "escaped path\tbuild-id" -> mods[] */
 	struct mod_entry *mods;
-	size_t nmods;
+	size_t nmods, mods_cap;
+	uint32_t *mod_of_id;		/* module record id -> mods[] + 1 */
+	uint32_t nmod_ids;
 	struct strtab labels;		/* display labels (dense ids) */
 	struct strtab strs;		/* every other string handed out */
 	struct frame_entry **blocks;	/* FRAME_BLOCK entries each, stable */
@@ -189,6 +191,7 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->nmods; i++)
 		sym_mod_free(s->mods[i].m);
 	free(s->mods);
+	free(s->mod_of_id);
 	for (uint32_t b = 0; b < s->nblocks; b++) {
 		for (uint32_t i = 0; i < FRAME_BLOCK; i++)
 			free(s->blocks[b][i].chain);
@@ -319,8 +322,40 @@ static int open_module(struct symbolizer *s, const struct spulse_module *m,
 	return 0;
 }
 
+static struct mod_entry *module_entry_slow(struct symbolizer *s,
+					   const struct spulse_module *m,
+					   int64_t *index);
+
+/* The cache entry of module record @m, by record id after the first. */
 static struct mod_entry *module_entry(struct symbolizer *s,
 				      const struct spulse_module *m)
+{
+	struct mod_entry *e;
+	int64_t idx;
+
+	if (m->id < s->nmod_ids && s->mod_of_id[m->id])
+		return &s->mods[s->mod_of_id[m->id] - 1];
+	e = module_entry_slow(s, m, &idx);
+	if (!e)
+		return NULL;
+	if (m->id >= s->nmod_ids) {
+		uint32_t n = m->id + 64;
+		uint32_t *v = realloc(s->mod_of_id, n * sizeof(*v));
+
+		if (!v)
+			return e;
+		memset(v + s->nmod_ids, 0, (n - s->nmod_ids) * sizeof(*v));
+		s->mod_of_id = v;
+		s->nmod_ids = n;
+	}
+	s->mod_of_id[m->id] = (uint32_t)idx + 1;
+	return e;
+}
+
+/* Keyed by path and build-id: records of one file share an entry. */
+static struct mod_entry *module_entry_slow(struct symbolizer *s,
+					   const struct spulse_module *m,
+					   int64_t *index)
 {
 	char bid[2 * 255 + 1] = "", *esc, *key;
 	struct mod_entry *e;
@@ -342,17 +377,21 @@ static struct mod_entry *module_entry(struct symbolizer *s,
 		return NULL;
 	}
 	if ((size_t)id == s->nmods) {
-		struct mod_entry *n = realloc(s->mods, (s->nmods + 1) *
-					      sizeof(*n));
+		if (s->nmods == s->mods_cap) {
+			size_t c = s->mods_cap ? s->mods_cap * 2 : 16;
+			struct mod_entry *n = realloc(s->mods, c * sizeof(*n));
 
-		if (!n) {
-			free(esc);
-			return NULL;
+			if (!n) {
+				free(esc);
+				return NULL;
+			}
+			s->mods = n;
+			s->mods_cap = c;
 		}
-		s->mods = n;
-		memset(&s->mods[s->nmods++], 0, sizeof(*n));
+		memset(&s->mods[s->nmods++], 0, sizeof(*s->mods));
 	}
 	e = &s->mods[id];
+	*index = id;
 	if (!e->tried) {
 		char *shown = escape_path(m->path, m->path_len, false);
 
