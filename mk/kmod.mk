@@ -115,3 +115,17 @@ kmod-vm-offcpu: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
 		$(TOP)/kmod/vm-offcpu.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm-offcpu/guest.log
 	@$(TOP)/kmod/vm-offcpu-check.sh $(BUILD)/kmod-vm-offcpu $(BUILD)/spulse
+
+# Unwind tables in the stock-kernel VM with hand-made tables
+# (kmod/vm-unwind-smoke.sh + vm-unwind.py; checks in kmod/vm-unwind-check.sh):
+# unwind= / unwind_mem_kb= refusals, message refusals, END / UNKNOWN / NONE
+# rows in tables, fp and auto mode, DEL while recording, the memory bound,
+# rmmod with tables loaded, clean dmesg. Not part of make check (issue 8's
+# suites with real tables are tests/e2e's).
+.PHONY: kmod-vm-unwind
+kmod-vm-unwind: $(KMOD_KO) workloads
+	@rm -rf $(BUILD)/kmod-vm-unwind && mkdir -p $(BUILD)/kmod-vm-unwind
+	$(TOP)/tests/vm/run-vm.sh --timeout 500 --out $(BUILD)/kmod-vm-unwind -- \
+		$(TOP)/kmod/vm-unwind-smoke.sh $(BUILD)
+	@cat $(BUILD)/kmod-vm-unwind/guest.log
+	@$(TOP)/kmod/vm-unwind-check.sh $(BUILD)/kmod-vm-unwind
