@@ -29,6 +29,14 @@ struct fsym {
 	int bind;
 };
 
+/* The DWARF subprogram of one function symbol, found once. */
+struct fdie {
+	uint8_t state;		/* FDIE_* */
+	Dwarf_Die die;		/* the concrete DW_TAG_subprogram */
+};
+
+enum { FDIE_UNKNOWN, FDIE_NONE, FDIE_NO_INLINES, FDIE_INLINES };
+
 struct sym_mod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -43,6 +51,7 @@ struct sym_mod {
 	struct fsym *syms;
 	size_t nsyms;
 	bool syms_built;
+	struct fdie *fdies;	/* per syms[] entry, for inline chains */
 };
 
 /* Open @path for reading without ever blocking; regular files only. */
@@ -318,6 +327,7 @@ static void reset(struct sym_mod *m)
 	free(m->loads);
 	free(m->debuginfo_path);
 	free(m->syms);
+	free(m->fdies);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -565,70 +575,141 @@ static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles,
 	}
 }
 
-int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
+/* Does @die have a DW_TAG_inlined_subroutine below it? */
+static bool has_inlined(Dwarf_Die *die)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(die, &c))
+		return false;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_inlined_subroutine ||
+		    has_inlined(&c))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* Find (once per function symbol) the concrete subprogram DIE at @addr. */
+static struct fdie *function_die(struct sym_mod *m, const struct fsym *fs,
+				 Dwarf_Addr addr)
 {
 	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
-	Dwarf_Files *files = NULL;
-	struct sym_loc *v, base;
-	size_t nfiles = 0, k = 0;
-	Dwarf_Addr addr, bias;
+	Dwarf_Addr bias;
+	struct fdie *fd;
 	int n, i;
 
-	*out = NULL;
-	if (!to_addr(m, rel, &addr))
-		return 0;
+	if (!m->fdies) {
+		m->fdies = calloc(m->nsyms ? m->nsyms : 1, sizeof(*m->fdies));
+		if (!m->fdies)
+			return NULL;
+	}
+	fd = &m->fdies[fs - m->syms];
+	if (fd->state != FDIE_UNKNOWN)
+		return fd;
+	fd->state = FDIE_NONE;
 	cu = dwfl_module_addrdie(m->mod, addr, &bias);
 	if (!cu)
-		return 0;
+		return fd;
 	/* dwarf_getscopes() continues from an inlined instance into its
-	 * abstract definition; the concrete callers come from
-	 * dwarf_getscopes_die() of the innermost inlined instance */
+	 * abstract definition; dwarf_getscopes_die() of that instance gives
+	 * the concrete parents, the subprogram among them */
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
 	for (i = 0; i < n; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
 			break;
-	if (n <= 0 || i == n) {
-		free(scopes);
-		return 0;
+	if (n > 0 && i < n) {
+		int k = dwarf_getscopes_die(&scopes[i], &chain);
+
+		for (int j = 0; j < k; j++)
+			if (dwarf_tag(&chain[j]) == DW_TAG_subprogram) {
+				fd->die = chain[j];
+				fd->state = FDIE_INLINES;
+				break;
+			}
+	} else {
+		for (i = 0; i < n; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				fd->die = scopes[i];
+				fd->state = has_inlined(&fd->die) ?
+					    FDIE_INLINES : FDIE_NO_INLINES;
+				break;
+			}
 	}
-	n = dwarf_getscopes_die(&scopes[i], &chain);
+	free(chain);
 	free(scopes);
-	if (n <= 0)
+	return fd;
+}
+
+#define MAX_INLINE_DEPTH 64
+
+int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
+{
+	Dwarf_Die path[MAX_INLINE_DEPTH], cudie, cur;
+	Dwarf_Files *files = NULL;
+	const struct fsym *fs;
+	struct sym_loc *v, base;
+	size_t nfiles = 0, k = 0;
+	struct fdie *fd;
+	Dwarf_Addr addr, bias = 0;
+	int depth = 0;
+
+	*out = NULL;
+	if (!to_addr(m, rel, &addr))
 		return 0;
-	for (i = 0; i < n; i++)
-		if (dwarf_tag(&chain[i]) == DW_TAG_inlined_subroutine)
-			k++;
-	v = calloc(k + 1, sizeof(*v));
-	if (!v) {
-		free(chain);
+	fs = find_sym(m, addr);
+	if (!fs)
+		return 0;
+	fd = function_die(m, fs, addr);
+	if (!fd)
 		return -ENOMEM;
+	if (fd->state != FDIE_INLINES)
+		return 0;
+	dwfl_module_getdwarf(m->mod, &bias);
+	/* the scopes holding the address, from the subprogram down */
+	cur = fd->die;
+	for (bool deeper = true; deeper && depth < MAX_INLINE_DEPTH;) {
+		Dwarf_Die c;
+
+		deeper = false;
+		if (dwarf_child(&cur, &c))
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+
+			if ((tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_lexical_block) &&
+			    dwarf_haspc(&c, addr - bias) == 1) {
+				if (tag == DW_TAG_inlined_subroutine)
+					path[depth++] = c;
+				cur = c;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+	if (!depth)
+		return 0;
+	v = calloc((size_t)depth + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (dwarf_diecu(&fd->die, &cudie, NULL, NULL) &&
+	    dwarf_getsrcfiles(&cudie, &files, &nfiles))
 		files = NULL;
 	sym_mod_lookup(m, rel, true, &base);
 	/* innermost: the address's own line; each outer entry: the call site
 	 * of the entry inside it */
-	k = 0;
 	v[0].file = base.file;
 	v[0].line = base.line;
-	for (i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]);
-
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		v[k].name = die_name(&chain[i]);
+	for (int i = depth - 1; i >= 0; i--) {
+		v[k].name = die_name(&path[i]);
 		v[k].inlined = true;
 		k++;
-		call_site(&chain[i], files, nfiles, &v[k]);
+		call_site(&path[i], files, nfiles, &v[k]);
 	}
 	/* the real function, as sym_mod_lookup names it */
-	v[k].name = base.name;
+	v[k].name = base.name ? base.name : die_name(&fd->die);
 	v[k].off = base.off;
-	if (!v[k].name && i < n)
-		v[k].name = die_name(&chain[i]);
-	free(chain);
 	*out = v;
 	return (int)k + 1;
 }
