@@ -76,3 +76,10 @@ check-sym: $(SYM_T)/stamp $(SYM_T)/test_sym $(SYM_T)/test_sym-san \
 	@BUILD=$(BUILD) SYMT=$(SYM_T) SYMSRC=$(SYM_SRC) $(SYM_SRC)/run.sh \
 		$(SYM_T)/test_sym $(SYM_T)/test_sym-san -- \
 		$(BUILD)/spulse $(BUILD)/cli-san/spulse
+
+# Symbolization cost per distinct frame (libc + libc6-dbg), printed.
+BENCH_TARGETS += bench-sym
+.PHONY: bench-sym
+bench-sym: $(BUILD)/spulse $(BUILD)/tests/cli/spoolgen
+	@$(SYM_SRC)/bench.sh $(BUILD)/spulse $(BUILD)/tests/cli/spoolgen \
+		$(BUILD)/bench/sym
