@@ -229,7 +229,7 @@ static int try_path(struct sym_mod *m, const struct sym_dwfl_opts *o,
 	if (c != CAND_OK) {
 		close(fd);
 		if (c == CAND_MISMATCH && warn && !info->mismatch) {
-			char rec[41];
+			char rec[129];
 
 			hex(rec, sizeof(rec), bid, bid_len);
 			fprintf(stderr, "spulse: %s: build-id mismatch "

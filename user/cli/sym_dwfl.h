@@ -27,7 +27,7 @@ struct sym_dwfl_opts {
 /** How a module was opened (for messages and sym_frame flags). */
 struct sym_open_info {
 	bool mismatch;		/* a file had another build-id: not used */
-	char file_bid[41];	/* that file's build-id (hex, cut), "" none */
+	char file_bid[129];	/* that file's build-id (hex), "none" none */
 	const char *how;	/* "path", "symfs", "build-id dir",
 				 * "debuginfod" — static strings */
 	int path_err;		/* why PATH itself did not open (negative
