@@ -40,9 +40,13 @@ $(UNWIND_VM_BIN)/nofp-b: $(TOP)/tests/workload/nofp.c $(UNWIND_VM_BIN)/libnofp.s
 	$(CC) $(NOFP_CFLAGS) -O1 -fPIE -pie -pthread -o $@ $< -L$(UNWIND_VM_BIN) -lnofp \
 		-Wl,-rpath,'$$ORIGIN'
 
-$(UNWIND_VM_BIN)/unwind_poke: $(TOP)/tests/e2e/unwind_poke.c $(UNWIND_A) $(UNWIND_HDRS)
+# mk/unwind.mk sorts after this file: its archive is named by path here
+# (UNWIND_CFLAGS and UNWIND_LDLIBS are only expanded in the recipe).
+$(UNWIND_VM_BIN)/unwind_poke: $(TOP)/tests/e2e/unwind_poke.c $(BUILD)/libspulse-unwind.a \
+		$(TOP)/user/unwind/unwind_build.h $(TOP)/include/spulse/unwind.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< $(UNWIND_A) $(UNWIND_LDLIBS)
+	$(CC) $(USER_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< $(BUILD)/libspulse-unwind.a \
+		$(UNWIND_LDLIBS)
 
 check-unwind-vm: vm-kernel
 	@mkdir -p $(BUILD)/check

@@ -72,7 +72,7 @@ else
 		fail unwind-map-whole-set-with-elf-bias "want '$want100' / '$want200': $msgs"
 	fi
 	if [ "$(grep -c 'differs from the mapped file.s deadbeef; table refused' "$uw/err")" -eq 1 ] &&
-		grep -q "^spulse-drain: unwind tables loaded 2 (cache hits 0, .* refused 1 (build-id differs), failed 1, skipped 1; process maps 2 (refused 0)$" "$uw/err" &&
+		grep -q "^spulse-drain: unwind tables loaded 2 (cache hits 0, .* refused 1 (build-id differs), failed 1, skipped 1; process maps [0-9]* (refused 0)$" "$uw/err" &&
 		grep -q "no-such-lib.so.*no table" "$uw/err"; then
 		pass unwind-refuses-wrong-build-id-once-and-counts
 	else
@@ -140,7 +140,8 @@ else
 	rc=$?
 	ml=$("$um" dump "$uw/live/unwind" 2>&1)
 	got=$(grep '^MAP' <<<"$ml" | awk '{print $2, $3}' | tr '\n' ',')
-	if [ $rc -eq 0 ] && [ "$got" = "pid=300 n=2,pid=300 n=1,pid=300 n=0," ] &&
+	# (a MAP may also go out between the two builds: only the end counts)
+	if [ $rc -eq 0 ] && [ "${got%pid=300 n=2,pid=300 n=1,pid=300 n=0,}" != "$got" ] &&
 		grep -q "^MAP pid=300 n=1 $py_start-$py_end@$py_bias#" <<<"$ml"; then
 		pass "unwind-deactivations-resend-the-set ($got)"
 	else

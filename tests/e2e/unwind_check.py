@@ -28,19 +28,29 @@ Coverage (>= 95%): of the spulse samples of the workload that have at least
 one user frame, the share that REACH THE THREAD ENTRY: no truncated marker,
 and one of the three outermost user frames symbolizes to an entry function
 (_start, __libc_start_main, __libc_start_call_main, start_thread, clone3,
-clone, or nofp's thread routine nf_thread_main). Symbols come from nm of
-the file, its .gnu_debuglink/build-id debug file under /usr/lib/debug
-(libc6-dbg) and the ELF entry point (named _start: Debian strips it).
+clone, or nofp's thread routine nf_thread_main). Symbols come from nm -S of
+the file and of its build-id debug file under /usr/lib/debug (libc6-dbg),
+a symbol naming only the addresses inside its size, and the ELF entry point
+(named _start: Debian strips it).
 
-Agreement with perf (>= 95%): for each spulse sample S of the workload,
-the perf samples P with the same leaf (the same file and exact offset) are
-its candidates (samples without a candidate are counted, not compared).
-Each chain is cut at its first unresolved frame. S agrees with P when the
-two chains agree frame for frame over min(len S, len P) frames and, if S
-ends in the truncated marker, P is not longer than S (spulse must not stop
-where perf went on). S agrees when it agrees with at least one candidate
-(the same leaf is reached through different callers). Asserted over the
-samples with a candidate, with at least 30 of them.
+Agreement with perf (>= 95%), step by step. perf's steps are the pairs
+(frame i, frame i + 1) of consecutive resolved frames of its samples of
+the workload's process; perf "stepped from" a frame when it appears with a
+successor. A spulse sample S (its resolved frames s0 .. sn-1, leaf first)
+is judged from s0 on: for each i, if perf never stepped from s_i the rest
+of S cannot be judged (stop); else (s_i, s_i+1) must be one of perf's
+steps, else S DISAGREES. If S ends in the truncated marker after s_n-1 and
+perf stepped from s_n-1, S DISAGREES (spulse gave up where perf went on).
+S is judged when perf stepped from its leaf; S AGREES when judged and not
+disagreeing. This compares every caller step spulse took with the steps
+perf's DWARF unwinder took from the same return address, frame for frame,
+without needing the two runs to have sampled the same whole chain (the
+same leaf is reached through different recursion depths in different
+samples). A wrong step (a bad table, a skipped frame, a frame-pointer
+fallback through a frame that has none) is a step perf never took.
+Asserted over the judged samples, with at least 30 of them; the share of
+samples judged is printed, and the older whole-chain comparison (same
+leaf, identical chain over the common length) as INFO.
 """
 import bisect
 import collections
@@ -127,16 +137,23 @@ class Elf:
                 files.append(dbg)
         for f in files:
             for flag in ([], ['-D']):
-                _, out, _ = run(['nm', '-n', '--defined-only'] + flag + [f])
+                _, out, _ = run(['nm', '-n', '-S', '--defined-only'] + flag + [f])
                 for line in out.splitlines():
                     p = line.split()
-                    if len(p) == 3 and p[1] in 'tTwWiI':
-                        name = p[2].split('@')[0]
-                        syms.setdefault(int(p[0], 16), name)
-        if self.entry is not None:
-            syms.setdefault(self.entry, '_start')
+                    if len(p) == 4 and p[2] in 'tTwWiI':
+                        a, size, name = int(p[0], 16), int(p[1], 16), p[3]
+                    elif len(p) == 3 and p[1] in 'tTwWiI':
+                        a, size, name = int(p[0], 16), 0, p[2]
+                    else:
+                        continue
+                    name = name.split('@')[0]
+                    if a not in syms or (not syms[a][1] and size):
+                        syms[a] = (name, size)
+        if self.entry is not None and self.entry not in syms:
+            syms[self.entry] = ('_start', 0)
         self.addrs = sorted(syms)
-        self.names = [syms[a] for a in self.addrs]
+        self.names = [syms[a][0] for a in self.addrs]
+        self.sizes = [syms[a][1] for a in self.addrs]
 
     def off_to_vaddr(self, off):
         for o, v, fsz, _ in self.loads:
@@ -153,11 +170,17 @@ class Elf:
         return v
 
     def name(self, off):
+        """The function containing file offset @off: inside its st_size,
+        or within 64 bytes of a symbol without a size (asm entry points);
+        None elsewhere (a stripped file's local functions)."""
         va = self.off_to_vaddr(off)
         if va is None:
             return None
         i = bisect.bisect_right(self.addrs, va) - 1
-        return self.names[i] if i >= 0 else None
+        if i < 0:
+            return None
+        lim = self.sizes[i] if self.sizes[i] else 64
+        return self.names[i] if va < self.addrs[i] + lim else None
 
 
 _elfs = {}
@@ -261,6 +284,43 @@ def agree(s_frames, s_trunc, p_frames, leaf_exact=True):
     return True
 
 
+class PerfSteps:
+    """The steps perf's unwinder took (see the docstring), with the
+    return-address convention tolerance (perf - spulse in {0, 1})."""
+
+    def __init__(self, chains):
+        self.steps, self.from_ = set(), set()
+        for fr in chains:
+            r = resolved_prefix(fr)
+            for i in range(len(r) - 1):
+                self.steps.add((r[i], r[i + 1]))
+                self.from_.add(r[i])
+
+    @staticmethod
+    def _near(f):
+        return (f, (f[0], f[1] + 1))
+
+    def stepped_from(self, f):
+        return any(g in self.from_ for g in self._near(f))
+
+    def has_step(self, a, b):
+        return any((x, y) in self.steps for x in self._near(a) for y in self._near(b))
+
+    def judge(self, frames, trunc):
+        """None (not judged), True (agrees) or (False, i) (first bad step)."""
+        r = resolved_prefix(frames)
+        if not r or not self.stepped_from(r[0]):
+            return None
+        for i in range(len(r) - 1):
+            if not self.stepped_from(r[i]):
+                return True
+            if not self.has_step(r[i], r[i + 1]):
+                return (False, i)
+        if trunc and len(r) == len(frames) and self.stepped_from(r[-1]):
+            return (False, len(r) - 1)
+        return True
+
+
 def reaches_entry(frames, trunc):
     if trunc or not frames or frames[-1] is None:
         return False
@@ -328,27 +388,38 @@ def workload(out, case):
     for p in ps:
         if p[0] == main_pid:
             by_leaf[p[2][0]].append(p)
-    matched = agreed = 0
+    steps = PerfSteps(p[2] for p in ps if p[0] == main_pid)
+    judged = agreed = 0
     bad = collections.Counter()
     for s in user:
-        if s[2][0] is None:
+        v = steps.judge(s[2], s[3])
+        if v is None:
             continue
-        cands = by_leaf.get(s[2][0])
-        if not cands:
-            continue
-        matched += 1
-        if any(agree(s[2], s[3], p[2]) for p in cands):
+        judged += 1
+        if v is True:
             agreed += 1
-        else:
-            bad[outer_names(s[2], 6) + '  vs perf  ' + outer_names(cands[0][2], 6)] += 1
-    rate = agreed / matched if matched else 0.0
-    check(matched >= MATCHED_MIN and rate >= AGREE_MIN, '%s.perf_agreement' % case,
-          '%d of %d spulse samples with a perf sample of the same leaf agree frame for '
-          'frame (%.1f%%, >= %.0f%%); %d spulse / %d perf samples, %d without a match'
-          % (agreed, matched, 100 * rate, 100 * AGREE_MIN, len(user), len(ps),
-             len(user) - matched))
+            continue
+        i = v[1]
+        r = resolved_prefix(s[2])
+        nxt = ('%s+%#x %s' % (os.path.basename(r[i + 1][0]), r[i + 1][1], symname(r[i + 1]))
+               if i + 1 < len(r) else '[truncated]')
+        bad['from %s+%#x %s to %s' % (os.path.basename(r[i][0]), r[i][1], symname(r[i]),
+                                      nxt)] += 1
+    rate = agreed / judged if judged else 0.0
+    check(judged >= MATCHED_MIN and rate >= AGREE_MIN, '%s.perf_agreement' % case,
+          '%d of %d judged spulse samples take only steps perf took (%.1f%%, >= %.0f%%); '
+          '%d spulse samples (%d judged), %d perf samples'
+          % (agreed, judged, 100 * rate, 100 * AGREE_MIN, len(user), judged, len(ps)))
     for k, n in bad.most_common(3):
-        info('%s disagreement: %d x %s' % (case, n, k))
+        info('%s step perf never took: %d x %s' % (case, n, k))
+    matched = whole = 0
+    for s in user:
+        cands = by_leaf.get(s[2][0]) if s[2][0] is not None else None
+        if cands:
+            matched += 1
+            whole += any(agree(s[2], s[3], p[2]) for p in cands)
+    info('%s whole-chain comparison: %d of %d samples with a perf sample of the same leaf '
+         'have an identical chain over the common length' % (case, whole, matched))
     preached = sum(1 for p in ps if p[0] == main_pid and
                    any(symname(fr) in ENTRY for fr in resolved_prefix(p[2])[-3:]))
     info('%s perf dwarf: %d of %d samples reach the entry' %

@@ -32,7 +32,11 @@ BIN=$1
 KO=$BIN/spulse.ko
 D=/sys/kernel/debug/spulse
 U=$D/unwind
-C=$VM_OUT_HOST/cache
+# the tables pre-built on the host, copied into the guest's tmpfs (/tmp in
+# the chroot): reads there are whole and fast (9p is slow under TCG)
+rm -rf /host/tmp/unwind-cache
+cp -r /out/cache /host/tmp/unwind-cache
+C=/tmp/unwind-cache
 PY=/usr/bin/python3
 . /out/params
 
@@ -68,12 +72,14 @@ libc_of() {
 	hrun awk '$6 ~ /libc\.so/ && $2 ~ /x/ { print $6; exit }' /proc/$1/maps
 }
 
-# start_nofp CASE PATH ARGS...: nofp in the background, sets $job and $pid
+# start_nofp CASE PATH ARGS...: nofp in the background, held until
+# `go CASE`; sets $job and $pid
 start_nofp() {
 	c=$1; p=$2; shift 2
 	mkdir -p /out/$c
+	rm -f /out/$c/go
 	# chroot itself (not the hrun function, whose subshell would be $!)
-	chroot /host "$p" "$@" > /out/$c/nofp.log 2>&1 &
+	chroot /host "$p" -g "$VM_OUT_HOST/$c/go" "$@" > /out/$c/nofp.log 2>&1 &
 	job=$!
 	i=0
 	while ! grep -q '^nofp pid' /out/$c/nofp.log 2>/dev/null; do
@@ -83,6 +89,7 @@ start_nofp() {
 	pid=$(sed -n 's/^nofp pid //p' /out/$c/nofp.log)
 	echo "$pid" > /out/$c/pid
 }
+go() { touch /out/$1/go; }
 
 # insmod + spulse-drain (no tables of its own) around a started nofp
 drain_start() {
@@ -134,30 +141,30 @@ rec badsp -- "$BIN/nofp" -m badsp 4
 log "refuse"
 mkdir -p /out/h
 cp "/host$BIN/nofp" "/host$BIN/libnofp.so" /out/h/
-start_nofp refuse "$VM_OUT_HOST/h/nofp" -s 0.5 5
+start_nofp refuse "$VM_OUT_HOST/h/nofp" 5
 # the running nofp keeps its file; its path now opens nofp-b
 mount -o bind "/host$BIN/nofp-b" "/host$VM_OUT_HOST/h/nofp"
 echo $? > /out/refuse/bind.rc
-rec refuse -p "$pid" -d 3
+(sleep 2; go refuse) &
+rec refuse -p "$pid"
 wait $job
 umount "/host$VM_OUT_HOST/h/nofp"
 
 log "forced"
-start_nofp forced "$BIN/nofp" -s 0.5 5
+start_nofp forced "$BIN/nofp" 4
 set -- $(rx_map "$pid" "$BIN/nofp")
 drain_start forced unwind=tables
-sleep 0.5
 hrun "$BIN/unwind_poke" add $U 901 "$BIN/nofp-b" > /out/forced/poke.log 2>&1
 hrun "$BIN/unwind_poke" map $U "$pid" 901 "$BIN/nofp-b" "$1" "$2" "$3" >> /out/forced/poke.log 2>&1
+go forced
 wait $job
 drain_stop forced
 
 log "lie"
-start_nofp lie "$BIN/nofp" -s 0.5 5
+start_nofp lie "$BIN/nofp" 4
 LC=$(libc_of "$pid")
 set -- $(rx_map "$pid" "$BIN/nofp") $(rx_map "$pid" "$BIN/libnofp.so") $(rx_map "$pid" "$LC")
 drain_start lie
-sleep 0.5
 {
 	hrun "$BIN/unwind_poke" lie $U 902 "$BIN/nofp"
 	hrun "$BIN/unwind_poke" lie $U 903 "$BIN/libnofp.so"
@@ -165,14 +172,16 @@ sleep 0.5
 	hrun "$BIN/unwind_poke" map $U "$pid" 902 "$BIN/nofp" "$1" "$2" "$3" \
 		903 "$BIN/libnofp.so" "$4" "$5" "$6" 904 "$LC" "$7" "$8" "$9"
 } > /out/lie/poke.log 2>&1
+go lie
 wait $job
 drain_stop lie
 
 log "churn"
-start_nofp churn "$BIN/nofp" -s 0.5 5
+start_nofp churn "$BIN/nofp" 5
 LC=$(libc_of "$pid")
 set -- $(rx_map "$pid" "$BIN/nofp") $(rx_map "$pid" "$BIN/libnofp.so") $(rx_map "$pid" "$LC")
 drain_start churn
+go churn
 hrun "$BIN/unwind_poke" churn $U "$pid" 4 910 "$BIN/nofp" "$1" "$2" "$3" \
 	"$BIN/libnofp.so" "$4" "$5" "$6" "$LC" "$7" "$8" "$9" > /out/churn/poke.log 2>&1
 wait $job

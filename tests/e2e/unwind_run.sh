@@ -12,8 +12,8 @@
 #
 # Environment: BUILD (default <repo>/build), UNWIND_KO (spulse.ko to test,
 # default <repo>/spulse.ko), UNWIND_VM_TIMEOUT (s, default 600),
-# UNWIND_FREQ (Hz, 499), UNWIND_PY_SECS (6), UNWIND_NOFP_SECS (4),
-# UNWIND_XZ_MB (1), UNWIND_GZ_MB (6).
+# UNWIND_FREQ (Hz, 499), UNWIND_PY_SECS (8), UNWIND_NOFP_SECS (6),
+# UNWIND_XZ_MB (2), UNWIND_GZ_MB (10).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -41,8 +41,9 @@ for f in "$ko" "$BUILD/spulse" "$BUILD/spulse-drain" "$bin_src/nofp" \
 	[ -f "$f" ] && cp -p "$f" "$out/bin/" || echo "unwind-vm: missing $f"
 done
 
-# every file the workloads map: the programs and what ldd says they load
-files=""
+# every file the workloads map: the programs, what ldd says they load, and
+# python3's extension modules (unwind_work.py imports _json and others)
+files=$(ls /usr/lib/python3.11/lib-dynload/*.so 2>/dev/null | tr '\n' ' ')
 for p in /usr/bin/python3 /usr/bin/xz /usr/bin/gzip "$out/bin/nofp" "$out/bin/nofp-b"; do
 	files="$files $(readlink -f "$p")"
 	files="$files $(ldd "$p" 2>/dev/null | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
@@ -60,17 +61,17 @@ w = [''.join(random.choice('abcdefghijklmnop') for _ in range(random.randint(2, 
      for _ in range(5000)]
 with open(sys.argv[1], 'w') as f:
     n = 0
-    while n < 1 << 20:
+    while n < 2 << 20:
         s = ' '.join(random.choice(w) for _ in range(1000)) + '\n'
         f.write(s)
         n += len(s)
 PY
 cat > "$out/params" <<P
 FREQ=${UNWIND_FREQ:-499}
-PY_SECS=${UNWIND_PY_SECS:-6}
-NOFP_SECS=${UNWIND_NOFP_SECS:-4}
-XZ_MB=${UNWIND_XZ_MB:-1}
-GZ_MB=${UNWIND_GZ_MB:-6}
+PY_SECS=${UNWIND_PY_SECS:-8}
+NOFP_SECS=${UNWIND_NOFP_SECS:-6}
+XZ_MB=${UNWIND_XZ_MB:-2}
+GZ_MB=${UNWIND_GZ_MB:-10}
 P
 t0=$(date +%s)
 "$top/tests/vm/run-vm.sh" --timeout "${UNWIND_VM_TIMEOUT:-600}" --mem 2G --out "$out" -- \

@@ -4,7 +4,7 @@
  * -fomit-frame-pointer, PIE, linked against libnofp.so (the same flags),
  * for the unwind-vm suite (docs/UNWIND.md, tests/e2e/unwind_run.sh).
  *
- *   nofp [-m mix|badsp|spin] [-s SECONDS_BEFORE] [SECONDS]
+ *   nofp [-m mix|badsp|spin] [-s SECONDS_BEFORE] [-g GOFILE] [SECONDS]
  *
  * mix (default): the main thread runs main -> nf_run -> nf_outer ->
  *   nf_inner -> lib_mix (library) -> lib_recurse x4 -> lib_drap ->
@@ -20,6 +20,8 @@
  *   and must truncate honestly there.
  * spin: only the main thread, only nf_spin -> lib_burn (for the bench).
  * -s S: sleep S seconds first (so a recorder can attach with -p).
+ * -g F: after printing the pid, wait until file F exists (polled every
+ *   10 ms): the script sets tables and the recorder up, then says go.
  * Prints "nofp pid N" first and "nofp done N rounds" at the end.
  */
 #include <pthread.h>
@@ -149,13 +151,13 @@ static void *nf_thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-	const char *mode = "mix";
+	const char *mode = "mix", *go = NULL;
 	double secs = 4, before = 0;
 	pthread_t th;
 	uint64_t rounds;
 	int c;
 
-	while ((c = getopt(argc, argv, "m:s:")) != -1) {
+	while ((c = getopt(argc, argv, "m:s:g:")) != -1) {
 		switch (c) {
 		case 'm':
 			mode = optarg;
@@ -163,9 +165,12 @@ int main(int argc, char **argv)
 		case 's':
 			before = atof(optarg);
 			break;
+		case 'g':
+			go = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: nofp [-m mix|badsp|spin] "
-				"[-s SECONDS_BEFORE] [SECONDS]\n");
+				"[-s SECONDS_BEFORE] [-g GOFILE] [SECONDS]\n");
 			return 2;
 		}
 	}
@@ -180,6 +185,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (before > 0)
 		usleep((useconds_t)(before * 1e6));
+	while (go && access(go, F_OK))
+		usleep(10000);
 	if (!strcmp(mode, "mix")) {
 		struct sigaction sa;
 		struct itimerval it = { { 0, 10000 }, { 0, 10000 } };

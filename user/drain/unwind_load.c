@@ -98,6 +98,8 @@ struct drain_unwind {
 	size_t cappids, npids;
 	uint32_t next_table;
 	bool map_warned, files_warned;
+	bool trace;		/* SPULSE_UNWIND_TRACE=1: one line per message */
+	int64_t t0;
 };
 
 static int64_t now_ns(void)
@@ -159,11 +161,19 @@ static void hex(char *out, size_t outlen, const uint8_t *b, size_t n)
 /* One write(2) = one message; returns 0 or -errno. */
 static int send_msg(struct drain_unwind *u, const void *msg, size_t len)
 {
+	int64_t t = u->trace ? now_ns() : 0;
 	ssize_t n = write(u->fd, msg, len);
+	int ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
 
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
+	if (u->trace) {
+		const struct spulse_ut_msg *h = msg;
+
+		fprintf(u->log, "spulse-drain: unwind trace: +%.3f s op %u, %zu "
+			"bytes: %s in %.3f ms\n", (double)(t - u->t0) / 1e9,
+			h->op, len, ret ? strerror(-ret) : "ok",
+			(double)(now_ns() - t) / 1e6);
+	}
+	return ret;
 }
 
 static void msg_header(struct spulse_ut_msg *h, uint16_t op, size_t len)
@@ -264,6 +274,10 @@ static struct ufile *file_get(struct drain_unwind *u, const struct uev *e)
 	else
 		ret = sut_build_file(e->path, NULL, &t, err, sizeof(err));
 	STAT_ADD(u, build_ns, (uint64_t)(now_ns() - t0));
+	if (u->trace)
+		fprintf(u->log, "spulse-drain: unwind trace: +%.3f s %s: table "
+			"in %.3f ms%s\n", (double)(t0 - u->t0) / 1e9, e->path,
+			(double)(now_ns() - t0) / 1e6, hit ? " (cache)" : "");
 	if (ret < 0) {
 		f->state = UF_FAILED;
 		STAT_ADD(u, failed, 1);
@@ -549,10 +563,24 @@ static void ev_free(struct uev *e)
 	}
 }
 
+static void send_dirty(struct drain_unwind *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->cappids; i++)
+		if (u->pids[i].used && u->pids[i].dirty)
+			send_map(u, &u->pids[i]);
+}
+
+/*
+ * Process a batch in order; the processes whose set changed get their MAP
+ * at the end, or as soon as 50 ms went by (a table build), so one slow
+ * build does not hold back the sets that are ready.
+ */
 static void process_batch(struct drain_unwind *u, struct uev *list)
 {
+	int64_t last = now_ns();
 	struct uev *e;
-	size_t i;
 
 	for (e = list; e; e = e->next) {
 		bool quit;
@@ -575,10 +603,12 @@ static void process_batch(struct drain_unwind *u, struct uev *list)
 			ev_process_gone(u, e->pid);
 			break;
 		}
+		if (now_ns() - last > 50000000) {
+			send_dirty(u);
+			last = now_ns();
+		}
 	}
-	for (i = 0; i < u->cappids; i++)
-		if (u->pids[i].used && u->pids[i].dirty)
-			send_map(u, &u->pids[i]);
+	send_dirty(u);
 }
 
 static void *worker(void *arg)
@@ -682,6 +712,9 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	u->log = d.log ? d.log : stderr;
 	u->max_files = d.max_files ? d.max_files : 4096;
 	u->skip_pid = d.skip_pid;
+	u->trace = getenv("SPULSE_UNWIND_TRACE") &&
+		   !strcmp(getenv("SPULSE_UNWIND_TRACE"), "1");
+	u->t0 = now_ns();
 	if (u->skip_pid)
 		read_self_maps(u);
 	u->fd = open(d.path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -722,6 +755,14 @@ int drain_unwind_meta(struct drain_unwind *u, const struct spulse_record *r)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	if (u->trace)
+		fprintf(u->log, "spulse-drain: unwind trace: +%.3f s meta tag %u "
+			"pid %u %s\n", (double)(now_ns() - u->t0) / 1e9, r->tag,
+			r->tag == SPULSE_TAG_MODULE ? r->u.module.pid :
+			r->tag == SPULSE_TAG_PROCESS_DEACTIVATE ?
+			r->u.process_deactivate.pid : 0,
+			r->tag == SPULSE_TAG_MODULE && r->u.module.path ?
+			r->u.module.path : "");
 	if (r->tag == SPULSE_TAG_MODULE) {
 		const struct spulse_module *m = &r->u.module;
 
