@@ -179,3 +179,23 @@ test_flame_filters_match_report_totals() {
 	expect_rc 0 "$SP" flame model.spulse --folded --kernel || return 1
 	! grep -q '0x' out || die "non-kernel frame with --kernel"
 }
+
+test_flame_svg_reset_zoom_and_details_line() {
+	command -v chromium >/dev/null || { echo "no chromium: not run"; return 0; }
+	build_known || return 1
+	expect_rc 0 "$SP" flame known.spulse -o f.svg || return 1
+	# zoom then reset: widths back to value / 16 * 1180 px, nothing hidden
+	svg_dom f.svg 'z=known_beta_mid&u=1' || return 1
+	set -- $(rect_attr known_alpha_leaf width) $(rect_attr '[truncated]' width)
+	python3 -c "import sys
+a, b = float(sys.argv[1]), float(sys.argv[3])
+assert abs(a - 7 / 16 * 1180) < 0.06 and abs(b - 2 / 16 * 1180) < 0.06, (a, b)
+assert sys.argv[2] == sys.argv[4] == '-', sys.argv" "$@" ||
+		die "after reset: $*" || return 1
+	grep -q 'id="unzoom" class="btn hide"' dom || die "Reset Zoom still shown" ||
+		return 1
+	# hovering a box fills the details line with its title
+	svg_dom f.svg 'h=known_kernel_fn' || return 1
+	grep -q '<text id="details"[^>]*>Function: known_kernel_fn (4 samples, 25.00%)</text>' dom ||
+		die "details line: $(grep -o '<text id="details"[^<]*' dom)"
+}

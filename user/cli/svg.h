@@ -2,9 +2,10 @@
 /*
  * Interactive, self-contained SVG flame graphs of a call tree (docs/CLI.md
  * "flame"): an embedded script (search with match %, click to zoom, reset
- * zoom, a details line on hover; URL parameters s=REGEX and z=NAME for
- * links and tests), distinct palettes with a legend, icicle layout and
- * differential colouring.
+ * zoom, a details line on hover; URL parameters for links and tests:
+ * z=NAME zooms to the widest box NAME, u=1 then resets the zoom, s=REGEX
+ * searches, h=NAME shows NAME's details line), distinct palettes with a
+ * legend, icicle layout and differential colouring.
  */
 #ifndef SPULSE_SVG_H
 #define SPULSE_SVG_H
