@@ -61,7 +61,8 @@ UT_LIB_DEPS := $(UT_SRC)/ut_lib.c $(UT_SRC)/ut_lib.h
 UT_ELFS := $(UNWIND_TEST)/libut.so $(UNWIND_TEST)/ut_prog $(UNWIND_TEST)/libut-ibt.so \
 	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-nofde-lazy.so \
 	$(UNWIND_TEST)/libut-noid.so \
-	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o $(UNWIND_TEST)/libbig.so
+	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o $(UNWIND_TEST)/libbig.so \
+	$(UNWIND_TEST)/ut_walk $(UNWIND_TEST)/ut_walk_preload.so
 
 $(UNWIND_TEST)/libut.so: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
@@ -96,6 +97,20 @@ $(UNWIND_TEST)/libut-dframe.so: $(UT_LIB_DEPS)
 $(UNWIND_TEST)/ut_lib.o: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(UT_CFLAGS) -fPIC -c -o $@ $<
+
+# Walks its own stacks with the tables in a SIGPROF handler and compares
+# each walk with backtrace() (tests/unwind/src/ut_walk.c).
+$(UNWIND_TEST)/ut_walk: $(UT_SRC)/ut_walk.c $(UNWIND_TEST)/libut.so $(UNWIND_A) $(UNWIND_HDRS)
+	$(CC) $(UT_CFLAGS) -D_GNU_SOURCE -I$(TOP)/include $(UNWIND_CFLAGS) -I$(UT_SRC) \
+		-pthread -o $@ $< $(UNWIND_TEST)/libut.so -Wl,-rpath,'$$ORIGIN' \
+		$(UNWIND_A) $(UNWIND_LDLIBS)
+
+# The same walker as an LD_PRELOAD object (for Debian's python3), with the
+# library's sources compiled in position-independent.
+$(UNWIND_TEST)/ut_walk_preload.so: $(UT_SRC)/ut_walk.c $(UNWIND_SRCS) $(UNWIND_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UT_CFLAGS) -D_GNU_SOURCE -DUT_WALK_PRELOAD -fPIC -shared -I$(TOP)/include \
+		$(UNWIND_CFLAGS) -I$(UT_SRC) -pthread -o $@ $< $(UNWIND_SRCS) -ldw -lelf
 
 # One FDE with 40000 rows (the per-FDE work bound).
 $(UNWIND_TEST)/libbig.so: $(TOP)/tests/unwind/gen_big_fde.py

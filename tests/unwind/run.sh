@@ -78,6 +78,31 @@ for f in /usr/bin/python3.11 /lib/x86_64-linux-gnu/libc.so.6 \
 	fi
 done
 
+# The tables unwind real stacks: ut_walk steps its own stacks the way the
+# kernel does, from a SIGPROF handler through __restore_rt (SIGNAL) to _start
+# / clone3 (END), and every walk must equal backtrace()'s frames.
+walk_like_backtrace() {
+	local out
+	out=$(LD_BIND_NOW=1 timeout 120 "$dir/ut_walk" 2) || { echo "$out"; return 1; }
+	echo "$out"
+}
+check "stack walks with the tables equal backtrace() (ut_walk, 2 s)" walk_like_backtrace
+
+# The same inside Debian's python3.11 (LD_PRELOAD): its interpreter, libc,
+# libm and extension modules unwound from a SIGPROF handler. Walks that
+# land in a module loaded after the tables were built count as "no table".
+python_walks() {
+	local py=/usr/bin/python3.11 res=$tmp/pywalk w c a d
+	[ -x "$py" ] || { echo "no $py"; return 1; }
+	# env(1) sets LD_PRELOAD for python only, not for timeout(1).
+	timeout 120 env LD_BIND_NOW=1 UT_WALK_RESULT="$res" \
+		LD_PRELOAD="$dir/ut_walk_preload.so" "$py" "$here/src/work.py" 2 || return 1
+	read -r w c a d <"$res" || return 1
+	echo "python3.11: $w walks, $c reached END, $a equal to backtrace(), $d differ"
+	[ "$w" -gt 0 ] && [ "$d" -eq 0 ] && [ "$a" -eq "$c" ] && [ $((c * 100)) -ge $((w * 95)) ]
+}
+check "python3.11 stacks walked with the tables: >= 95% reach END, all equal backtrace()" python_walks
+
 # An FDE with 40000 rows: rows up to the per-FDE work bound, then UNKNOWN
 # for the rest of the function; done in bounded time (a timeout fails it).
 big_fde_bounded() {
