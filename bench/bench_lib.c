@@ -5,9 +5,16 @@
  * own child process so that peak RSS is per reader. Prints a table. A
  * second table does the same for N/4 off-CPU intervals (extension kind 2,
  * wakers on most) interleaved with N/4 samples on 4 CPUs (cpu records).
- * usage: bench_lib DIR [SAMPLES]   (default 10,000,000)
+ * With a third argument (a spool, e.g. the 10M-sample `spulse synth` one
+ * that `make bench-lib` writes) the sample readers run on it as well. A last
+ * table reads crafted spools whose pids collide under the old unseeded
+ * pid-map hash (issue 10 item 15) beside the same spools with sequential
+ * pids: cost must follow the size, whatever the ids. Each figure is the
+ * median of BENCH_LIB_RUNS (default 5) runs, each in a fresh child.
+ * usage: bench_lib DIR [SAMPLES [SPOOL]]   (default 10,000,000)
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,7 +320,7 @@ static int run_reader(int which, const char *path, int pfd)
 	return 0;
 }
 
-static struct result measure(int which, const char *path)
+static struct result measure_once(int which, const char *path)
 {
 	struct result r = { 0 };
 	struct rusage ru;
@@ -336,11 +343,180 @@ static struct result measure(int which, const char *path)
 	return r;
 }
 
+static int cmp_result(const void *a, const void *b)
+{
+	const struct result *x = a, *y = b;
+
+	return (x->secs > y->secs) - (x->secs < y->secs);
+}
+
+/* The median (by CPU time) of BENCH_LIB_RUNS runs, each in a fresh child. */
+static struct result measure(int which, const char *path)
+{
+	struct result rs[31];
+	const char *e = getenv("BENCH_LIB_RUNS");
+	int runs = e ? atoi(e) : 5, k;
+
+	if (runs < 1)
+		runs = 1;
+	if (runs > 31)
+		runs = 31;
+	for (k = 0; k < runs; k++)
+		rs[k] = measure_once(which, path);
+	qsort(rs, (size_t)runs, sizeof(rs[0]), cmp_result);
+	return rs[runs / 2];
+}
+
+static const char *const reader_names[] = { "Snapshot (open+iterate)",
+	"Replay (open+iterate)", "Tail (poll all)",
+	"Replay (iterate only)", "Replay (next_samples)" };
+
+/* The five sample readers on @path; 0 if each read @n samples. */
+static int sample_table(const char *path, uint64_t n, double file_bytes)
+{
+	int i;
+
+	printf("%-26s %14s %10s %12s %10s\n", "reader", "samples/s", "MB/s",
+	       "peak RSS MB", "wall s");
+	for (i = 0; i < 5; i++) {
+		struct result r = measure(i, path);
+
+		if (r.samples != n) {
+			fprintf(stderr, "%s read %llu samples, want %llu\n",
+				reader_names[i], (unsigned long long)r.samples,
+				(unsigned long long)n);
+			return 1;
+		}
+		printf("%-26s %14.0f %10.1f %12.1f %10.2f\n", reader_names[i],
+		       (double)n / r.secs, file_bytes / 1e6 / r.secs,
+		       (double)r.maxrss_kb / 1024.0, r.wall);
+	}
+	return 0;
+}
+
+/* The pid-map hash before it was seeded (issue 10 item 15). */
+static uint32_t old_pid_hash(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+/*
+ * A spool of @nmods module records, pids colliding in the low 12 bits of
+ * the old hash (@collide) or sequential, then @ndeact process
+ * deactivations cycling over those pids. Written through the Recorder.
+ */
+static void write_ids_spool(const char *path, bool collide, uint32_t nmods,
+			    uint32_t ndeact)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .truncate = true,
+					  .flush_bytes = 1 << 16 };
+	struct spulse_recorder *r;
+	uint32_t *pids = malloc(nmods * sizeof(*pids)), k = 0, m;
+	uint64_t pid;
+
+	if (!pids || spulse_recorder_open(path, &o, &r)) {
+		perror(path);
+		exit(1);
+	}
+	for (pid = 1; k < nmods; pid++)
+		if (!collide || (old_pid_hash(pid) & 0xfff) == 0)
+			pids[k++] = (uint32_t)pid;
+	for (k = 0; k < nmods; k++)
+		if (spulse_rec_module(r, pids[k], 0x400000, 0x401000, 0, "/m",
+				      NULL, 0, &m))
+			exit(1);
+	for (k = 0; k < ndeact; k++)
+		if (spulse_rec_process_deactivate(r, pids[k % nmods]))
+			exit(1);
+	if (spulse_recorder_close(r))
+		exit(1);
+	free(pids);
+}
+
+/* Seconds of CPU to open (and for Tail, poll to the end) @path. */
+static double ids_read(int which, const char *path)
+{
+	struct spulse_error err;
+	double t0 = now();
+
+	if (which == 0) {
+		struct spulse_snapshot *s;
+
+		if (spulse_snapshot_open(path, NULL, &s, &err))
+			exit(1);
+		spulse_snapshot_close(s);
+	} else if (which == 1) {
+		struct spulse_replay *r;
+
+		if (spulse_replay_open(path, NULL, &r, &err))
+			exit(1);
+		spulse_replay_close(r);
+	} else {
+		struct spulse_tail *t;
+		const struct spulse_sample *ss;
+
+		if (spulse_tail_open(path, NULL, &t, &err))
+			exit(1);
+		while (spulse_tail_poll(t, &ss, &err) > 0)
+			;
+		spulse_tail_close(t);
+	}
+	return now() - t0;
+}
+
+static void ids_table(const char *dir)
+{
+	static const struct { const char *name; uint32_t mods, deact; } shapes[] = {
+		{ "130,557 modules", 130557, 0 },
+		{ "20,000 modules + 1M deact", 20000, 1000000 },
+	};
+	char pc[4096], ps[4096];
+	size_t i;
+	int w;
+
+	snprintf(pc, sizeof(pc), "%s/bench_lib_ids_c.spulse", dir);
+	snprintf(ps, sizeof(ps), "%s/bench_lib_ids_s.spulse", dir);
+	printf("\ncrafted ids: pids colliding under the old pid-map hash vs "
+	       "sequential pids (CPU s, median of 5)\n");
+	printf("%-28s %-9s %11s %11s %7s\n", "spool", "reader", "colliding",
+	       "sequential", "ratio");
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		write_ids_spool(pc, true, shapes[i].mods, shapes[i].deact);
+		write_ids_spool(ps, false, shapes[i].mods, shapes[i].deact);
+		for (w = 0; w < 3; w++) {
+			static const char *const rn[] = { "Snapshot", "Replay",
+							  "Tail" };
+			double c[5], q[5], t;
+			int k, a, b;
+
+			for (k = 0; k < 5; k++) {
+				c[k] = ids_read(w, pc);
+				q[k] = ids_read(w, ps);
+			}
+			for (a = 0; a < 5; a++)	/* sort both */
+				for (b = a + 1; b < 5; b++) {
+					if (c[b] < c[a])
+						t = c[a], c[a] = c[b], c[b] = t;
+					if (q[b] < q[a])
+						t = q[a], q[a] = q[b], q[b] = t;
+				}
+			printf("%-28s %-9s %11.4f %11.4f %7.2f\n", shapes[i].name,
+			       rn[w], c[2], q[2], c[2] / q[2]);
+		}
+	}
+	if (!getenv("BENCH_LIB_KEEP")) {
+		unlink(pc);
+		unlink(ps);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	static const char *names[] = { "Snapshot (open+iterate)",
-		"Replay (open+iterate)", "Tail (poll all)",
-		"Replay (iterate only)", "Replay (next_samples)" };
 	uint64_t n = argc > 2 ? strtoull(argv[2], NULL, 10) : 10000000;
 	char path[4096];
 	struct stat st;
@@ -359,32 +535,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)n, (double)st.st_size / 1e6,
 	       (double)st.st_size / (double)n);
 	printf("rates per CPU-second of the reading process (machine may be shared)\n");
-	printf("%-26s %14s %10s %12s %10s\n", "reader", "samples/s", "MB/s",
-	       "peak RSS MB", "wall s");
 	printf("%-26s %14.0f %10.1f %12s %10s\n", "Recorder (rec_sample)",
 	       (double)n / wsecs, (double)st.st_size / 1e6 / wsecs, "-", "-");
-	for (i = 0; i < 5; i++) {
-		struct result r;
-
-		/* warm the page cache once, then keep the best of 3 */
-		struct result best = { 1e30, 0, 0, 0 };
-		int k;
-
-		for (k = 0; k < 3; k++) {
-			r = measure(i, path);
-			if (r.secs < best.secs)
-				best = r;
-		}
-		if (best.samples != n) {
-			fprintf(stderr, "%s read %llu samples, want %llu\n", names[i],
-				(unsigned long long)best.samples,
-				(unsigned long long)n);
-			return 1;
-		}
-		printf("%-26s %14.0f %10.1f %12.1f %10.2f\n", names[i],
-		       (double)n / best.secs, (double)st.st_size / 1e6 / best.secs,
-		       (double)best.maxrss_kb / 1024.0, best.wall);
-	}
+	if (sample_table(path, n, (double)st.st_size))
+		return 1;
 	if (!getenv("BENCH_LIB_KEEP"))
 		unlink(path);
 
@@ -403,14 +557,8 @@ int main(int argc, char **argv)
 	for (i = 5; i < 8; i++) {
 		static const char *const ivnames[] = { "Snapshot (open+offcpu)",
 			"Replay (open+next_offcpu)", "Tail (poll all, offcpu)" };
-		struct result best = { 1e30, 0, 0, 0 }, r;
-		int k;
+		struct result best = measure(i, path);
 
-		for (k = 0; k < 3; k++) {
-			r = measure(i, path);
-			if (r.secs < best.secs)
-				best = r;
-		}
 		if (best.samples != n) {
 			fprintf(stderr, "%s read %llu intervals, want %llu\n",
 				ivnames[i - 5], (unsigned long long)best.samples,
@@ -423,5 +571,24 @@ int main(int argc, char **argv)
 	}
 	if (!getenv("BENCH_LIB_KEEP"))
 		unlink(path);
+
+	if (argc > 3) {
+		struct spulse_replay *rp;
+		struct spulse_error err;
+
+		if (stat(argv[3], &st) ||
+		    spulse_replay_open(argv[3], NULL, &rp, &err)) {
+			fprintf(stderr, "%s: cannot read\n", argv[3]);
+			return 1;
+		}
+		n = spulse_replay_info(rp)->samples;
+		spulse_replay_close(rp);
+		printf("\n%s: %llu samples, %.1f MB, %.2f bytes/sample\n",
+		       argv[3], (unsigned long long)n, (double)st.st_size / 1e6,
+		       (double)st.st_size / (double)n);
+		if (sample_table(argv[3], n, (double)st.st_size))
+			return 1;
+	}
+	ids_table(argv[1]);
 	return 0;
 }

@@ -919,6 +919,99 @@ stop_mask64(const uint8_t *p, uint64_t *zeros)
 	return ~cont;
 }
 
+/* As stop_mask64(), and *@fives: byte @p[i] is SPULSE_TAG_SAMPLE. */
+static inline __attribute__((always_inline)) uint64_t
+stop_mask64_5(const uint8_t *p, uint64_t *zeros, uint64_t *fives)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i five = _mm_set1_epi8(SPULSE_TAG_SAMPLE);
+	uint64_t cont = 0, z = 0, f = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+
+		cont |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << (16 * i);
+		z |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero))
+		     << (16 * i);
+		f |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, five))
+		     << (16 * i);
+	}
+	*zeros = z;
+	*fives = f;
+	return ~cont;
+}
+
+/*
+ * One sample at a time (one 16-byte load each, the loop of earlier
+ * versions): cheaper than a 64-byte window for the first sample of a run,
+ * which in spools that interleave samples with other records is often the
+ * only one. The windowed loops take over from the second sample.
+ */
+#define SIMD_STEP_READ		32	/* bytes read at a sample's tag */
+static inline __attribute__((always_inline, target("popcnt,bmi,bmi2"))) size_t
+samples_bmi2_step(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		  struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	const uint64_t nthreads = dec->defs.nthreads;
+	const uint64_t nstacks = dec->defs.nstacks;
+	const uint32_t cpu = dec->cpu;
+	const uint64_t tmax = (uint64_t)dec->time_max;
+	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
+	const __m128i zero = _mm_setzero_si128();
+	const uint8_t *p = buf, *safe_end;
+	int64_t t = dec->time_ns;
+	size_t n = 0;
+
+	*consumed = 0;
+	if (len < SIMD_STEP_READ)
+		return 0;
+	safe_end = buf + len - SIMD_STEP_READ;
+	while (p <= safe_end && n < max) {
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		uint32_t stop = ~(uint32_t)_mm_movemask_epi8(v) & 0xffff;
+		uint32_t zb = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+		uint32_t t1 = stop & ~1u, t2 = _blsr_u32(t1), t3 = _blsr_u32(t2);
+		uint32_t e1 = _tzcnt_u32(t1), e2 = _tzcnt_u32(t2);
+		uint32_t e3 = _tzcnt_u32(t3);		/* 32: not in 16 bytes */
+		uint32_t a = e1, b = e2 - e1, e = e3 - e2;
+		uint32_t ends = t1 ^ _blsr_u32(t3);
+		uint64_t x1, x2, x3, z, th, st;
+		int64_t nt;
+		bool bad;
+
+		memcpy(&x1, p + 1, 8);
+		memcpy(&x2, p + 1 + (e1 & 15), 8);
+		memcpy(&x3, p + 1 + (e2 & 15), 8);
+		z = _pext_u64(_bzhi_u64(x1, 8 * a), g7);
+		th = _pext_u64(_bzhi_u64(x2, 8 * b), g7);
+		st = _pext_u64(_bzhi_u64(x3, 8 * e), g7);
+		nt = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
+		bad = (p[0] != SPULSE_TAG_SAMPLE) | (e3 > 15) |
+		      (((a - 1) | (b - 1) | (e - 1)) > 7) |
+		      /* a multi-byte varint whose last byte is 0x00 */
+		      ((ends & ~(stop << 1) & zb) != 0) |
+		      !(((th - nthreads) & (st - nstacks)) >> 63) |
+		      ((uint64_t)nt > tmax);
+		if (__builtin_expect(bad, 0))
+			break;
+		t = nt;
+		if (out) {
+			out[n].time_ns = t;
+			out[n].thread = (uint32_t)th;
+			out[n].stack = (uint32_t)st;
+			out[n].cpu = cpu;
+			out[n].reserved = 0;
+		}
+		n++;
+		p += e3 + 1;
+	}
+	dec->time_ns = t;
+	dec->info.samples += n;
+	*consumed = (size_t)(p - buf);
+	return n;
+}
+
 /*
  * Sample loop for x86-64 with BMI2 (runtime-dispatched). Every byte with
  * bit 7 clear ends something: a record's tag (all tags are < 0x80) or a
@@ -1032,14 +1125,14 @@ samples_bmi2(struct spulse_dec *dec, const uint8_t *buf, size_t len,
  */
 static inline __attribute__((always_inline, target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
-		 struct spulse_sample *out, size_t max, size_t *consumed)
+		 struct spulse_sample *out, size_t max, size_t *consumed,
+		 const bool trusted)
 {
 	const uint64_t nthreads = dec->defs.nthreads;
 	const uint64_t nstacks = dec->defs.nstacks;
 	const uint32_t cpu = dec->cpu;
 	const uint64_t tmax = (uint64_t)dec->time_max;
 	const uint64_t g7 = 0x7f7f7f7f7f7f7f7fULL;
-	const __m128i five = _mm_set1_epi8(SPULSE_TAG_SAMPLE);
 	const uint8_t *p = buf, *safe_end;
 	int64_t t = dec->time_ns;
 	size_t n = 0, c;
@@ -1049,13 +1142,13 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		return 0;
 	safe_end = buf + len - SIMD_SAMPLE_READ;
 	while (p <= safe_end && n < max) {
-		uint64_t zb, m, ov;
+		uint64_t zb, m, ov, eq5, k, i;
 
 		/* streaming from memory: ask for the lines a few windows on */
 		__builtin_prefetch(p + SIMD_PREFETCH);
-		m = stop_mask64(p, &zb);
+		m = stop_mask64_5(p, &zb, &eq5);
 		ov = m & ~(m << 1) & zb;
-		uint64_t k = (uint64_t)_mm_popcnt_u64(m) / 4, i, eq5 = 0;
+		k = (uint64_t)_mm_popcnt_u64(m) / 4;
 		uint64_t pos = 0, tags = 0, lens = 0, thmax = 0, stmax = 0;
 		uint64_t tm = 0;
 		int64_t t0 = t;
@@ -1064,10 +1157,6 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			k = max - n;
 		if (!k)
 			break;
-		for (i = 0; i < 4; i++)
-			eq5 |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(p + 16 * i)),
-				five)) << (16 * i);
 		for (i = 0; i < k; i++) {
 			uint64_t e1, e2, e3, x1, x2, x3, z, th, st;
 
@@ -1087,9 +1176,11 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			th = _pext_u64(_bzhi_u64(x2, (unsigned int)(8 * (e2 - e1))), g7);
 			st = _pext_u64(_bzhi_u64(x3, (unsigned int)(8 * (e3 - e2))), g7);
 			t = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
-			tm = (uint64_t)t > tm ? (uint64_t)t : tm;
-			thmax = th > thmax ? th : thmax;
-			stmax = st > stmax ? st : stmax;
+			if (!trusted) {
+				tm = (uint64_t)t > tm ? (uint64_t)t : tm;
+				thmax = th > thmax ? th : thmax;
+				stmax = st > stmax ? st : stmax;
+			}
 			if (out) {
 				out[n + i].time_ns = t;
 				out[n + i].thread = (uint32_t)th;
@@ -1100,9 +1191,10 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			pos = (e3 & 63) + 1;
 		}
 		if (__builtin_expect(!((tags & ~eq5) | (lens > 7) |
-				       (_bzhi_u64(ov, (unsigned int)pos) != 0) |
-				       (thmax >= nthreads) | (stmax >= nstacks) |
-				       (tm > tmax)), 1)) {
+				       (!trusted &&
+					((_bzhi_u64(ov, (unsigned int)pos) != 0) |
+					 (thmax >= nthreads) | (stmax >= nstacks) |
+					 (tm > tmax)))), 1)) {
 			n += k;
 			p += pos;
 			continue;
@@ -1110,7 +1202,7 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		/* something in this window is bad: find it sample by sample */
 		dec->time_ns = t0;
 		k = samples_bmi2(dec, p, (size_t)(buf + len - p), out ? out + n : NULL,
-				 k, &c, false);
+				 k, &c, trusted);
 		dec->info.samples -= k;
 		t = dec->time_ns;
 		n += k;
@@ -1127,14 +1219,21 @@ static __attribute__((target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2_val(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		 size_t max, size_t *consumed)
 {
-	return samples_bmi2_win(dec, buf, len, NULL, max, consumed);
+	return samples_bmi2_win(dec, buf, len, NULL, max, consumed, false);
 }
 
 static __attribute__((target("popcnt,bmi,bmi2"))) size_t
 samples_bmi2_out(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		 struct spulse_sample *out, size_t max, size_t *consumed)
 {
-	return samples_bmi2_win(dec, buf, len, out, max, consumed);
+	return samples_bmi2_win(dec, buf, len, out, max, consumed, false);
+}
+
+static __attribute__((target("popcnt,bmi,bmi2"))) size_t
+samples_bmi2_first(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		   struct spulse_sample *out, size_t max, size_t *consumed)
+{
+	return samples_bmi2_step(dec, buf, len, out, max ? 1 : 0, consumed);
 }
 
 static __attribute__((target("popcnt,bmi,bmi2"))) size_t
@@ -1164,14 +1263,30 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 {
 	size_t n, c, total = 0, k;
 
+	if (!len || buf[0] != SPULSE_TAG_SAMPLE) {	/* another record */
+		*consumed = 0;
+		return 0;
+	}
 	if (!use_bmi2())
 		return spulse_dec_samples_portable(dec, buf, len, out, max,
 						   consumed);
-	if (dec->trusted)
-		n = samples_bmi2_trusted(dec, buf, len, out, max, &c);
-	else
-		n = out ? samples_bmi2_out(dec, buf, len, out, max, &c)
-			: samples_bmi2_val(dec, buf, len, max, &c);
+	/* the first sample alone; a run goes on through 64-byte windows */
+	n = samples_bmi2_first(dec, buf, len, out, max, &c);
+	if (n && n < max && len - c > SIMD_SAMPLE_READ &&
+	    buf[c] == SPULSE_TAG_SAMPLE) {
+		size_t w;
+
+		if (dec->trusted)
+			n += samples_bmi2_trusted(dec, buf + c, len - c,
+						  out ? out + n : NULL, max - n,
+						  &w);
+		else if (out)
+			n += samples_bmi2_out(dec, buf + c, len - c, out + n,
+					      max - n, &w);
+		else
+			n += samples_bmi2_val(dec, buf + c, len - c, max - n, &w);
+		c += w;
+	}
 	/*
 	 * The last bytes of the input (less than SIMD_SAMPLE_READ) go
 	 * through the portable loop, so both stop at the same place.
