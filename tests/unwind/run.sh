@@ -91,17 +91,25 @@ check "stack walks with the tables equal backtrace() (ut_walk, 2 s)" walk_like_b
 # The same inside Debian's python3.11 (LD_PRELOAD): its interpreter, libc,
 # libm and extension modules unwound from a SIGPROF handler. Walks that
 # land in a module loaded after the tables were built count as "no table".
-python_walks() {
-	local py=/usr/bin/python3.11 res=$tmp/pywalk w c a d
-	[ -x "$py" ] || { echo "no $py"; return 1; }
-	# env(1) sets LD_PRELOAD for python only, not for timeout(1).
+preload_walks() { # NAME CMD...: run CMD with the walker preloaded
+	local name=$1 res=$tmp/walk-$1 w c a d
+	shift
+	[ -x "$1" ] || { echo "no $1"; return 1; }
+	# env(1) sets LD_PRELOAD for CMD only, not for timeout(1).
 	timeout 120 env LD_BIND_NOW=1 UT_WALK_RESULT="$res" \
-		LD_PRELOAD="$dir/ut_walk_preload.so" "$py" "$here/src/work.py" 2 || return 1
+		LD_PRELOAD="$dir/ut_walk_preload.so" "$@" >/dev/null || return 1
 	read -r w c a d <"$res" || return 1
-	echo "python3.11: $w walks, $c reached END, $a equal to backtrace(), $d differ"
+	echo "$name: $w walks, $c reached END, $a equal to backtrace(), $d differ"
 	[ "$w" -gt 0 ] && [ "$d" -eq 0 ] && [ "$a" -eq "$c" ] && [ $((c * 100)) -ge $((w * 95)) ]
 }
-check "python3.11 stacks walked with the tables: >= 95% reach END, all equal backtrace()" python_walks
+head -c 3000000 /dev/urandom | od -An -tx1 >"$tmp/data.txt"
+head -c 1000000 "$tmp/data.txt" >"$tmp/data-1m.txt"
+check "python3.11 stacks walked with the tables: >= 95% reach END, all equal backtrace()" \
+	preload_walks python3.11 /usr/bin/python3.11 "$here/src/work.py" 2
+check "xz stacks walked with the tables: >= 95% reach END, all equal backtrace()" \
+	preload_walks xz /usr/bin/xz -T1 -6 -c "$tmp/data-1m.txt"
+check "gzip stacks walked with the tables: >= 95% reach END, all equal backtrace()" \
+	preload_walks gzip /bin/gzip -9 -c "$tmp/data.txt"
 
 # An FDE with 40000 rows: rows up to the per-FDE work bound, then UNKNOWN
 # for the rest of the function; done in bounded time (a timeout fails it).
