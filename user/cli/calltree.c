@@ -100,9 +100,10 @@ static int64_t child_of(struct calltree *t, uint32_t parent, uint32_t label,
 	return nc;
 }
 
-static int calltree_init(struct calltree *t, struct profile *p)
+int calltree_init(struct calltree *t, const struct profile *p)
 {
 	memset(t, 0, sizeof(*t));
+	t->p = p;
 	t->sym = p->sym;
 	t->ns = p->offcpu;
 	t->palette = p->offcpu ? CT_PALETTE_OFFCPU : CT_PALETTE_ONCPU;
@@ -119,8 +120,8 @@ static int64_t add_frames(struct calltree *t, uint32_t cur,
 	int i, k;
 
 	for (k = 0, i = step > 0 ? 0 : n - 1; k < n; k++, i += step) {
-		const struct sym_frame *sf = symbolizer_frame(t->sym, frames[i]);
-		int64_t lid = symbolizer_label_id(t->sym, frames[i]);
+		const struct sym_frame *sf = profile_frame(t->p, frames[i]);
+		int64_t lid = profile_label_id(t->p, frames[i]);
 		int64_t nc;
 
 		if (!sf || lid < 0)
@@ -133,16 +134,6 @@ static int64_t add_frames(struct calltree *t, uint32_t cur,
 		t->nodes[cur].value += c;
 	}
 	return cur;
-}
-
-int calltree_init_sym(struct calltree *t, struct symbolizer *sym, bool ns)
-{
-	memset(t, 0, sizeof(*t));
-	t->sym = sym;
-	t->ns = ns;
-	if (new_node(t, CALLTREE_NONE, 0) < 0)
-		return -ENOMEM;
-	return 0;
 }
 
 int64_t calltree_add_path(struct calltree *t, const uint32_t *frames, int n,

@@ -38,6 +38,7 @@ struct calltree {
 	struct ct_node *nodes;	/* nodes[0] is the synthetic root "all" */
 	uint32_t n, cap;
 	struct symbolizer *sym;
+	const struct profile *p;	/* frames (virtual ids with --inline) */
 	uint32_t *parent;	/* node -> parent node (CALLTREE_NONE for 0) */
 	uint32_t *slots;	/* (parent, label) -> node + 1, 0 = empty */
 	uint32_t nslots;	/* power of two, > 2 * n */
@@ -46,8 +47,11 @@ struct calltree {
 	bool diff;		/* ->base fields hold a first profile */
 };
 
-/* An empty tree (root "all" only) over @sym's labels. */
-int calltree_init_sym(struct calltree *t, struct symbolizer *sym, bool ns);
+/*
+ * An empty tree (root "all" only) over @p's frames and labels (values in
+ * ns for an off-CPU profile).
+ */
+int calltree_init(struct calltree *t, const struct profile *p);
 
 /*
  * Add a path of frame ids below the root: @frames[0..n) in that order

@@ -23,7 +23,8 @@ static const char diff_help[] =
 "    spulse diff BEFORE AFTER [--by self|total] [--top N] [--json]\n"
 "                [--sort KEYS] [--percent-limit P] [FILTERS]\n"
 "                [--off-cpu [--state S,D,...] [--metric M]]\n"
-"                [--kallsyms PATH] [--symfs DIR]\n"
+"                [--kallsyms PATH] [--symfs DIR] [--inline]\n"
+"                [--no-demangle] [--debug-dir DIR]\n"
 "\n"
 "DESCRIPTION\n"
 "    Aggregates both spools as spulse report does (the same --sort keys\n"
@@ -61,6 +62,10 @@ static const char diff_help[] =
 "    --kallsyms PATH     kernel symbols for both spools (default: each\n"
 "                        spool's FILE.kallsyms when present)\n"
 "    --symfs DIR         look module files up under DIR first\n"
+"    --inline            expand frames into their inline chains (as in\n"
+"                        spulse report)\n"
+"    --no-demangle       keep C++/Rust names mangled\n"
+"    --debug-dir DIR     look for separate debug files under DIR first\n"
 "    -h, --help          this text\n"
 "\n"
 "EXAMPLES\n"
@@ -193,8 +198,8 @@ static void put_keys(const struct diff *d, const struct drow *r)
 
 		fputs("  ", stdout);
 		if (key == SORT_SYM) {
-			const struct sym_frame *sf = symbolizer_frame(
-				t->p->sym, t->rows[r->row].frame);
+			const struct sym_frame *sf = profile_frame(
+				t->p, t->rows[r->row].frame);
 
 			fputs(sf ? sf->label : "?", stdout);
 			if (sf && !dso && sf->func && sf->dso[0])
@@ -215,8 +220,7 @@ static void put_json_row(const struct diff *d, const struct drow *r,
 			 uint64_t ta, uint64_t tb)
 {
 	const struct sort_table *t = &d->s[r->side].t;
-	const struct sym_frame *sf = symbolizer_frame(t->p->sym,
-						      t->rows[r->row].frame);
+	const struct sym_frame *sf = profile_frame(t->p, t->rows[r->row].frame);
 	char buf[1024];
 	int k;
 
@@ -337,6 +341,7 @@ int cmd_diff(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, 'P' },
 		PROFILE_LONGOPTS,
 		PROFILE_FILTER_LONGOPTS,
+		PROFILE_SYM_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }

@@ -16,7 +16,8 @@ static const char flame_help[] =
 "SYNOPSIS\n"
 "    spulse flame FILE [-o OUT.svg] [--folded] [--title TEXT] [--inverted]\n"
 "                 [--root comm|pid|tid] [FILTERS] [--kallsyms PATH]\n"
-"                 [--symfs DIR] [--off-cpu | --wakers] [--state S,D,...]\n"
+"                 [--symfs DIR] [--inline] [--no-demangle] [--debug-dir DIR]\n"
+"                 [--off-cpu | --wakers] [--state S,D,...]\n"
 "                 [--metric offcpu|blocked|runq]\n"
 "    spulse flame --diff BEFORE AFTER [-o OUT.svg] [--folded] [options]\n"
 "\n"
@@ -68,6 +69,13 @@ static const char flame_help[] =
 "  Symbols:\n"
 "    --kallsyms PATH     kernel symbols (default FILE.kallsyms if present)\n"
 "    --symfs DIR         look module files up under DIR first (DIR/PATH)\n"
+"    --inline            expand each frame into its inline chain (DWARF\n"
+"                        inlined calls, outermost first): inlined\n"
+"                        functions get rows, boxes and call-graph nodes\n"
+"                        of their own, with their call-site srcline\n"
+"    --no-demangle       keep C++/Rust names mangled\n"
+"    --debug-dir DIR     look for separate debug files under DIR first\n"
+"                        (DIR/.build-id/xx/rest.debug, .gnu_debuglink)\n"
 "\n"
 "  Off-CPU (spools recorded with offcpu=1):\n"
 "    --off-cpu           blocked-time flame graph: the stacks at\n"
@@ -229,6 +237,7 @@ int cmd_flame(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'f' },
 		PROFILE_LONGOPTS,
 		PROFILE_FILTER_LONGOPTS,
+		PROFILE_SYM_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "wakers", no_argument, NULL, 'w' },
 		{ "title", required_argument, NULL, 't' },

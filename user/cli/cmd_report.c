@@ -18,7 +18,8 @@ static const char report_help[] =
 "                  [--percent-limit P] [-g caller|callee[,MIN]] [--json]\n"
 "                  [--pid P,..] [--tid T,..] [--comm C,..] [--dso D,..]\n"
 "                  [--time START,END] [--kernel | --user]\n"
-"                  [--kallsyms PATH] [--symfs DIR]\n"
+"                  [--kallsyms PATH] [--symfs DIR] [--inline]\n"
+"                  [--no-demangle] [--debug-dir DIR]\n"
 "                  [--off-cpu [--state S,D,...] [--metric M]]\n"
 "\n"
 "DESCRIPTION\n"
@@ -78,6 +79,13 @@ static const char report_help[] =
 "  Symbols:\n"
 "    --kallsyms PATH     kernel symbols (default FILE.kallsyms if present)\n"
 "    --symfs DIR         look module files up under DIR first (DIR/PATH)\n"
+"    --inline            expand each frame into its inline chain (DWARF\n"
+"                        inlined calls, outermost first): inlined\n"
+"                        functions get rows, boxes and call-graph nodes\n"
+"                        of their own, with their call-site srcline\n"
+"    --no-demangle       keep C++/Rust names mangled\n"
+"    --debug-dir DIR     look for separate debug files under DIR first\n"
+"                        (DIR/.build-id/xx/rest.debug, .gnu_debuglink)\n"
 "\n"
 "  Off-CPU (spools recorded with offcpu=1):\n"
 "    --off-cpu           time off CPU by function instead of samples: self\n"
@@ -147,8 +155,7 @@ static size_t shown_rows(const struct sort_table *t, const struct profile *p,
 /* "function [module]" as in the default table. */
 static void put_sym(const struct sort_table *t, uint32_t row, bool with_dso)
 {
-	const struct sym_frame *sf = symbolizer_frame(t->p->sym,
-						      t->rows[row].frame);
+	const struct sym_frame *sf = profile_frame(t->p, t->rows[row].frame);
 
 	if (!sf) {
 		fputs("?", stdout);
@@ -410,7 +417,7 @@ static int print_graph(const struct graph_index *gi, struct profile *p,
 	double min = o->graph_min / 100.0 * (double)p->total;
 	size_t c;
 
-	if (calltree_init_sym(&g, p->sym, p->offcpu) < 0)
+	if (calltree_init(&g, p) < 0)
 		return -1;
 	for (c = gi->start[row]; c < gi->start[row + 1]; c++) {
 		const struct profile_cell *pc = &p->cells[gi->cell[c]];
@@ -563,7 +570,7 @@ static int print_json(struct sort_table *t, struct profile *p,
 			putchar('{');
 		if (sym || sort_has(&t->spec, SORT_DSO)) {
 			const struct sym_frame *sf =
-				symbolizer_frame(p->sym, w->frame);
+				profile_frame(p, w->frame);
 
 			if (sym) {
 				fputs("\"function\":", stdout);
@@ -636,6 +643,7 @@ int cmd_report(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'g' },
 		PROFILE_LONGOPTS,
 		PROFILE_FILTER_LONGOPTS,
+		PROFILE_SYM_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }

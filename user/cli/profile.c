@@ -48,6 +48,15 @@ int profile_option(struct profile *p, int c, const char *arg)
 	case 's':
 		p->offcpu_opts = true;
 		return parse_states(p, arg);
+	case PROFILE_OPT_INLINE:
+		p->inline_frames = true;
+		return 1;
+	case PROFILE_OPT_NO_DEMANGLE:
+		p->no_demangle = true;
+		return 1;
+	case PROFILE_OPT_DEBUG_DIR:
+		p->debug_dir = arg;
+		return 1;
 	}
 	return filter_option(&p->filter, c, arg);
 }
@@ -189,8 +198,7 @@ bool profile_stack_ok(const struct profile *p, uint32_t stack)
 	if (ok && p->filter.ndsos) {
 		ok = false;
 		for (i = 0; i < n && !ok; i++) {
-			const struct sym_frame *sf =
-				symbolizer_frame(p->sym, frames[i]);
+			const struct sym_frame *sf = profile_frame(p, frames[i]);
 
 			ok = sf && filter_dso_matches(&p->filter, sf->dso);
 		}
@@ -248,6 +256,12 @@ int profile_open(struct profile *p, const char *file)
 	}
 	symbolizer_set_symfs(p->sym, symfs);
 	symbolizer_set_spool(p->sym, file, p->info->start_us);
+	if (p->inline_frames)
+		symbolizer_set_inline(p->sym, true);
+	if (p->no_demangle)
+		symbolizer_set_demangle(p->sym, false);
+	if (p->debug_dir)
+		symbolizer_set_debug_dir(p->sym, p->debug_dir);
 	return resolve_filters(p);
 }
 
@@ -561,6 +575,78 @@ int profile_count(struct profile *p)
 	return EXIT_OK;
 }
 
+/* Look up (once) the inline chain of real frame @fid; 0 or -ENOMEM. */
+static int load_chain(struct profile *p, uint32_t fid)
+{
+	const struct sym_frame *chain;
+	uint32_t n, i;
+
+	n = symbolizer_inline_chain(p->sym, fid, &chain);
+	p->chain_len[fid] = n > 1 ? n : 1;
+	p->chain_first[fid] = 0;
+	if (n <= 1)
+		return 0;
+	if (p->nvframes + n > p->capvframes) {
+		uint32_t nc = (p->capvframes + n) * 2;
+		const struct sym_frame **nv = realloc(p->vframes,
+						      nc * sizeof(*nv));
+		uint32_t *nr;
+
+		if (!nv)
+			return -ENOMEM;
+		p->vframes = nv;
+		nr = realloc(p->vreal, nc * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		p->vreal = nr;
+		p->capvframes = nc;
+	}
+	p->chain_first[fid] = p->nframes + p->nvframes;
+	/* chain[] is innermost first: store outermost first */
+	for (i = 0; i < n; i++) {
+		p->vframes[p->nvframes + i] = &chain[n - 1 - i];
+		p->vreal[p->nvframes + i] = fid;
+	}
+	p->nvframes += n;
+	return 0;
+}
+
+/* Replace the real frames of @frames (root first) by their chains. */
+static int expand_inline(const struct profile *cp, uint32_t *frames, int n)
+{
+	struct profile *p = (struct profile *)cp;	/* caches only */
+	uint32_t tmp[SPULSE_MAX_DEPTH];
+	int i, m = 0;
+
+	if (!p->chain_first) {
+		p->chain_first = malloc((p->nframes ? p->nframes : 1) *
+					sizeof(*p->chain_first));
+		p->chain_len = malloc((p->nframes ? p->nframes : 1) *
+				      sizeof(*p->chain_len));
+		if (!p->chain_first || !p->chain_len)
+			return -1;
+		memset(p->chain_first, 0xff, (p->nframes ? p->nframes : 1) *
+		       sizeof(*p->chain_first));
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t f = frames[i], k;
+
+		if (f >= p->nframes)
+			return -1;
+		if (p->chain_first[f] == UINT32_MAX && load_chain(p, f) < 0)
+			return -1;
+		if (p->chain_len[f] == 1 ||
+		    m + (int)p->chain_len[f] + (n - i - 1) > SPULSE_MAX_DEPTH) {
+			tmp[m++] = f;
+			continue;
+		}
+		for (k = 0; k < p->chain_len[f]; k++)
+			tmp[m++] = p->chain_first[f] + k;
+	}
+	memcpy(frames, tmp, (size_t)m * sizeof(*frames));
+	return m;
+}
+
 int profile_stack_frames(const struct profile *p, uint32_t leaf,
 			 uint32_t *frames)
 {
@@ -580,7 +666,35 @@ int profile_stack_frames(const struct profile *p, uint32_t leaf,
 	}
 	for (i = 0; i < n; i++)
 		frames[i] = tmp[n - 1 - i];
+	if (p->inline_frames && n)
+		return expand_inline(p, frames, n);
 	return n;
+}
+
+const struct sym_frame *profile_frame(const struct profile *p, uint32_t id)
+{
+	if (id < p->nframes || !p->inline_frames)
+		return symbolizer_frame(p->sym, id);
+	id -= p->nframes;
+	return id < p->nvframes ? p->vframes[id] : NULL;
+}
+
+int64_t profile_label_id(const struct profile *p, uint32_t id)
+{
+	const struct sym_frame *sf;
+
+	if (id < p->nframes || !p->inline_frames)
+		return symbolizer_label_id(p->sym, id);
+	sf = profile_frame(p, id);
+	return sf ? (int64_t)sf->label_id : -1;
+}
+
+uint32_t profile_real_frame(const struct profile *p, uint32_t id)
+{
+	if (id < p->nframes || !p->inline_frames ||
+	    id - p->nframes >= p->nvframes)
+		return id;
+	return p->vreal[id - p->nframes];
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -657,6 +771,9 @@ int profile_copy_options(struct profile *dst, const struct profile *src)
 	dst->state_mask = src->state_mask;
 	dst->offcpu_opts = src->offcpu_opts;
 	dst->by_thread = src->by_thread;
+	dst->inline_frames = src->inline_frames;
+	dst->no_demangle = src->no_demangle;
+	dst->debug_dir = src->debug_dir;
 	return filter_copy(&dst->filter, &src->filter);
 }
 
@@ -668,6 +785,10 @@ void profile_close(struct profile *p)
 	free(p->thread_ok);
 	free(p->frame_ok);
 	free(p->stack_ok);
+	free(p->chain_first);
+	free(p->chain_len);
+	free(p->vframes);
+	free(p->vreal);
 	filter_free(&p->filter);
 	if (p->replay)
 		spulse_replay_close(p->replay);

@@ -52,6 +52,18 @@ struct profile {
 				 * start, [t_lo, t_hi) */
 	/* set before profile_count() to keep counts per (stack, thread) */
 	bool by_thread;
+	/* --inline: profile_stack_frames() expands each frame into its
+	 * inline chain, outermost first; entries of a chain longer than one
+	 * get virtual frame ids >= nframes (profile_frame() resolves both) */
+	bool inline_frames;
+	bool no_demangle;		/* --no-demangle */
+	const char *debug_dir;		/* --debug-dir DIR */
+	uint32_t *chain_first;		/* frame id -> first virtual id,
+					 * UINT32_MAX = not looked up */
+	uint32_t *chain_len;		/* frame id -> chain length */
+	const struct sym_frame **vframes;	/* virtual id - nframes -> */
+	uint32_t *vreal;		/* virtual id - nframes -> frame id */
+	uint32_t nvframes, capvframes;
 	struct profile_cell *cells;	/* after profile_count() */
 	size_t ncells;
 };
@@ -77,6 +89,18 @@ enum profile_metric {
  * --kernel, --user; handled by profile_option() too.
  */
 #define PROFILE_FILTER_LONGOPTS FILTER_LONGOPTS
+
+/* Symbolizer switches: --inline, --no-demangle, --debug-dir DIR. */
+enum {
+	PROFILE_OPT_INLINE = 0x1100,
+	PROFILE_OPT_NO_DEMANGLE,
+	PROFILE_OPT_DEBUG_DIR,
+};
+
+#define PROFILE_SYM_LONGOPTS \
+	{ "inline", no_argument, NULL, PROFILE_OPT_INLINE }, \
+	{ "no-demangle", no_argument, NULL, PROFILE_OPT_NO_DEMANGLE }, \
+	{ "debug-dir", required_argument, NULL, PROFILE_OPT_DEBUG_DIR }
 
 /* Off-CPU options: 'O' --off-cpu, 's' --state S,D,..., 'M' --metric M. */
 #define PROFILE_OFFCPU_LONGOPTS \
@@ -164,6 +188,19 @@ int profile_stack_frames(const struct profile *p, uint32_t leaf,
  */
 int profile_thread_groups(const struct profile *p, uint64_t **keys,
 			  size_t *n, uint32_t **map, uint32_t **latest);
+
+/*
+ * The symbolized frame of a frame id from profile_stack_frames(): a real
+ * frame id, or with --inline a virtual id of an inline-chain entry. NULL
+ * on error.
+ */
+const struct sym_frame *profile_frame(const struct profile *p, uint32_t id);
+
+/* Label id of frame id @id (real or virtual); -1 on error. */
+int64_t profile_label_id(const struct profile *p, uint32_t id);
+
+/* The real frame id behind @id (itself unless virtual). */
+uint32_t profile_real_frame(const struct profile *p, uint32_t id);
 
 /*
  * Does stack @stack pass the stack-level filters (--dso: a frame in one of

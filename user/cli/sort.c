@@ -101,11 +101,24 @@ static int64_t frame_part(struct sort_table *t, uint32_t frame)
 	size_t n = 0;
 	int i;
 
-	if (frame >= t->nframes)
-		return -1;
+	if (frame >= t->nframes) {
+		/* a virtual (--inline) frame id: grow the cache */
+		uint32_t n = frame + 1024, i;
+		int64_t *nf;
+
+		if (frame >= UINT32_MAX - 1024)
+			return -1;
+		nf = realloc(t->frame_part, n * sizeof(*nf));
+		if (!nf)
+			return -1;
+		for (i = t->nframes; i < n; i++)
+			nf[i] = -2;
+		t->frame_part = nf;
+		t->nframes = n;
+	}
 	if (t->frame_part[frame] != -2)
 		return t->frame_part[frame];
-	sf = symbolizer_frame(t->p->sym, frame);
+	sf = profile_frame(t->p, frame);
 	if (!sf)
 		return -1;
 	buf[0] = 0;
@@ -337,7 +350,7 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 	case SORT_SYM:
 	case SORT_DSO:
 	case SORT_SRCLINE:
-		sf = symbolizer_frame(t->p->sym, r->frame);
+		sf = profile_frame(t->p, r->frame);
 		if (!sf)
 			return "?";
 		if (key == SORT_SYM)
@@ -359,12 +372,13 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 const char *sort_module(const struct sort_table *t, uint32_t row,
 			size_t *len)
 {
-	const struct sym_frame *sf = symbolizer_frame(t->p->sym,
-						      t->rows[row].frame);
+	const struct sym_frame *sf = profile_frame(t->p, t->rows[row].frame);
 	struct spulse_frame fr;
 	struct spulse_module m;
 
-	if (spulse_defs_frame(t->p->defs, t->rows[row].frame, &fr) == 0 &&
+	if (spulse_defs_frame(t->p->defs,
+			      profile_real_frame(t->p, t->rows[row].frame),
+			      &fr) == 0 &&
 	    fr.kind == SPULSE_FRAME_MODULE &&
 	    spulse_defs_module(t->p->defs, fr.module, &m) == 0) {
 		*len = m.path_len;
