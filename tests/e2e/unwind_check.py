@@ -33,24 +33,30 @@ the file and of its build-id debug file under /usr/lib/debug (libc6-dbg),
 a symbol naming only the addresses inside its size, and the ELF entry point
 (named _start: Debian strips it).
 
-Agreement with perf (>= 95%), step by step. perf's steps are the pairs
-(frame i, frame i + 1) of consecutive resolved frames of its samples of
-the workload's process; perf "stepped from" a frame when it appears with a
-successor. A spulse sample S (its resolved frames s0 .. sn-1, leaf first)
-is judged from s0 on: for each i, if perf never stepped from s_i the rest
-of S cannot be judged (stop); else (s_i, s_i+1) must be one of perf's
-steps, else S DISAGREES. If S ends in the truncated marker after s_n-1 and
-perf stepped from s_n-1, S DISAGREES (spulse gave up where perf went on).
-S is judged when perf stepped from its leaf; S AGREES when judged and not
-disagreeing. This compares every caller step spulse took with the steps
-perf's DWARF unwinder took from the same return address, frame for frame,
-without needing the two runs to have sampled the same whole chain (the
-same leaf is reached through different recursion depths in different
-samples). A wrong step (a bad table, a skipped frame, a frame-pointer
-fallback through a frame that has none) is a step perf never took.
-Asserted over the judged samples, with at least 30 of them; the share of
-samples judged is printed, and the older whole-chain comparison (same
-leaf, identical chain over the common length) as INFO.
+Agreement with perf (>= 95%), step by step. A step is (callee frame,
+caller frame): from frame a (an exact IP for the leaf, return address - 1
+for callers) the unwinder found the caller's frame b. What a correct step
+from a can give depends only on a's FUNCTION (its frame layout) and on the
+path (which call site called it), so steps are compared by the callee's
+function: func(a) is the FDE of .eh_frame that covers a (readelf
+--debug-dump=frames, read here, independent of libdw and of the tables;
+functions without CFI are keyed by their exact address). perf's steps are
+the pairs (func(p_i), p_i+1) over consecutive resolved frames of its
+samples of the workload's process; perf "stepped from" func(p_i) when such
+a pair exists, and "returned to" p_i+1. A spulse sample S (its resolved
+frames s0 .. sn-1, leaf first) is judged from s0 on: for each i, if perf
+never stepped from func(s_i), or never returned to s_i+1 (a call site perf
+did not sample), the rest of S cannot be judged (stop); else
+(func(s_i), s_i+1) must be one of perf's steps, else S DISAGREES: spulse
+claims that func(s_i) returns to a call site that perf saw return only
+from other functions (a skipped or invented frame, a frame-pointer
+fallback through a frame that has none, a bad table). If S ends in the truncated marker after s_n-1 and perf stepped
+from func(s_n-1), S DISAGREES (spulse gave up where perf went on). S is
+judged when perf stepped from func(s0); S AGREES when judged and not
+disagreeing. Asserted over the judged samples, with at least 30 of them;
+the share judged is printed, and the strict whole-chain comparison (perf
+samples with the same leaf IP, chains identical over the common length,
+which needs both runs to have sampled the same whole path) as INFO.
 """
 import bisect
 import collections
@@ -114,6 +120,7 @@ class Elf:
     def __init__(self, path):
         self.path = path
         self.loads = []
+        self.fde_lo, self.fde_hi = [], []
         self.exec_type = False
         self.entry = None
         _, out, _ = run(['readelf', '-hlnW', path])
@@ -154,6 +161,23 @@ class Elf:
         self.addrs = sorted(syms)
         self.names = [syms[a][0] for a in self.addrs]
         self.sizes = [syms[a][1] for a in self.addrs]
+        _, out, _ = run(['readelf', '--debug-dump=frames', path])
+        fdes = set()
+        for m in re.finditer(r' FDE cie=\S+ pc=([0-9a-f]+)\.\.([0-9a-f]+)', out):
+            lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+            if lo < hi:
+                fdes.add((lo, hi))
+        for lo, hi in sorted(fdes):
+            self.fde_lo.append(lo)
+            self.fde_hi.append(hi)
+
+    def func(self, off):
+        """The FDE covering file offset @off, as its start vaddr, or None."""
+        va = self.off_to_vaddr(off)
+        if va is None:
+            return None
+        i = bisect.bisect_right(self.fde_lo, va) - 1
+        return self.fde_lo[i] if i >= 0 and va < self.fde_hi[i] else None
 
     def off_to_vaddr(self, off):
         for o, v, fsz, _ in self.loads:
@@ -284,27 +308,37 @@ def agree(s_frames, s_trunc, p_frames, leaf_exact=True):
     return True
 
 
+def func_of(f):
+    """Function identity of a frame: (file, FDE start), else the frame."""
+    e = elf(f[0])
+    fn = e.func(f[1]) if e else None
+    return (f[0], fn) if fn is not None else f
+
+
 class PerfSteps:
-    """The steps perf's unwinder took (see the docstring), with the
-    return-address convention tolerance (perf - spulse in {0, 1})."""
+    """The steps perf's unwinder took, by callee function (see the
+    docstring), with the return-address convention tolerance (perf -
+    spulse in {0, 1}) on the caller frame."""
 
     def __init__(self, chains):
-        self.steps, self.from_ = set(), set()
+        self.steps, self.from_, self.to = set(), set(), set()
         for fr in chains:
             r = resolved_prefix(fr)
             for i in range(len(r) - 1):
-                self.steps.add((r[i], r[i + 1]))
-                self.from_.add(r[i])
+                fa = func_of(r[i])
+                self.steps.add((fa, r[i + 1]))
+                self.from_.add(fa)
+                self.to.add(r[i + 1])
 
-    @staticmethod
-    def _near(f):
-        return (f, (f[0], f[1] + 1))
+    def returned_to(self, b):
+        return b in self.to or (b[0], b[1] + 1) in self.to
 
     def stepped_from(self, f):
-        return any(g in self.from_ for g in self._near(f))
+        return func_of(f) in self.from_
 
     def has_step(self, a, b):
-        return any((x, y) in self.steps for x in self._near(a) for y in self._near(b))
+        fa = func_of(a)
+        return (fa, b) in self.steps or (fa, (b[0], b[1] + 1)) in self.steps
 
     def judge(self, frames, trunc):
         """None (not judged), True (agrees) or (False, i) (first bad step)."""
@@ -312,7 +346,7 @@ class PerfSteps:
         if not r or not self.stepped_from(r[0]):
             return None
         for i in range(len(r) - 1):
-            if not self.stepped_from(r[i]):
+            if not self.stepped_from(r[i]) or not self.returned_to(r[i + 1]):
                 return True
             if not self.has_step(r[i], r[i + 1]):
                 return (False, i)
