@@ -71,6 +71,7 @@ struct builder {
 	Dwarf_CFI *cfi[2];
 	int n_cfi;
 	uint64_t work, work_max;	/* whole-file work and its bound */
+	uint64_t cfi_bytes;	/* bytes of the CFI sections used */
 	size_t cur_span;	/* span being walked (SIZE_MAX none) */
 	uint64_t cur_work;	/* work spent in it */
 	uint64_t plt[2][2];	/* .plt.sec, .plt.got [start, end) */
@@ -254,6 +255,7 @@ static int collect_spans(struct builder *b, Elf *elf, Elf_Scn *scn, bool eh)
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || !data->d_size)
 		return 0;
+	b->cfi_bytes += data->d_size;
 	for (pass = 0; pass < 2 && !rc; pass++) {
 		Dwarf_Off off = 0, next;
 		Dwarf_CFI_Entry e;
@@ -670,6 +672,12 @@ static int walk(struct builder *b)
 		if (rc < 0)
 			return rc;
 		if (rc == 1) {
+			/* An FDE libdw found but the range list lacks (one it
+			 * could decode and we could not): charge what such a
+			 * lookup may cost, all the CFI, so that no input can
+			 * make these probes unbounded. */
+			if (!inside)
+				b->work += b->cfi_bytes;
 			if (end > hi)
 				end = hi;
 			if (thr >= 0)
@@ -961,7 +969,7 @@ static int build_elf(struct builder *b, Elf *elf, const struct sut_build_opts *o
 	Dwarf *own_dw = NULL;
 	Elf_Scn *scn;
 	const char *bad;
-	uint64_t cfi_bytes = 0;
+	uint64_t span_bytes = 0;
 	size_t i;
 	int rc;
 
@@ -1006,8 +1014,8 @@ static int build_elf(struct builder *b, Elf *elf, const struct sut_build_opts *o
 	if (b->n_spans > 1)
 		qsort(b->spans, b->n_spans, sizeof(*b->spans), span_cmp);
 	for (i = 0; i < b->n_spans; i++)
-		cfi_bytes += b->spans[i].cost;
-	b->work_max = FILE_WORK_BASE + FILE_WORK_PER_BYTE * cfi_bytes;
+		span_bytes += b->spans[i].cost;
+	b->work_max = FILE_WORK_BASE + FILE_WORK_PER_BYTE * span_bytes;
 
 	rc = walk(b);
 	if (rc)
