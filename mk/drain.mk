@@ -85,6 +85,14 @@ $(DRAIN_TEST)/record: $(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_recor
 		$(TOP)/user/cli/cmd_record.c $(DRAIN_SAN_OBJS) $(DRAIN_UNWIND_A) \
 		$(DRAIN_LIB) $(DRAIN_LDLIBS)
 
+# Unit tests of the unwind-table loader against a fake debugfs file.
+$(DRAIN_TEST)/test_unwind_load: $(TOP)/tests/drain/test_unwind_load.c \
+		$(BUILD)/drain-san/unwind_load.o $(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(DRAIN_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
+		$(BUILD)/drain-san/unwind_load.o $(DRAIN_UNWIND_A) $(DRAIN_LIB) \
+		$(DRAIN_LDLIBS)
+
 # Reads back the messages a drainer wrote into a fake DIR/unwind file.
 $(DRAIN_TEST)/unwind_msgs: $(TOP)/tests/drain/unwind_msgs.c \
 		$(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
@@ -95,7 +103,7 @@ $(DRAIN_TEST)/unwind_msgs: $(TOP)/tests/drain/unwind_msgs.c \
 DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
 	$(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool $(DRAIN_TEST)/test_merge \
 	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward $(DRAIN_TEST)/test_flight \
-	$(DRAIN_TEST)/unwind_msgs
+	$(DRAIN_TEST)/unwind_msgs $(DRAIN_TEST)/test_unwind_load
 
 CHECK_SUITES += drain
 check-drain: $(DRAIN_TEST_BINS)

@@ -8,6 +8,22 @@
 # unwind_msgs sum (libspulse-unwind run here) and expected biases from the
 # files' program headers (unwind_msgs bias, libelf, independent of the
 # library).
+# unit tests of the loader's API (tests/drain/test_unwind_load.c)
+if [ -x "$bin/test_unwind_load" ]; then
+	f0=$failed
+	out=$("$bin/test_unwind_load" 2>&1)
+	rc=$?
+	while read -r verdict name rest; do
+		case $verdict in
+		PASS) pass "unwind-unit/$name" ;;
+		FAIL) fail "unwind-unit/$name" "$rest" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail unwind-unit/exit "test_unwind_load exited $rc: $out"
+else
+	fail unwind-unit/build "no $bin/test_unwind_load"
+fi
+
 um=$bin/unwind_msgs
 PY=$(readlink -f /usr/bin/python3 2>/dev/null)
 LC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null)
