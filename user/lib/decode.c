@@ -1142,14 +1142,14 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		return 0;
 	safe_end = buf + len - SIMD_SAMPLE_READ;
 	while (p <= safe_end && n < max) {
-		uint64_t zb, m, ov, eq5, k, i;
+		uint64_t zb, m, m0, ov, eq5, k, i;
 
 		/* streaming from memory: ask for the lines a few windows on */
 		__builtin_prefetch(p + SIMD_PREFETCH);
-		m = stop_mask64_5(p, &zb, &eq5);
+		m = m0 = stop_mask64_5(p, &zb, &eq5);
 		ov = m & ~(m << 1) & zb;
 		k = (uint64_t)_mm_popcnt_u64(m) / 4;
-		uint64_t pos = 0, tags = 0, lens = 0, thmax = 0, stmax = 0;
+		uint64_t pos = 0, tags = 0, lens = 0, idok = ~0ULL, run8;
 		uint64_t tm = 0;
 		int64_t t0 = t;
 
@@ -1160,7 +1160,8 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		for (i = 0; i < k; i++) {
 			uint64_t e1, e2, e3, x1, x2, x3, z, th, st;
 
-			tags |= 1ULL << pos;
+			if (trusted)
+				tags |= 1ULL << pos;
 			m = _blsr_u64(m);
 			e1 = _tzcnt_u64(m);
 			m = _blsr_u64(m);
@@ -1168,7 +1169,8 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			m = _blsr_u64(m);
 			e3 = _tzcnt_u64(m);
 			m = _blsr_u64(m);
-			lens |= (e1 - pos - 1) | (e2 - e1 - 1) | (e3 - e2 - 1);
+			if (trusted)
+				lens |= (e1 - pos - 1) | (e2 - e1 - 1) | (e3 - e2 - 1);
 			memcpy(&x1, p + pos + 1, 8);
 			memcpy(&x2, p + (e1 & 63) + 1, 8);
 			memcpy(&x3, p + (e2 & 63) + 1, 8);
@@ -1178,8 +1180,8 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			t = (int64_t)((uint64_t)t + (uint64_t)spulse_unzigzag(z));
 			if (!trusted) {
 				tm = (uint64_t)t > tm ? (uint64_t)t : tm;
-				thmax = th > thmax ? th : thmax;
-				stmax = st > stmax ? st : stmax;
+				/* sign bit stays set while both ids are in range */
+				idok &= (th - nthreads) & (st - nstacks);
 			}
 			if (out) {
 				out[n + i].time_ns = t;
@@ -1190,11 +1192,32 @@ samples_bmi2_win(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			}
 			pos = (e3 & 63) + 1;
 		}
+		/*
+		 * A field longer than 8 bytes has 8 continuation bytes in a row:
+		 * run8 marks where 8 of them start (fields end before pos).
+		 */
+		run8 = ~m0;
+		run8 &= run8 >> 1;
+		run8 &= run8 >> 2;
+		run8 &= run8 >> 4;
+		if (!trusted) {
+			/*
+			 * The tags are the stop bits of rank 0, 4, 8, ... and
+			 * each follows the previous sample's last byte (rank 3,
+			 * 7, ...) directly; all of them must be 5.
+			 */
+			uint64_t low = _bzhi_u64(~0ULL, (unsigned int)pos);
+			uint64_t r0 = _pdep_u64(0x1111111111111111ULL, m0) & low;
+			uint64_t r3 = _pdep_u64(0x8888888888888888ULL, m0);
+
+			lens = _bzhi_u64(run8, (unsigned int)pos) ? 8 : 0;
+			tags = (r0 & ~eq5) | (((r3 << 1) & low) ^ (r0 & ~1ULL));
+			eq5 = 0;	/* tags is already the mismatch */
+		}
 		if (__builtin_expect(!((tags & ~eq5) | (lens > 7) |
 				       (!trusted &&
 					((_bzhi_u64(ov, (unsigned int)pos) != 0) |
-					 (thmax >= nthreads) | (stmax >= nstacks) |
-					 (tm > tmax)))), 1)) {
+					 !(idok >> 63) | (tm > tmax)))), 1)) {
 			n += k;
 			p += pos;
 			continue;
