@@ -71,6 +71,25 @@ static void cache_path(char *buf, size_t n, const char *dir,
 		strncat(buf, ".sut", n - strlen(buf) - 1);
 }
 
+/* pread() all @n bytes: reads may come back short (9p, FUSE, NFS). */
+static bool pread_full(int fd, void *p, size_t n, off_t off)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t r = pread(fd, c, n, off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		c += r;
+		n -= (size_t)r;
+		off += r;
+	}
+	return true;
+}
+
 /* Read and validate one cache file. 0 and *out, or -errno (any). */
 static int cache_read(const char *file, const uint8_t *id, size_t id_len,
 		      struct sut_table **out)
@@ -79,7 +98,6 @@ static int cache_read(const char *file, const uint8_t *id, size_t id_len,
 	struct sut_table *t = NULL;
 	struct stat st;
 	size_t loads_len, rows_len;
-	ssize_t n;
 	int fd, rc = -EINVAL;
 
 	*out = NULL;
@@ -88,8 +106,7 @@ static int cache_read(const char *file, const uint8_t *id, size_t id_len,
 		return fd;
 	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(h))
 		goto out;
-	n = pread(fd, &h, sizeof(h), 0);
-	if (n != (ssize_t)sizeof(h) || h.magic != CACHE_MAGIC ||
+	if (!pread_full(fd, &h, sizeof(h), 0) || h.magic != CACHE_MAGIC ||
 	    h.version != CACHE_VERSION || h.n_loads > SUT_LOADS_MAX ||
 	    h.n_rows == 0 || h.n_rows > SPULSE_UT_ROWS_MAX ||
 	    h.build_id_len != id_len || memcmp(h.build_id, id, id_len))
@@ -106,9 +123,8 @@ static int cache_read(const char *file, const uint8_t *id, size_t id_len,
 	if (!t->rows)
 		goto out;
 	rc = -EINVAL;
-	if (pread(fd, t->loads, loads_len, sizeof(h)) != (ssize_t)loads_len ||
-	    pread(fd, t->rows, rows_len, (off_t)(sizeof(h) + loads_len)) !=
-		    (ssize_t)rows_len)
+	if (!pread_full(fd, t->loads, loads_len, sizeof(h)) ||
+	    !pread_full(fd, t->rows, rows_len, (off_t)(sizeof(h) + loads_len)))
 		goto out;
 	if (table_sum(&h, t->loads, loads_len, t->rows, rows_len) != h.checksum)
 		goto out;
