@@ -261,7 +261,8 @@ int cmd_unwind(int argc, char **argv)
 	};
 	struct unwind_args a = { .opts = { .sz = sizeof(struct sut_build_opts) } };
 	const char *sub;
-	int c;
+	char **files;
+	int c, nfiles;
 
 	if (argc < 2) {
 		fputs(unwind_help, stderr);
@@ -302,21 +303,18 @@ int cmd_unwind(int argc, char **argv)
 		}
 	}
 	/* GNU getopt permutes: options may also follow the files. */
-	{
-		char **files = argv + optind;
-		int nfiles = argc - optind;
-
-		if (!strcmp(sub, "show")) {
-			if (nfiles != 1)
-				return cli_usage_error("unwind", "show takes one FILE");
-			if (a.cache)
-				return cli_usage_error("unwind", "-o is for build");
-			return do_show(files[0], &a);
-		}
-		if (nfiles < 1)
-			return cli_usage_error("unwind", "build takes FILE...");
-		if (a.at || a.summary)
-			return cli_usage_error("unwind", "--at/--summary are for show");
-		return do_build(nfiles, files, &a);
+	files = argv + optind;
+	nfiles = argc - optind;
+	if (!strcmp(sub, "show")) {
+		if (nfiles != 1)
+			return cli_usage_error("unwind", "show takes one FILE");
+		if (a.cache)
+			return cli_usage_error("unwind", "-o is for build");
+		return do_show(files[0], &a);
 	}
+	if (nfiles < 1)
+		return cli_usage_error("unwind", "build takes FILE...");
+	if (a.at || a.summary)
+		return cli_usage_error("unwind", "--at/--summary are for show");
+	return do_build(nfiles, files, &a);
 }
