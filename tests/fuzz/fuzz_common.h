@@ -241,9 +241,12 @@ static inline void fz_reference(const uint8_t *p, size_t len, struct fz_ref *r)
 	}
 	CHECK(spulse_snapshot_trigger(s, i, &tr) == -ERANGE);
 	CHECK(r->info.complete_bytes <= len);
-	/* recovered exactly when bytes are left over (or no header at all) */
+	/*
+	 * recovered exactly when bytes are left over (an empty file has
+	 * none: nothing is cut, FORMAT.md section 6)
+	 */
 	CHECK(r->info.recovered_from_truncated_tail ==
-	      (r->info.complete_bytes != len || len == 0));
+	      (r->info.complete_bytes != len));
 	for (i = 0; i < r->n; i++) {
 		CHECK(spulse_snapshot_sample(s, i, &sm) == 0);
 		CHECK(!memcmp(&sm, &r->samples[i], sizeof(sm)));

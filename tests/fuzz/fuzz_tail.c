@@ -3,8 +3,9 @@
  * libFuzzer: Tail over a memfd that grows in pseudo-random steps (derived
  * from the input). After each poll it must never have consumed past a
  * record boundary of the bytes visible; at the end it must hold exactly the
- * Snapshot's samples and off-CPU intervals (and counts), or the Snapshot's
- * error at the same offset after everything before it.
+ * Snapshot's samples and off-CPU intervals (and counts) and the same
+ * recovered_from_truncated_tail, or the Snapshot's error at the same offset
+ * after everything before it, with the flag clear.
  */
 #include "fuzz_common.h"
 
@@ -62,12 +63,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!strcmp(err.msg, r.err.msg));
 		CHECK(ns == r.n);	/* every sample before the error */
 		CHECK(noff == r.noff);	/* and every interval */
+		/* corrupt pending bytes are an error, never a truncated tail */
+		CHECK(!spulse_tail_info(t)->recovered_from_truncated_tail);
 	} else {
 		const struct spulse_info *in = spulse_tail_info(t);
 
 		CHECK(n == 0);
 		CHECK(ns == r.n && noff == r.noff);
 		CHECK(spulse_tail_offset(t) == r.info.complete_bytes);
+		/* the last poll reached the end: the flag means what Snapshot's does */
+		CHECK(in->recovered_from_truncated_tail ==
+		      r.info.recovered_from_truncated_tail);
+		CHECK(in->complete_bytes == r.info.complete_bytes);
 		CHECK(in->samples == r.n && in->offcpu == r.noff &&
 		      in->triggers == r.ntrig &&
 		      in->cpu_records == r.info.cpu_records &&
