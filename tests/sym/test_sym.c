@@ -734,6 +734,39 @@ static void test_fifo_path_never_blocks(void)
 	free(fifo);
 }
 
+static void test_fifo_debuglink_never_blocks(void)
+{
+	/* the stripped copy's .gnu_debuglink names symprog.debug beside it:
+	 * here a FIFO, which libdwfl's plain open() would block on */
+	char *dir = fmt("%s/dl", work), *copy = fmt("%s/dl/symprog", work);
+	char *prog = fmt("%s/symprog", symt), *fifo, *cmd;
+	struct spool sp;
+	uint32_t mod, f;
+
+	cmd = fmt("mkdir -p '%s' && cp '%s/dl/symprog' '%s'", dir, symt, copy);
+	fifo = fmt("%s/symprog.debug", dir);
+	if (system(cmd) || mkfifo(fifo, 0600)) {
+		CHECK(0, "setup: %s", cmd);
+		return;
+	}
+	spool_begin(&sp, "fifo-debuglink");
+	mod = spool_module(&sp, copy, copy);
+	f = spool_frame(&sp, mod, rel_of(prog, "sym_local_fn"));
+	spool_open(&sp, NULL);
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	capture_stderr();
+	CHECK(strcmp(label(&sp, f), "sym_local_fn"), "named from a FIFO?");
+	CHECK(strstr(captured(), "not a regular file"), "no warning");
+	alarm(0);
+	spool_end(&sp);
+	free(cmd);
+	free(fifo);
+	free(prog);
+	free(copy);
+	free(dir);
+}
+
 static void test_vdso_named_from_sidecar(void)
 {
 	struct spool sp;
@@ -1139,6 +1172,7 @@ static const struct {
 	T(build_id_mismatch_uses_build_id_dir),
 	T(build_id_mismatch_under_symfs),
 	T(fifo_path_never_blocks),
+	T(fifo_debuglink_never_blocks),
 	T(vdso_named_from_sidecar),
 	T(vdso_without_sidecar_is_hex),
 	T(kernel_bounded_by_text_and_modules),

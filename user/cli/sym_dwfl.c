@@ -52,6 +52,7 @@ struct sym_mod {
 	size_t nsyms;
 	bool syms_built;
 	struct fdie *fdies;	/* per syms[] entry, for inline chains */
+	bool dbg_refused;	/* find_debuginfo() warned already */
 };
 
 /* Open @path for reading without ever blocking; regular files only. */
@@ -181,6 +182,112 @@ static char *debuginfo_path(const struct sym_dwfl_opts *o)
 	return p;
 }
 
+/* Is there something at @path that is not a regular file? */
+static bool not_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && !S_ISREG(st.st_mode);
+}
+
+static bool not_regular2(const char *a, const char *b, const char *c)
+{
+	char *p;
+	bool r;
+
+	if (asprintf(&p, "%s%s%s", a, b, c) < 0)
+		return true;
+	r = not_regular(p);
+	free(p);
+	return r;
+}
+
+/*
+ * Would libdwfl's debug-file search open something that is not a regular
+ * file (a FIFO would block its plain open())? The places it tries:
+ * ROOT/.build-id/xx/rest.debug and, for a .gnu_debuglink NAME of
+ * DIR/FILE, DIR/NAME, DIR/.debug/NAME and ROOT/DIR/NAME, for every
+ * absolute ROOT of the debuginfo path.
+ */
+static bool debuginfo_unsafe(Dwfl_Module *mod, const char *path,
+			     const char *file_name, const char *link)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char h[2 * 64 + 1] = "", *dir = NULL, *list, *root, *save = NULL;
+	bool bad = false;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (n >= 2 && n <= 64)
+		hex(h, sizeof(h), bits, (size_t)n);
+	if (file_name) {
+		const char *slash = strrchr(file_name, '/');
+
+		dir = slash ? strndup(file_name, (size_t)(slash - file_name))
+			    : strdup(".");
+	}
+	if (dir && link && link[0] != '/')
+		bad = not_regular2(dir, "/", link) ||
+		      not_regular2(dir, "/.debug/", link);
+	list = strdup(path);
+	for (root = list ? strtok_r(list, ":", &save) : NULL; root && !bad;
+	     root = strtok_r(NULL, ":", &save)) {
+		if (root[0] == '+' || root[0] == '-')
+			root++;
+		if (root[0] != '/')
+			continue;
+		if (h[0]) {
+			char *p;
+
+			if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", root, h,
+				     h + 2) < 0)
+				break;
+			bad = not_regular(p);
+			free(p);
+		}
+		if (!bad && dir && link && link[0] != '/') {
+			char *p;
+
+			if (asprintf(&p, "%s/%s/%s", root, dir, link) < 0)
+				break;
+			bad = not_regular(p);
+			free(p);
+		}
+	}
+	free(list);
+	free(dir);
+	return bad;
+}
+
+/*
+ * libdwfl's standard search (build-id directories, .gnu_debuglink,
+ * debuginfod) unless one of the files it would open is not a regular file:
+ * then none, with a warning, rather than a hang in open().
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct sym_mod *m = *userdata;
+
+	if (m && (m->dbg_refused ||
+		  debuginfo_unsafe(mod, m->debuginfo_path, file_name,
+				   debuglink_file))) {
+		if (m->dbg_refused)
+			return -1;
+		m->dbg_refused = true;
+		fprintf(stderr, "spulse: %s: a debug file candidate is not a "
+			"regular file: separate debug info not used\n",
+			file_name ? file_name : modname);
+		return -1;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc,
+					    debuginfo_file_name);
+}
+
 static int start_dwfl(struct sym_mod *m, const struct sym_dwfl_opts *o,
 		      int fd)
 {
@@ -191,7 +298,7 @@ static int start_dwfl(struct sym_mod *m, const struct sym_dwfl_opts *o,
 	}
 	m->cb = (Dwfl_Callbacks){
 		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &m->debuginfo_path,
 	};
@@ -203,6 +310,14 @@ static int start_dwfl(struct sym_mod *m, const struct sym_dwfl_opts *o,
 	dwfl_report_begin(m->dwfl);
 	/* fd is consumed by libdwfl, even on failure */
 	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, fd, 0, false);
+	if (m->mod) {
+		void **ud;
+
+		/* find_debuginfo() reads the module's search path from it */
+		if (dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL,
+				     NULL))
+			*ud = m;
+	}
 	if (dwfl_report_end(m->dwfl, NULL, NULL) || !m->mod)
 		return -EBADMSG;
 	if (!dwfl_module_getelf(m->mod, &m->bias))

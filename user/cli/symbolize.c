@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,6 +152,21 @@ static struct frame_entry *frame_entry(struct symbolizer *s, uint32_t id)
 	return &s->blocks[id / FRAME_BLOCK][id % FRAME_BLOCK];
 }
 
+/*
+ * libdwfl keeps each module's file and debug file open until the end (two
+ * descriptors per module): raise the soft descriptor limit to the hard one
+ * so that a spool of many hundred libraries does not run out at 1024.
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 				  const char *kallsyms)
 {
@@ -159,6 +175,7 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 
 	if (!s)
 		return NULL;
+	raise_nofile();
 	s->defs = defs;
 	s->demangle = true;
 	s->srcline = true;

@@ -49,6 +49,8 @@ struct sym_frame {
 /*
  * @kallsyms: path of a /proc/kallsyms-format file, or NULL. A file that
  * cannot be read only leaves kernel frames as hex (a warning is printed once).
+ * Raises the process's soft RLIMIT_NOFILE to its hard limit (libdwfl keeps
+ * two descriptors per module open).
  */
 struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 				  const char *kallsyms);
