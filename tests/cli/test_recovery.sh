@@ -3,7 +3,7 @@
 
 # The oracle is `spulse dump --offsets` of the full file: a cut at c is
 # complete when c is a record boundary, and otherwise recovers the prefix up
-# to the last boundary <= c (0 inside the header).
+# to the last boundary <= c (0 inside the header; an empty file is complete).
 test_check_every_truncation() {
 	local size
 	"$SP" synth -q -o s.spulse --samples 30 --threads 3 --depth 6 --seed 7 ||
@@ -50,7 +50,12 @@ every_truncation() {
 		   [ $c -ne $b ] && [ $((c - 1)) -ne $b ] && [ $c -ne $size ]; then
 			continue
 		fi
-		if [ $c -lt "${bounds[0]}" ]; then
+		if [ $c -eq 0 ]; then
+			# an empty file is not a truncated one (libspulse
+			# 47a18ec): nothing to recover
+			want_cb=0
+			want_rec=false
+		elif [ $c -lt "${bounds[0]}" ]; then
 			want_cb=0
 			want_rec=true
 		else
