@@ -795,7 +795,7 @@ int sut_file_build_id(const char *path, uint8_t id[SPULSE_UT_BUILD_ID_MAX],
 	if (fd < 0)
 		return fd;
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	rc = check_elf(&b, elf);
 	if (!rc) {
 		read_build_id(&t, elf);
@@ -920,7 +920,7 @@ static void open_debug_file(struct builder *b, const struct sut_build_opts *o,
 	if (fd < 0)
 		return;
 	df->fd = fd;
-	df->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	df->elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (df->elf)
 		df->dw = dwarf_begin_elf(df->elf, DWARF_C_READ, NULL);
 }
@@ -1060,7 +1060,7 @@ int sut_build_file(const char *path, const struct sut_build_opts *o,
 		return sut_err(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
 	rc = build_elf(&b, elf, o);
 	if (elf)
 		elf_end(elf);
