@@ -13,7 +13,8 @@ pkgs=(
 	qemu-system-x86 busybox-static linux-perf
 	libdebuginfod-dev debuginfod elfutils libiberty-dev zlib1g-dev
 	protobuf-c-compiler libprotobuf-c-dev golang-go tmux nodejs g++
-	libc6-dbg
+	libc6-dbg libsqlite3-dev sqlite3 libcurl4-openssl-dev
+	clickhouse-server clickhouse-client
 )
 
 missing=()
