@@ -344,6 +344,56 @@ static void non_regular_files_are_refused_without_blocking(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Replay reads through mapped windows that never pass the file's current
+ * size: a spool cut after open (anywhere, even on a record boundary) makes
+ * iteration fail with -EIO instead of faulting or ending early in silence.
+ */
+static void file_shrunk_after_open_is_eio(void **state)
+{
+	char *path = tmp_path();
+	struct spulse_replay *r;
+	struct spulse_error err;
+	struct spulse_sample s;
+	struct spulse_record rec;
+	uint64_t total, n = 0;
+	int ret, pass;
+
+	(void)state;
+	for (pass = 0; pass < 2; pass++) {
+		struct stat st;
+
+		make_realistic(path, 60000, 3);
+		assert_int_equal(spulse_replay_open(path, NULL, &r, &err), 0);
+		total = spulse_replay_info(r)->samples;
+		assert_int_equal(stat(path, &st), 0);
+		/* pass 0: cut in the middle; pass 1: cut at a record boundary */
+		if (pass == 0) {
+			assert_int_equal(truncate(path, st.st_size / 2), 0);
+		} else {
+			uint64_t cut = 0;
+
+			while (spulse_replay_next_record(r, &rec) == 1)
+				if (rec.offset > (uint64_t)st.st_size / 2 && !cut)
+					cut = rec.offset;
+			assert_true(cut > 0);
+			assert_int_equal(spulse_replay_rewind(r), 0);
+			assert_int_equal(truncate(path, (off_t)cut), 0);
+		}
+		n = 0;
+		while ((ret = spulse_replay_next_sample(r, &s)) == 1)
+			n++;
+		assert_int_equal(ret, -EIO);
+		assert_true(n < total);
+		assert_int_equal(spulse_replay_rewind(r), 0);
+		while ((ret = spulse_replay_next_record(r, &rec)) == 1)
+			;
+		assert_int_equal(ret, -EIO);
+		spulse_replay_close(r);
+	}
+	tmp_remove(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +406,7 @@ int main(void)
 		cmocka_unit_test(next_samples_matches_next_sample),
 		cmocka_unit_test(missing_file_is_an_errno_not_bad_data),
 		cmocka_unit_test(non_regular_files_are_refused_without_blocking),
+		cmocka_unit_test(file_shrunk_after_open_is_eio),
 	};
 
 	return cmocka_run_group_tests_name("replay", tests, NULL, NULL);

@@ -303,8 +303,10 @@ static int next_any(struct spulse_replay *r, struct spulse_record *out)
 		ret = (int)spulse_filebuf_refill(fb, r->dec.info.complete_bytes);
 		if (ret < 0)
 			return ret;
-		if (ret == 0)
-			return fb->fill > fb->pos ? -EIO : 0;
+		if (ret == 0)	/* short of the validated prefix: it shrank */
+			return fb->fill > fb->pos ||
+			       spulse_filebuf_offset(fb) <
+			       r->dec.info.complete_bytes ? -EIO : 0;
 	}
 }
 
@@ -548,6 +550,8 @@ SPULSE_EXPORT int spulse_replay_next_offcpu(struct spulse_replay *r,
 		if (got < 0)
 			return (int)got;
 		if (got == 0)
-			return fb->fill > fb->pos ? -EIO : 0;
+			return fb->fill > fb->pos ||
+			       spulse_filebuf_offset(fb) <
+			       r->dec.info.complete_bytes ? -EIO : 0;
 	}
 }
