@@ -12,7 +12,7 @@
 #
 # Environment: BUILD (default <repo>/build), UNWIND_KO (spulse.ko to test,
 # default <repo>/spulse.ko), UNWIND_VM_TIMEOUT (s, default 600),
-# UNWIND_FREQ (Hz, 499), UNWIND_PY_SECS (8), UNWIND_NOFP_SECS (6),
+# UNWIND_FREQ (Hz, 499), UNWIND_PY_SECS (8), UNWIND_NOFP_SECS (8),
 # UNWIND_XZ_MB (2), UNWIND_GZ_MB (10).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -69,7 +69,7 @@ PY
 cat > "$out/params" <<P
 FREQ=${UNWIND_FREQ:-499}
 PY_SECS=${UNWIND_PY_SECS:-8}
-NOFP_SECS=${UNWIND_NOFP_SECS:-6}
+NOFP_SECS=${UNWIND_NOFP_SECS:-8}
 XZ_MB=${UNWIND_XZ_MB:-2}
 GZ_MB=${UNWIND_GZ_MB:-10}
 P

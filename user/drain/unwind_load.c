@@ -715,14 +715,14 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	u->trace = getenv("SPULSE_UNWIND_TRACE") &&
 		   !strcmp(getenv("SPULSE_UNWIND_TRACE"), "1");
 	u->t0 = now_ns();
-	if (u->skip_pid)
-		read_self_maps(u);
 	u->fd = open(d.path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (u->fd < 0) {
 		ret = -errno;
 		free(u);
 		return ret;
 	}
+	if (u->skip_pid)
+		read_self_maps(u);
 	if (!d.cache_dir)
 		u->cache = drain_unwind_default_cache();
 	else if (d.cache_dir[0])
