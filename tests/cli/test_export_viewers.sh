@@ -265,3 +265,27 @@ PY
 		grep -Eqx 'inl_inner inl_outer\+0x[0-9a-f]+ ' ||
 		die "perf-script inline lines: $(sed -n 1,3p out)"
 }
+
+# 2000 samples written as per-CPU batches of 50 whose time ranges overlap
+# (each batch starts 30 ms after the previous one and spans 49 ms, two
+# threads and CPUs in turn), so the stream goes back in time at every
+# batch: perf-script must come out sorted by time with every sample
+test_perf_script_batches_sorted_and_complete() {
+	build_known || return 1
+	grep -v '^sample' known.txt >b.txt
+	awk 'BEGIN {for (b = 0; b < 40; b++) {
+		printf "cpu cpu=%d\n", b % 2
+		for (i = 0; i < 50; i++)
+			printf "sample t=%d thread=%d stack=%d\n",
+				b * 30000000 + i * 1000000, b % 2, b % 2 ? 5 : 2 }}' >>b.txt
+	"$SPOOLGEN" <b.txt >b.spulse || return 1
+	expect_rc 0 "$SP" export b.spulse --format perf-script -o ps.txt || return 1
+	awk '/cpu-clock:$/ {n++; t = $(NF - 2); sub(":", "", t);
+		if (t + 0 < last + 0) {print "back at line " NR; exit 1} last = t}
+		END {print n}' ps.txt >n || die "perf-script not sorted: $(cat n)" ||
+		return 1
+	[ "$(cat n)" -eq 2000 ] || die "$(cat n) samples of 2000" || return 1
+	# each thread's own samples keep their order too
+	[ "$(grep -c '^known 100/100 \[000\]' ps.txt)" -eq 1000 ] ||
+		die "thread 100 on CPU 0"
+}

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "export_fmt.h"
@@ -152,6 +153,10 @@ int cmd_export(int argc, char **argv)
 	if ((p.offcpu_opts || running) && fmt != FMT_TRACE)
 		return cli_usage_error("export", "--state and --running are "
 				       "for --format trace-event");
+	if (fmt == FMT_PPROF && (!out || !strcmp(out, "-")) &&
+	    isatty(STDOUT_FILENO))
+		return cli_usage_error("export", "pprof is binary (gzip): "
+				       "give -o FILE or redirect stdout");
 	p.offcpu = fmt == FMT_TRACE;
 	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK && eo.inline_frames)

@@ -18,7 +18,7 @@
  * - Paths longer than the depth limit keep their innermost frames under a
  *   truncated-marker root.
  * - Samples pick a thread and a path with Zipf weights; times advance by
- *   ~0.5 ms with jitter, so a few deltas are negative (merge window).
+ *   0.5 ms plus 0-120 us of jitter (deltas vary, stay positive).
  * - About a dozen events spread over the run: a plugin is unmapped and mapped
  *   elsewhere (module deactivation), a process execs (process deactivation,
  *   new modules, threads redefined with a new comm), the interpreter leaves
