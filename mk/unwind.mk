@@ -123,7 +123,7 @@ $(UNWIND_TEST)/test_unwind: $(TOP)/tests/unwind/test_unwind.c $(UNWIND_SAN_OBJS)
 		$(UNWIND_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< \
-		$(UNWIND_SAN_OBJS) -lcmocka $(UNWIND_LDLIBS)
+		$(UNWIND_SAN_OBJS) -lcmocka $(UNWIND_LDLIBS) -pthread
 
 CHECK_SUITES += unwind
 check-unwind: $(UT_ELFS) $(UNWIND_TEST)/test_unwind $(BUILD)/spulse

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -820,6 +821,62 @@ static int build_mutant(const char *f)
 	return rc;
 }
 
+struct churn {
+	const char *path;
+	const unsigned char *data;
+	size_t len;
+	volatile bool stop;
+};
+
+/* Rewrite the file in place, as cp(1) over it does: truncate, write. */
+static void *churn_file(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!c->stop) {
+		int fd = open(c->path, O_WRONLY | O_TRUNC);
+		size_t off = 0;
+
+		if (fd < 0)
+			break;
+		while (off < c->len && !c->stop) {
+			ssize_t w = write(fd, c->data + off,
+					  c->len - off < 65536 ? c->len - off : 65536);
+
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static void file_rewritten_in_place_while_read_is_no_crash(void **state)
+{
+	const char *f = tmp_path("churn.so");
+	struct churn c = { .path = f };
+	size_t n;
+	unsigned char *p = read_file("/lib/x86_64-linux-gnu/libc.so.6", &n);
+	pthread_t th;
+	time_t end = time(NULL) + 2;
+	int builds = 0;
+
+	(void)state;
+	write_file(f, p, n);
+	c.data = p;
+	c.len = n;
+	assert_int_equal(pthread_create(&th, NULL, churn_file, &c), 0);
+	while (time(NULL) < end) {
+		build_mutant(f);	/* an error or a valid table; no SIGBUS */
+		builds++;
+	}
+	c.stop = true;
+	pthread_join(th, NULL);
+	assert_true(builds > 0);
+	free(p);
+}
+
 static void garbage_eh_frame_gives_an_error_or_a_valid_table(void **state)
 {
 	const char *src = ut_path("libut.so"), *f = tmp_path("garbage.so");
@@ -1109,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(truncated_elf_fails_cleanly_at_every_length),
 		cmocka_unit_test(garbage_eh_frame_gives_an_error_or_a_valid_table),
 		cmocka_unit_test(huge_cie_augmentation_or_lengths_do_not_hang),
+		cmocka_unit_test(file_rewritten_in_place_while_read_is_no_crash),
 		cmocka_unit_test(cache_misses_then_hits_with_the_same_table),
 		cmocka_unit_test(corrupt_cache_file_is_rebuilt_not_trusted),
 		cmocka_unit_test(short_reads_still_hit_the_cache),
