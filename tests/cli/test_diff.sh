@@ -123,3 +123,20 @@ assert "before 7 samples, 43.75%; +17.12%" in box["known_alpha_leaf"][2], box["k
 assert "known.spulse -&gt; after.spulse" in svg
 PY
 }
+
+test_diff_sort_keys_match_rows_by_thread() {
+	build_pair || return 1
+	# by comm: known 10 -> 17 of 23, other 6 -> 6
+	expect_rc 0 "$SP" diff known.spulse after.spulse --sort comm --json || return 1
+	python3 - <<'PY' || die "diff --sort comm: $(cat out)"
+import json
+rows = {r["comm"]: r for r in json.load(open("out"))["rows"]}
+assert set(rows) == {"known", "other"}, rows
+k, o = rows["known"], rows["other"]
+assert (k["self_a"], k["self_b"], o["self_a"], o["self_b"]) == (10, 17, 6, 6)
+assert abs(k["delta_self_pct"] - (100 * 17 / 23 - 100 * 10 / 16)) < 1e-3
+assert "function" not in k and "module" not in k
+PY
+	expect_rc 0 "$SP" diff known.spulse after.spulse --sort comm || return 1
+	sed -n 3p out | grep -q '  known$' || die "table key column: $(cat out)"
+}

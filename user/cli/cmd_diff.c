@@ -211,6 +211,24 @@ static void put_keys(const struct diff *d, const struct drow *r)
 	}
 }
 
+static void put_key_names(const struct sort_spec *spec)
+{
+	bool dso = sort_has(spec, SORT_DSO);
+	int k;
+
+	if (!spec->nkeys) {
+		fputs("  function [module]", stdout);
+		return;
+	}
+	for (k = 0; k < spec->nkeys; k++) {
+		int key = spec->keys[k];
+
+		printf("  %s", key == SORT_SYM ? (dso ? "function" :
+						   "function [module]") :
+		       key == SORT_DSO ? "module" : sort_key_name(key));
+	}
+}
+
 static void json_str(const char *s)
 {
 	cli_json_string(stdout, s, strlen(s));
@@ -306,12 +324,14 @@ static int output(struct diff *d, uint64_t top, double limit, bool json,
 			       (unsigned long long)tb);
 		printf(": %zu rows, sorted by |delta %s%%|\n", d->n,
 		       d->by_total ? "total" : "self");
-		printf("%8s %8s %8s %8s %8s %8s %10s %10s %10s %10s  %s\n",
+		printf("%8s %8s %8s %8s %8s %8s %10s %10s %10s %10s",
 		       "d.self", "self%A", "self%B", "d.total", "total%A",
 		       "total%B", ns ? "self ms A" : "self A",
 		       ns ? "self ms B" : "self B",
 		       ns ? "total ms A" : "total A",
-		       ns ? "total ms B" : "total B", "function [module]");
+		       ns ? "total ms B" : "total B");
+		put_key_names(&d->s[1].t.spec);
+		putchar('\n');
 		for (i = 0; i < shown; i++) {
 			const struct drow *r = &d->rows[order[i]];
 
