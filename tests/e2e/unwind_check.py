@@ -531,7 +531,7 @@ def refuse(out):
     spool_ok(out, 'refuse', os.path.join(d, 'spulse.spulse'))
 
 
-def poked(out, case, want):
+def poked(out, case, want, used=True):
     d = os.path.join(out, case)
     plog = read(os.path.join(d, 'poke.log'))
     for w in want:
@@ -546,10 +546,13 @@ def poked(out, case, want):
     st = stats_of(os.path.join(d, 'stats'))
     sp, samples = spool_ok(out, case, os.path.join(d, 'spulse.spulse'))
     steps = st.get('ustack_table_steps', -1)
-    check(isinstance(steps, int) and steps > 0, '%s.tables_used' % case,
-          'ustack_table_steps %s, ustack_fp_steps %s, ustack_complete %s, ustack_truncated %s'
-          % (steps, st.get('ustack_fp_steps'), st.get('ustack_complete'),
-             st.get('ustack_truncated')))
+    msg = ('ustack_table_steps %s, ustack_fp_steps %s, ustack_complete %s, ustack_truncated %s'
+           % (steps, st.get('ustack_fp_steps'), st.get('ustack_complete'),
+              st.get('ustack_truncated')))
+    if used:
+        check(isinstance(steps, int) and steps > 0, '%s.tables_used' % case, msg)
+    else:
+        info('%s: %s' % (case, msg))
     return st, samples
 
 
@@ -568,20 +571,24 @@ def main():
         except Exception as e:  # noqa: BLE001
             check(False, '%s.checker' % fn.__name__, repr(e))
     try:
-        st, samples = poked(out, 'forced', ['add', 'map'])
+        # a wrong or lying table may fail at the first step (no table
+        # step counted): what matters is that the walk stops there
+        st, samples = poked(out, 'forced', ['add', 'map'], used=False)
         trunc = sum(1 for s in samples if s[3])
-        check(st.get('ustack_truncated', 0) > 0 or trunc > 0, 'forced.wrong_table_truncates',
-              '%d of %d samples truncated, ustack_truncated %s' %
-              (trunc, len(samples), st.get('ustack_truncated')))
-        st, samples = poked(out, 'lie', ['lie', 'map'])
+        check(trunc >= 0.9 * len(samples) and st.get('ustack_fp_steps', -1) == 0,
+              'forced.wrong_table_truncates',
+              '%d of %d samples truncated, ustack_truncated %s, ustack_fp_steps %s '
+              '(unwind=tables: never the frame-pointer step)' %
+              (trunc, len(samples), st.get('ustack_truncated'), st.get('ustack_fp_steps')))
+        st, samples = poked(out, 'lie', ['lie', 'map'], used=False)
         trunc = sum(1 for s in samples if s[3])
-        check(trunc > 0, 'lie.lying_table_truncates',
+        check(trunc >= 0.5 * len(samples), 'lie.lying_table_truncates',
               '%d of %d samples truncated, ustack_truncated %s' %
               (trunc, len(samples), st.get('ustack_truncated')))
         st, samples = poked(out, 'churn', [])
         m = re.search(r'churn: (\d+) rounds, (\d+) refusals', read(os.path.join(out, 'churn',
                                                                                  'poke.log')))
-        check(m is not None and int(m.group(1)) >= 20, 'churn.tables_removed_while_sampling',
+        check(m is not None and int(m.group(1)) >= 10, 'churn.tables_removed_while_sampling',
               m.group(0) if m else read(os.path.join(out, 'churn', 'poke.log'))[:200])
     except Exception as e:  # noqa: BLE001
         check(False, 'hostile.checker', repr(e))
