@@ -13,7 +13,7 @@
  * -fomit-frame-pointer) recurses, calls through the PLT and realigns its
  * stack, in the main thread and a second thread.
  *
- * usage: ut_walk SECONDS   (run with LD_BIND_NOW=1: ld.so's lazy resolver
+ * usage: ut_walk SECONDS (of process CPU time)   (run with LD_BIND_NOW=1: ld.so's lazy resolver
  * keeps its CFA in rbx, which a row cannot express)
  * Prints the counts; exit 0 when every walk that ended at END matched
  * backtrace() frame for frame and at least 95% of walks ended at END.
@@ -21,9 +21,10 @@
  * Built with -DUT_WALK_PRELOAD it is a shared object for LD_PRELOAD into
  * another program (Debian's python3): the constructor builds the tables of
  * the mappings present then and starts the timer (main thread only, as
- * other threads' stack bounds are unknown); at exit it prints the same
- * counts to stderr and, when UT_WALK_RESULT names a file, writes
- * "walks complete agree disagree" there.
+ * other threads' stack bounds are unknown) -- with UT_WALK_WAIT set, only
+ * once the program sends itself SIGUSR2, after loading its modules; at exit
+ * it prints the same counts to stderr and, when UT_WALK_RESULT names a
+ * file, writes "walks complete agree disagree" there.
  */
 #include <execinfo.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "unwind_build.h"
 #include "ut_lib.h"
@@ -251,11 +253,12 @@ static __attribute__((noinline)) void on_prof(int sig, siginfo_t *si, void *ctx)
 	}
 }
 
+/* Process CPU time: the same number of samples however loaded the host. */
 static __attribute__((unused)) double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -330,12 +333,47 @@ static void stop_timer(void)
 }
 
 #ifdef UT_WALK_PRELOAD
+static int start_pipe[2] = { -1, -1 };
+
+/* SIGUSR2: the program says its modules are loaded (async-signal-safe). */
+static void on_start(int sig)
+{
+	char c = 1;
+
+	(void)sig;
+	if (write(start_pipe[1], &c, 1) < 0)
+		return;
+}
+
+/* Builds the tables and starts the timer once SIGUSR2 came. */
+static void *starter(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(start_pipe[0], &c, 1) == 1 && start_timer())
+		fprintf(stderr, "ut_walk: could not start\n");
+	return NULL;
+}
+
 __attribute__((constructor)) static void preload_start(void)
 {
 	void *warm[4];
+	pthread_t th;
 
 	set_stack_bounds();
 	backtrace(warm, 4);
+	/* UT_WALK_WAIT: wait for SIGUSR2 (after the program's imports), so
+	 * that the tables cover the modules it loads at start. */
+	if (getenv("UT_WALK_WAIT")) {
+		if (pipe(start_pipe) == 0 && signal(SIGUSR2, on_start) != SIG_ERR &&
+		    pthread_create(&th, NULL, starter, NULL) == 0) {
+			pthread_detach(th);
+			return;
+		}
+		fprintf(stderr, "ut_walk: could not wait for SIGUSR2\n");
+		return;
+	}
 	if (start_timer())
 		fprintf(stderr, "ut_walk: could not start\n");
 }
