@@ -51,3 +51,43 @@ PY
 	expect_rc 0 "$SP" flame cxx.spulse --folded || return 1
 	[ "$(cat out)" = "$(cat cxx.demangled) 2" ] || die "flame: $(cat out)"
 }
+
+test_report_long_keys_stay_distinct() {
+	local long dir off vaddr load a1 a2 i
+	# 1000-character names that differ only in their last letters, in a
+	# module whose path is ~1.6 KB: with --sort dso,sym the difference
+	# lies beyond 2.5 KB of key text
+	long=$(printf 'f%.0s' $(seq 1 996))
+	dir=$WORK
+	for i in 1 2 3 4 5 6 7 8; do
+		dir=$dir/$(printf 'd%.0s' $(seq 1 200))
+	done
+	mkdir -p "$dir" || return 1
+	cat >long.c <<EOT
+__attribute__((noinline)) int ${long}_one(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int ${long}_two(int x) { return x * 5 + 2; }
+int main(int argc, char **argv) { (void)argv; return ${long}_one(argc) + ${long}_two(argc); }
+EOT
+	$CC -O1 -g -no-pie -fno-pie -o "$dir/long" long.c || return 1
+	a1=$(nm "$dir/long" | awk '$3 ~ /_one$/ {print $1}')
+	a2=$(nm "$dir/long" | awk '$3 ~ /_two$/ {print $1}')
+	load=$(readelf -lW "$dir/long" | awk '$1 == "LOAD" && / R?W?E / {print $2, $3; exit}')
+	read -r off vaddr <<<"$load"
+	cat >long.txt <<EOT
+# header start_us=1000000 interval_us=1000
+module id=0 pid=5 start=0x400000 end=0x500000 file_offset=$off path=$dir/long build_id=
+thread id=0 pid=5 tid=5 comm=long
+frame id=0 kind=module module=0 rel=$(printf '0x%x' $((0x$a1 + 1 - vaddr + off)))
+frame id=1 kind=module module=0 rel=$(printf '0x%x' $((0x$a2 + 1 - vaddr + off)))
+stack id=0 parent=root frame=0
+stack id=1 parent=root frame=1
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=1
+sample dt_ns=1000 thread=0 stack=1
+EOT
+	"$SPOOLGEN" <long.txt >long.spulse || return 1
+	expect_rc 0 "$SP" report long.spulse --json --sort dso,sym || return 1
+	json_check out 'sorted((r["function"][-4:], len(r["function"]), r["self"]) for r in j["rows"]) == [("_one", 1000, 1), ("_two", 1000, 2)]' \
+		'all(len(r["module"]) > 1600 for r in j["rows"])' ||
+		die "long keys merged or cut: $(head -c 300 out)"
+}

@@ -73,16 +73,38 @@ bool sort_needs_thread(const struct sort_spec *s)
 	return false;
 }
 
-/* Append @s and a 0x1f separator to @buf at *@n. */
-static void put_part(char *buf, size_t len, size_t *n, const char *s)
-{
-	int w;
+/* A growing key text: parts separated by 0x1f, any length. */
+struct kbuf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+};
 
-	if (*n >= len)
+static void kb_add(struct kbuf *k, const char *s, size_t len)
+{
+	if (k->oom)
 		return;
-	w = snprintf(buf + *n, len - *n, "%s\x1f", s);
-	if (w > 0)
-		*n += (size_t)w;
+	if (k->n + len + 2 > k->cap) {
+		size_t nc = (k->n + len + 2) * 2;
+		char *ns = realloc(k->s, nc);
+
+		if (!ns) {
+			k->oom = true;
+			return;
+		}
+		k->s = ns;
+		k->cap = nc;
+	}
+	memcpy(k->s + k->n, s, len);
+	k->n += len;
+	k->s[k->n] = 0;
+}
+
+/* Append @s and the 0x1f separator. */
+static void put_part(struct kbuf *k, const char *s)
+{
+	kb_add(k, s, strlen(s));
+	kb_add(k, "\x1f", 1);
 }
 
 static const char *srcline_text(const struct sym_frame *sf, char *buf,
@@ -97,8 +119,8 @@ static const char *srcline_text(const struct sym_frame *sf, char *buf,
 static int64_t frame_part(struct sort_table *t, uint32_t frame)
 {
 	const struct sym_frame *sf;
-	char buf[2048], tmp[1024];
-	size_t n = 0;
+	struct kbuf k = { 0 };
+	char tmp[32];
 	int i;
 
 	if (frame >= t->nframes) {
@@ -121,31 +143,38 @@ static int64_t frame_part(struct sort_table *t, uint32_t frame)
 	sf = profile_frame(t->p, frame);
 	if (!sf)
 		return -1;
-	buf[0] = 0;
+	kb_add(&k, "", 0);
 	for (i = 0; i < t->spec.nkeys; i++) {
 		switch (t->spec.keys[i]) {
 		case SORT_SYM:
-			put_part(buf, sizeof(buf), &n, sf->label);
-			put_part(buf, sizeof(buf), &n, sf->func ? sf->dso : "");
+			put_part(&k, sf->label);
+			put_part(&k, sf->func ? sf->dso : "");
 			break;
 		case SORT_DSO:
-			put_part(buf, sizeof(buf), &n, sf->dso);
+			put_part(&k, sf->dso);
 			break;
 		case SORT_SRCLINE:
-			put_part(buf, sizeof(buf), &n,
-				 srcline_text(sf, tmp, sizeof(tmp)));
+			if (sf->file && sf->line) {
+				snprintf(tmp, sizeof(tmp), ":%u", sf->line);
+				kb_add(&k, sf->file, strlen(sf->file));
+				put_part(&k, tmp);
+			} else {
+				put_part(&k, "??:0");
+			}
 			break;
 		}
 	}
-	t->frame_part[frame] = strtab_intern(&t->parts, buf);
+	t->frame_part[frame] = k.oom ? -1 : strtab_intern(&t->parts, k.s);
+	free(k.s);
 	return t->frame_part[frame];
 }
 
 static int64_t thread_part(struct sort_table *t, uint32_t thread)
 {
 	struct spulse_thread th;
-	char buf[512], tmp[300];
-	size_t n = 0;
+	struct kbuf k = { 0 };
+	char tmp[300];
+	int64_t id;
 	int i;
 
 	if (thread == SPULSE_NONE || thread >= t->nthreads)
@@ -154,26 +183,28 @@ static int64_t thread_part(struct sort_table *t, uint32_t thread)
 		return t->thread_part[thread];
 	if (spulse_defs_thread(t->p->defs, thread, &th) < 0)
 		return -1;
-	buf[0] = 0;
+	kb_add(&k, "", 0);
 	for (i = 0; i < t->spec.nkeys; i++) {
 		switch (t->spec.keys[i]) {
 		case SORT_COMM:
 			snprintf(tmp, sizeof(tmp), "%.*s", (int)th.comm_len,
 				 th.comm);
-			put_part(buf, sizeof(buf), &n, tmp);
+			put_part(&k, tmp);
 			break;
 		case SORT_PID:
 			snprintf(tmp, sizeof(tmp), "%u", th.pid);
-			put_part(buf, sizeof(buf), &n, tmp);
+			put_part(&k, tmp);
 			break;
 		case SORT_TID:
 			snprintf(tmp, sizeof(tmp), "%u", th.tid);
-			put_part(buf, sizeof(buf), &n, tmp);
+			put_part(&k, tmp);
 			break;
 		}
 	}
-	t->thread_part[thread] = strtab_intern(&t->parts, buf);
-	return t->thread_part[thread];
+	id = k.oom ? -1 : strtab_intern(&t->parts, k.s);
+	free(k.s);
+	t->thread_part[thread] = id;
+	return id;
 }
 
 static uint64_t mix(uint64_t k)
