@@ -13,11 +13,12 @@ R=/out/runs
 
 snap() { cat $D/stats > "$1" 2>/dev/null; }
 
-# handler: gt (frame pointers) under unwind=MODE; stats 2 s and 4.5 s after
-# its start (it works from +1.5 s to +5.5 s; the table is loaded by +2 s)
+# handler: gt (frame pointers, 6 s of work after 1.5 s) under unwind=MODE;
+# stats a = once sampling runs (tables: once gt's set is mapped,
+# unwind_processes >= 1) + 0.3 s, b = 2.5 s later
 handler_run() {
 	mode=$1; rep=$2
-	chroot /host "$BIN/gt" -s 1.5 4 > $R/gt.$mode.$rep.log 2>&1 &
+	chroot /host "$BIN/gt" -s 1.5 6 > $R/gt.$mode.$rep.log 2>&1 &
 	job=$!
 	i=0
 	while ! grep -q '^gt pid' $R/gt.$mode.$rep.log 2>/dev/null; do
@@ -30,7 +31,17 @@ handler_run() {
 	chroot /host "$BIN/spulse-drain" --control $tabs -o /tmp/h.spulse \
 		2> $R/drain.$mode.$rep.log &
 	drain=$!
-	sleep 2
+	i=0
+	while [ $i -lt 100 ]; do
+		if [ "$mode" = fp ]; then
+			grep -q '^samples_taken [1-9]' $D/stats 2>/dev/null && break
+		else
+			grep -q '^unwind_processes [1-9]' $D/stats 2>/dev/null && break
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
+	sleep 0.3
 	snap $R/h.$mode.$rep.a
 	sleep 2.5
 	snap $R/h.$mode.$rep.b

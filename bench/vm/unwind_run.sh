@@ -3,7 +3,7 @@
 # of the stock-kernel VM (bench/vm/unwind_guest.sh), printed as a table by
 # bench/vm/unwind_table.py (kept in $BUILD/bench-unwind/table.txt):
 #   * handler_ns per sample (stats: handler_ns / samples_taken, differenced
-#     over a window after the tables are loaded) on the FP-built workload
+#     over a 2.5 s window once gt's table is mapped) on the FP-built workload
 #     build/workload/gt under unwind=fp vs unwind=tables (its table loaded
 #     by spulse-drain), interleaved, BENCH_UNWIND_REPS (5) each;
 #   * spool bytes/sample of `spulse record` vs perf.data bytes/sample of

@@ -74,8 +74,8 @@ def main():
     print('make bench-unwind-vm: stock kernel in the TCG VM, %d repetitions per mode, interleaved'
           % max(len(h['fp']), len(h['tables'])))
     print()
-    print('1. handler_ns per sample, FP-built workload (build/workload/gt), window of 2.5 s '
-          'after the tables are loaded')
+    print('1. handler_ns per sample, FP-built workload (build/workload/gt), a 2.5 s window '
+          'from 0.3 s after sampling (fp) / the table mapping (tables) started')
     print('%-8s %5s %12s %24s %14s %14s %12s' % ('unwind', 'runs', 'median ns', '95% interval',
                                               'table steps/s.', 'fp steps/s.', 'complete'))
     for mode in ('fp', 'tables'):
