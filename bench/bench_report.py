@@ -5,13 +5,15 @@
     bench_report.py --spulse BIN --perfdata-gen BIN --dir DIR
                     [--samples N] [--runs R] [--real SPOOL]
 
-For each spool -- a real one recorded in the VM (--real, default
-demo.spulse from `make demo`, skipped when missing) and a synthetic one of
-N samples (`spulse synth --kallsyms`, cached in DIR) -- perfdata_gen writes
-a perf.data holding exactly the same samples (threads, mappings,
-callchains, times, period), then these run R times each, interleaved (one
-run of every command per round, the order rotating), after one warm-up
-round:
+Spools (--spools demo,perf,synth): a real one recorded in the VM
+(--real, default demo.spulse from `make demo`, skipped when missing) and a
+synthetic one of N samples (`spulse synth --kallsyms`, cached in DIR): for
+those perfdata_gen writes a perf.data holding exactly the same samples
+(threads, mappings, callchains, times, period). And a real perf.data:
+`perf record -e cpu-clock -g -F 20000` of --perf-cmd SECONDS on this host,
+turned into a spool with the same samples by perf_to_spool.py. Then these
+run R times each, interleaved (one run of every command per round, the
+order rotating), after one warm-up round:
 
     report   spulse report FILE --top 20
              perf report --stdio -g none --sort dso,sym -i FILE.data
@@ -69,8 +71,9 @@ def fmt_s(v):
     return "%.3f" % v if v < 10 else "%.1f" % v
 
 
-def bench_spool(a, name, spool):
-    data = perf_data(a.perfdata_gen, spool)
+def bench_spool(a, name, spool, data=None):
+    if data is None:
+        data = perf_data(a.perfdata_gen, spool)
     ks = spool + ".kallsyms"
     kall = ["--kallsyms", ks] if os.path.exists(ks) else []
     n = spool_samples(a.spulse, spool)
@@ -115,24 +118,50 @@ def main():
     ap.add_argument("--samples", type=int, default=10000000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--real", default=None)
+    ap.add_argument("--perf-cmd", default=None,
+                    help="program to record with perf record (real perf.data)")
+    ap.add_argument("--perf-seconds", type=int, default=15)
+    ap.add_argument("--spoolgen", default=None)
+    ap.add_argument("--spools", default="demo,perf,synth")
     a = ap.parse_args()
+    which = a.spools.split(",")
     os.makedirs(a.dir, exist_ok=True)
     spools = []
-    if a.real and os.path.exists(a.real):
-        spools.append(("real (VM demo)", a.real))
-    else:
-        print("note: no real spool (%s): run `make demo` first" % a.real)
-    synth = os.path.join(a.dir, "report-synth-%d.spulse" % a.samples)
-    if not newer(synth, a.spulse):
-        subprocess.run([a.spulse, "synth", "-q", "-o", synth, "--samples",
-                        str(a.samples), "--threads", "16", "--kallsyms"],
-                       check=True)
-    spools.append(("synthetic", synth))
+    if "demo" in which:
+        if a.real and os.path.exists(a.real):
+            spools.append(("real (VM demo)", a.real, None))
+        else:
+            print("note: no real spool (%s): run `make demo` first" % a.real)
+    if "perf" in which and a.perf_cmd and a.spoolgen:
+        # a real perf.data of a host program, and the spool made from it
+        data = os.path.join(a.dir, "real-perf.data")
+        spool = os.path.join(a.dir, "real-perf.spulse")
+        if not os.path.exists(data):
+            subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-g",
+                            "-F", "20000", "-o", data, "--", a.perf_cmd,
+                            str(a.perf_seconds)], check=True,
+                           stdout=subprocess.DEVNULL)
+        if not newer(spool, data):
+            n = subprocess.run([sys.executable, os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), "perf_to_spool.py"),
+                data, a.spoolgen, spool, "50"], check=True,
+                capture_output=True, text=True).stdout.strip()
+            sys.stderr.write("bench-report: %s perf samples -> %s\n" % (n, spool))
+        spools.append(("real (perf)", spool, data))
+    if "synth" in which:
+        synth = os.path.join(a.dir, "report-synth-%d.spulse" % a.samples)
+        if not newer(synth, a.spulse):
+            subprocess.run([a.spulse, "synth", "-q", "-o", synth, "--samples",
+                            str(a.samples), "--threads", "16", "--kallsyms"],
+                           check=True)
+        spools.append(("synthetic", synth, None))
     table = []
-    for name, spool in spools:
-        rows, sb, db = bench_spool(a, name, spool)
-        print("%s: %s, %.1f MB spool, %.1f MB perf.data (same samples)" %
-              (name, spool, sb / 1e6, db / 1e6))
+    for name, spool, data in spools:
+        rows, sb, db = bench_spool(a, name, spool, data)
+        print("%s: %s, %.1f MB spool, %.1f MB perf.data (same samples%s)" %
+              (name, spool, sb / 1e6, db / 1e6,
+               ": perf recorded it, the spool is converted" if data else
+               ": perfdata_gen wrote it from the spool"))
         table += rows
     print()
     print("%-15s %9s %-7s %26s %7s %-12s %26s %7s %18s %9s %s" % (

@@ -91,8 +91,11 @@ bench-cli: $(BUILD)/spulse $(CLI_BENCH_DIR)/bench_cli
 # bench-report (issue 9): spulse report / flame --folded / export --format
 # pprof against perf report --stdio / perf script on perf.data files that
 # hold the same samples (bench/perfdata_gen.c writes them from the spools):
-# the VM-recorded demo.spulse (`make demo`; skipped when missing) and a
-# REPORT_BENCH_SAMPLES synthetic spool. Prints medians of interleaved runs.
+# the VM-recorded demo.spulse (`make demo`; skipped when missing), a real
+# perf.data of build/workload/gt recorded here by perf (its samples turned
+# into a spool by bench/perf_to_spool.py) and a REPORT_BENCH_SAMPLES
+# synthetic spool (REPORT_BENCH_SPOOLS picks). Prints medians of
+# interleaved runs.
 REPORT_BENCH_SAMPLES ?= 10000000
 REPORT_BENCH_RUNS ?= 3
 BENCH_TARGETS += bench-report
@@ -102,8 +105,11 @@ $(CLI_BENCH_DIR)/perfdata_gen: $(TOP)/bench/perfdata_gen.c $(CLI_LIB) $(CLI_HDRS
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(CLI_LIB)
 
-bench-report: $(BUILD)/spulse $(CLI_BENCH_DIR)/perfdata_gen
+REPORT_BENCH_SPOOLS ?= demo,perf,synth
+bench-report: $(BUILD)/spulse $(CLI_BENCH_DIR)/perfdata_gen \
+		$(BUILD)/tests/cli/spoolgen $(BUILD)/workload/gt
 	@python3 $(TOP)/bench/bench_report.py --spulse $(BUILD)/spulse \
 		--perfdata-gen $(CLI_BENCH_DIR)/perfdata_gen --dir $(CLI_BENCH_DIR) \
 		--samples $(REPORT_BENCH_SAMPLES) --runs $(REPORT_BENCH_RUNS) \
-		--real $(TOP)/demo.spulse
+		--real $(TOP)/demo.spulse --spools $(REPORT_BENCH_SPOOLS) \
+		--perf-cmd $(BUILD)/workload/gt --spoolgen $(BUILD)/tests/cli/spoolgen
