@@ -27,7 +27,9 @@ cp -p "$top/spulse.ko" "$BUILD/spulse" "$BUILD/spulse-drain" \
 	"$top/tests/e2e/unwind_work.py" "$out/bin/"
 py=$(readlink -f /usr/bin/python3)
 libs=$(ldd "$py" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | xargs -r readlink -f)
-echo "\$ spulse unwind build $py <its libraries> -o CACHE"
+# the extension module unwind_work.py imports
+libs="$libs $(ls /usr/lib/python3.11/lib-dynload/_json.*.so 2>/dev/null)"
+echo "\$ spulse unwind build $py <its libraries, _json> -o CACHE"
 # shellcheck disable=SC2086
 "$BUILD/spulse" unwind build "$py" $libs -o "$out/cache"
 echo
