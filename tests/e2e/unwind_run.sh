@@ -13,7 +13,8 @@
 # Environment: BUILD (default <repo>/build), UNWIND_KO (spulse.ko to test,
 # default <repo>/spulse.ko), UNWIND_VM_TIMEOUT (s, default 600),
 # UNWIND_FREQ (Hz, 499), UNWIND_PY_SECS (8), UNWIND_NOFP_SECS (8),
-# UNWIND_XZ_MB (2), UNWIND_GZ_MB (10).
+# UNWIND_XZ_MB (3), UNWIND_GZ_MB (24): long enough that the first ~0.3 s of
+# a process (before its libraries' tables are mapped) stay under 5 %.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -61,7 +62,7 @@ w = [''.join(random.choice('abcdefghijklmnop') for _ in range(random.randint(2, 
      for _ in range(5000)]
 with open(sys.argv[1], 'w') as f:
     n = 0
-    while n < 2 << 20:
+    while n < 3 << 20:
         s = ' '.join(random.choice(w) for _ in range(1000)) + '\n'
         f.write(s)
         n += len(s)
@@ -70,8 +71,8 @@ cat > "$out/params" <<P
 FREQ=${UNWIND_FREQ:-499}
 PY_SECS=${UNWIND_PY_SECS:-8}
 NOFP_SECS=${UNWIND_NOFP_SECS:-8}
-XZ_MB=${UNWIND_XZ_MB:-2}
-GZ_MB=${UNWIND_GZ_MB:-10}
+XZ_MB=${UNWIND_XZ_MB:-3}
+GZ_MB=${UNWIND_GZ_MB:-24}
 P
 t0=$(date +%s)
 "$top/tests/vm/run-vm.sh" --timeout "${UNWIND_VM_TIMEOUT:-600}" --mem 2G --out "$out" -- \
