@@ -8,6 +8,9 @@ int cmd_latency(int argc, char **argv);	/* cmd_latency.c */
 int cmd_diff(int argc, char **argv);	/* cmd_diff.c */
 int cmd_top(int argc, char **argv);	/* cmd_top.c */
 int cmd_unwind(int argc, char **argv);	/* cmd_unwind.c */
+int cmd_merge(int argc, char **argv);	/* cmd_merge.c */
+int cmd_sql(int argc, char **argv);	/* cmd_sql.c */
+int cmd_push(int argc, char **argv);	/* cmd_push.c */
 
 struct subcommand {
 	const char *name;
@@ -27,6 +30,9 @@ static const struct subcommand subcommands[] = {
 	{ "diff", cmd_diff, "compare two profiles function by function" },
 	{ "top", cmd_top, "live top functions of a spool being written" },
 	{ "unwind", cmd_unwind, "build or show unwind tables of ELF files" },
+	{ "merge", cmd_merge, "merge spools of several hosts or recordings into one" },
+	{ "sql", cmd_sql, "load spools into an SQLite database with query views" },
+	{ "push", cmd_push, "push spools into ClickHouse (idempotent)" },
 };
 
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
