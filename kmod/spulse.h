@@ -447,6 +447,11 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
  * @lo: first ELF address covered
  * @hi: end of the covered range (exclusive)
  * @rows: the rows, inside @msg (never written after publication)
+ * @idx: block index (NULL = none): @idx[b] is the row covering table
+ *	offset b << @shift, so a lookup searches only rows @idx[b] ..
+ *	@idx[b + 1]; @idx_len entries, the last one n_rows - 1
+ * @idx_len: entries in @idx
+ * @shift: log2 of the index block size
  * @msg: the ADD message buffer that holds @rows (kvmalloc'd, owned)
  * @bytes: memory charged against the bound
  * @build_id: the ELF's build-id (informational)
@@ -459,6 +464,9 @@ struct spulse_ut_tab {
 	u64 lo;
 	u64 hi;
 	const struct spulse_ut_row *rows;
+	u32 *idx;
+	u32 idx_len;
+	u8 shift;
 	void *msg;
 	size_t bytes;
 	u8 build_id[SPULSE_UT_BUILD_ID_MAX];
@@ -546,6 +554,10 @@ struct spulse_uw_res {
 	bool truncated;
 };
 
+#define SPULSE_UT_BLOCK_SHIFT_MIN	8	/* index blocks >= 256 bytes */
+u32 spulse_ut_index_len(u64 span, u32 n_rows, u8 *shift);
+void spulse_ut_index_fill(const struct spulse_ut_row *rows, u32 n_rows,
+			  u8 shift, u32 *idx, u32 len);
 const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
 					       u64 addr);
 const struct spulse_ut_ment *spulse_ut_map_find(const struct spulse_ut_pset *ps,

@@ -26,11 +26,59 @@ static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, sp) ==
 	      SPULSE_UC_SP);
 static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, ip) ==
 	      SPULSE_UC_IP);
+static_assert(SPULSE_UC_IP - SPULSE_UC_SP == 8);	/* read as one pair */
 static_assert(sizeof(struct spulse_ut_row) == 12);
 
 /**
+ * spulse_ut_index_len() - size of a table's block index
+ * @span: hi - lo of the table (1 .. 2^32 - 1)
+ * @n_rows: its rows (>= 1)
+ * @shift: set to log2 of the block size: the smallest (>=
+ *	SPULSE_UT_BLOCK_SHIFT_MIN) that makes at most one block per row, so
+ *	the index costs at most 4 bytes per row
+ *
+ * Return: the number of index entries (blocks + 1).
+ */
+u32 spulse_ut_index_len(u64 span, u32 n_rows, u8 *shift)
+{
+	u8 s = SPULSE_UT_BLOCK_SHIFT_MIN;
+
+	while (s < 32 && ((span - 1) >> s) + 1 > n_rows)
+		s++;
+	*shift = s;
+	return (u32)(((span - 1) >> s) + 2);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_index_len);
+
+/**
+ * spulse_ut_index_fill() - build a table's block index
+ * @rows: the validated rows (first start 0, strictly increasing)
+ * @n_rows: their number
+ * @shift: from spulse_ut_index_len()
+ * @idx: receives @len entries: @idx[b] = the last row whose start is at or
+ *	below b << @shift; the last entry is @n_rows - 1
+ * @len: from spulse_ut_index_len()
+ */
+void spulse_ut_index_fill(const struct spulse_ut_row *rows, u32 n_rows,
+			  u8 shift, u32 *idx, u32 len)
+{
+	u32 b, r = 0;
+
+	for (b = 0; b + 1 < len; b++) {
+		u64 a = (u64)b << shift;
+
+		while (r + 1 < n_rows && rows[r + 1].start <= a)
+			r++;
+		idx[b] = r;
+	}
+	idx[len - 1] = n_rows - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_index_fill);
+
+/**
  * spulse_ut_row_find() - the row covering a table address
- * @t: the table (rows sorted by strictly increasing start)
+ * @t: the table (rows sorted by strictly increasing start; with a block
+ *	index the search covers only the rows of the address's block)
  * @addr: an ELF address (user PC - bias)
  *
  * Return: the last row whose start is at or below @addr - @t->lo, or NULL
@@ -39,7 +87,7 @@ static_assert(sizeof(struct spulse_ut_row) == 12);
 const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
 					       u64 addr)
 {
-	u32 lo = 0, hi = t->n_rows, mid;
+	u32 lo = 0, hi = t->n_rows, mid, b;
 	u64 off;
 
 	if (addr < t->lo || addr >= t->hi || !hi)
@@ -47,6 +95,13 @@ const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
 	off = addr - t->lo;
 	if (off < t->rows[0].start)
 		return NULL;
+	if (t->idx) {
+		b = off >> t->shift;
+		if (b + 1 < t->idx_len) {
+			lo = t->idx[b];
+			hi = t->idx[b + 1] + 1;
+		}
+	}
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (t->rows[mid].start <= off)
@@ -127,7 +182,8 @@ static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
  * exact IP read from a signal frame) selects a row. CFA_SP, CFA_BP, PLT
  * and CFA_DEREF_BP compute the CFA (the caller's SP); the return address
  * is read at CFA - 8 and the caller's BP at CFA + bp_off (unchanged when
- * bp_off is 0). SIGNAL reads the interrupted BP, SP and IP from the
+ * bp_off is 0; for CFA_DEREF_BP, GCC's DRAP frame, at BP, with CFA =
+ * *(BP + cfa_off)). SIGNAL reads the interrupted BP, SP and IP from the
  * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
  * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
  * [BP + 8] = return address, caller's SP = BP + 16.
@@ -212,10 +268,13 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 			cfa = sp + (s64)row->cfa_off + ((pc & 15) >= 11 ? 8 : 0);
 			break;
 		case SPULSE_UT_CFA_DEREF_BP:
+			/* DRAP: CFA = *(BP + cfa_off), caller's BP = *(BP) */
 			a = bp + (s64)row->cfa_off;
-			if ((a & 7) ||
+			if ((a & 7) || (bp & 7) || bp < sp ||
 			    !spulse_uw_read(rd, ctx, task_size, a, &cfa,
-					    sizeof(cfa)))
+					    sizeof(cfa)) ||
+			    !spulse_uw_read(rd, ctx, task_size, bp, &nbp,
+					    sizeof(nbp)))
 				goto cut;
 			break;
 		default:	/* UNKNOWN (validated tables hold nothing else) */
@@ -223,8 +282,9 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		}
 		if (cfa <= sp || (cfa & 7) || cfa > task_size)
 			goto cut;
-		nbp = bp;
-		if (row->bp_off) {
+		if (kind != SPULSE_UT_CFA_DEREF_BP)
+			nbp = bp;
+		if (kind != SPULSE_UT_CFA_DEREF_BP && row->bp_off) {
 			a = cfa + (s64)row->bp_off;
 			if (a < sp || !spulse_uw_read(rd, ctx, task_size, a, &nbp,
 						      sizeof(nbp)))

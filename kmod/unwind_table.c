@@ -47,9 +47,11 @@ static bool spulse_ut_zero(const void *p, size_t n)
  * Rules: table id non-zero; 1..SPULSE_UT_ROWS_MAX rows; @a->lo < @a->hi
  * and @a->hi - @a->lo < 2^32; build-id length <= SPULSE_UT_BUILD_ID_MAX;
  * reserved bytes zero. Per row: kind <= SPULSE_UT_KIND_MAX, flags 0,
- * bp_off 0 or a negative multiple of 8 >= -2048, starts strictly
- * increasing and below @a->hi - @a->lo. (cfa_off is not restricted: every
- * step checks the CFA it yields.)
+ * bp_off 0 or a negative multiple of 8 >= -2048 (0 for CFA_DEREF_BP,
+ * whose caller's BP is *(BP)), cfa_off and bp_off 0 for NONE, SIGNAL, END
+ * and UNKNOWN (docs/UNWIND.md), the first start 0, starts strictly
+ * increasing and below @a->hi - @a->lo. (For the CFA kinds cfa_off is not
+ * restricted: every step checks the CFA it yields.)
  *
  * Return: 0 or -EINVAL.
  */
@@ -70,9 +72,14 @@ int spulse_ut_check_rows(const struct spulse_ut_add *a,
 
 		if (r->kind > SPULSE_UT_KIND_MAX || r->flags)
 			return -EINVAL;
-		if (r->bp_off > 0 || r->bp_off < -2048 || (r->bp_off & 7))
+		if (r->bp_off > 0 || r->bp_off < -2048 || (r->bp_off & 7) ||
+		    (r->kind == SPULSE_UT_CFA_DEREF_BP && r->bp_off))
 			return -EINVAL;
-		if (r->start >= span || (i && r->start <= rows[i - 1].start))
+		if (r->start >= span || (i && r->start <= rows[i - 1].start) ||
+		    (!i && r->start))
+			return -EINVAL;
+		if ((r->kind == SPULSE_UT_NONE || r->kind >= SPULSE_UT_SIGNAL) &&
+		    (r->cfa_off || r->bp_off))
 			return -EINVAL;
 	}
 	return 0;
@@ -186,19 +193,30 @@ static ssize_t spulse_ut_add(struct spulse_ut_reg *reg, void *msg, size_t len)
 	const struct spulse_ut_row *rows = msg + SPULSE_UT_ADD_HDR;
 	struct spulse_ut_tab *t;
 	size_t need;
+	u32 ilen;
+	u8 shift;
 
 	if (len < SPULSE_UT_ADD_HDR || a->n_rows > SPULSE_UT_ROWS_MAX ||
 	    len != SPULSE_UT_ADD_HDR + (size_t)a->n_rows * sizeof(*rows) ||
 	    spulse_ut_check_rows(a, rows))
 		return -EINVAL;
-	need = sizeof(*t) + len;
 	if (spulse_ut_tab_get(reg, a->table_id))
 		return -EEXIST;
+	ilen = spulse_ut_index_len(a->hi - a->lo, a->n_rows, &shift);
+	need = sizeof(*t) + len + (size_t)ilen * sizeof(u32);
 	if (reg->bytes + need > reg->limit)
 		return -ENOSPC;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
+	t->idx = kvmalloc_array(ilen, sizeof(u32), GFP_KERNEL);
+	if (!t->idx) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	spulse_ut_index_fill(rows, a->n_rows, shift, t->idx, ilen);
+	t->idx_len = ilen;
+	t->shift = shift;
 	t->id = a->table_id;
 	t->n_rows = a->n_rows;
 	t->lo = a->lo;
@@ -334,6 +352,7 @@ static ssize_t spulse_ut_map(struct spulse_ut_reg *reg, const void *msg,
 
 static void spulse_ut_tab_free(struct spulse_ut_tab *t)
 {
+	kvfree(t->idx);
 	kvfree(t->msg);
 	kfree(t);
 }
@@ -524,7 +543,13 @@ static ssize_t spulse_ut_write(struct file *f, const char __user *ubuf,
 	}
 	if (copy_from_user(&h, ubuf, sizeof(h)))
 		return -EFAULT;
-	/* refuse what cannot fit before allocating for it */
+	/* refuse what cannot be valid or cannot fit before allocating */
+	if (h.op != SPULSE_UT_OP_ADD &&
+	    len > SPULSE_UT_MAP_HDR + SPULSE_UT_MAPS_MAX *
+			sizeof(struct spulse_ut_map)) {
+		r = h.op == SPULSE_UT_OP_MAP ? -E2BIG : -EINVAL;
+		goto refuse;
+	}
 	if (h.magic == SPULSE_UT_MAGIC && h.op == SPULSE_UT_OP_ADD &&
 	    len > READ_ONCE(reg->limit) - min(READ_ONCE(reg->bytes),
 					      READ_ONCE(reg->limit))) {

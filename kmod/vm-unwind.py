@@ -6,6 +6,9 @@
 #   vm-unwind.py garbage      bad magic / unknown table / short write
 #   vm-unwind.py big N        ADD table 9 with N rows (for the memory bound)
 #   vm-unwind.py del ID       DEL table ID
+#   vm-unwind.py PID cfa_bp N ADD table 1 of N CFA_BP rows (CFA = BP + 16,
+#                             BP at CFA - 16: a frame-pointer build's body
+#                             rule) over PID's executable and MAP it
 # Prints "op rc" per message (rc = bytes written or -errno).
 import errno, os, struct, sys
 
@@ -19,17 +22,16 @@ def msg(op, body):
 
 
 def add(tid, rows, lo=0, hi=0xffffffff):
-    body = struct.pack('<IIQQ20sB3x', tid, len(rows), lo, hi, b'', 0)
-    for start, kind, cfa, bp in rows:
-        body += struct.pack('<IihBB', start, cfa, bp, kind, 0)
-    return msg(1, body)
+    row = struct.Struct('<IihBB').pack
+    return msg(1, b''.join([struct.pack('<IIQQ20sB3x', tid, len(rows), lo,
+                                        hi, b'', 0)] +
+                           [row(s, c, b, k, 0) for s, k, c, b in rows]))
 
 
 def mapset(pid, maps):
-    body = struct.pack('<IIQ', pid, len(maps), 0)
-    for start, end, bias, tid in maps:
-        body += struct.pack('<QQQII', start, end, bias, tid, 0)
-    return msg(3, body)
+    ent = struct.Struct('<QQQII').pack
+    return msg(3, b''.join([struct.pack('<IIQ', pid, len(maps), 0)] +
+                           [ent(s, e, b, t, 0) for s, e, b, t in maps]))
 
 
 def put(what, m):
@@ -67,6 +69,14 @@ elif a[0] == 'big':
     put('big', add(9, [(i * 4, 1, 8, 0) for i in range(n)], 0, 4 * n))
 elif a[0] == 'del':
     put('del', msg(2, struct.pack('<II', int(a[1]), 0)))
+elif len(a) == 3 and a[1] == 'cfa_bp':
+    pid, n = int(a[0]), int(a[2])
+    m = [(s, e, s, t) for s, e, b, t in exe_maps(pid)]
+    step = (max(e - s for s, e, b, t in m) // n + 16) & ~15
+    put('add', add(1, [(i * step, 2, 16, -16) for i in range(n)], 0,
+                   step * n))
+    print('maps', len(m))
+    put('map', mapset(pid, m))
 else:
     pid, kind = int(a[0]), KINDS[a[1]]
     put('add', add(1, [(0, kind, 0, 0)]))

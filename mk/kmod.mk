@@ -129,3 +129,20 @@ kmod-vm-unwind: $(KMOD_KO) workloads
 		$(TOP)/kmod/vm-unwind-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm-unwind/guest.log
 	@$(TOP)/kmod/vm-unwind-check.sh $(BUILD)/kmod-vm-unwind
+
+# handler_ns per sample: unwind tables (hand-made, UNWIND_BENCH_ROWS rows of
+# the frame-pointer body rule) vs the frame-pointer walk on gt, one boot,
+# interleaved runs (kmod/vm-unwind-bench.sh). Prints the runs and a table.
+UNWIND_BENCH_ROWS ?= 4096
+.PHONY: kmod-vm-unwind-bench
+kmod-vm-unwind-bench: $(KMOD_KO) workloads
+	@rm -rf $(BUILD)/kmod-vm-unwind-bench && mkdir -p $(BUILD)/kmod-vm-unwind-bench
+	@$(TOP)/tests/vm/run-vm.sh --timeout 600 --out $(BUILD)/kmod-vm-unwind-bench \
+		-- $(TOP)/kmod/vm-unwind-bench.sh $(BUILD) $(UNWIND_BENCH_ROWS)
+	@awk '/^run / { m = $$3; for (i = 4; i < NF; i += 2) v[m, $$i] += $$(i + 1); } \
+	END { printf "%-7s %9s %12s %10s %12s %10s\n", "mode", "samples", "handler_ns", "ns/sample", "frames/smpl", "complete"; \
+	for (k = 0; k < 2; k++) { m = k ? "tables" : "fp"; s = v[m, "samples_taken"]; \
+	printf "%-7s %9d %12d %10.0f %12.1f %10d\n", m, s, v[m, "handler_ns"], \
+	s ? v[m, "handler_ns"] / s : 0, \
+	s ? 1 + (v[m, "ustack_table_steps"] + v[m, "ustack_fp_steps"]) / s : 0, \
+	v[m, "ustack_complete"]; } }' $(BUILD)/kmod-vm-unwind-bench/guest.log
