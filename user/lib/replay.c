@@ -43,7 +43,8 @@ struct spulse_replay {
 	/* iteration */
 	struct spulse_dec it;		/* trusted decoder sharing dec.defs */
 	struct spulse_filebuf fb;
-	uint64_t it_sample;		/* samples handed out so far */
+	/* samples handed out before the batch (+ bpos: so far) */
+	uint64_t it_sample;
 	bool started;
 	/*
 	 * Samples decoded ahead: consecutive sample records starting at file
@@ -321,6 +322,7 @@ static int unbatch(struct spulse_replay *r)
 	unsigned int done = r->bpos;
 	size_t n;
 
+	r->it_sample += r->bpos;
 	if (r->bpos >= r->bn) {
 		r->bpos = r->bn = 0;
 		return 0;
@@ -361,6 +363,7 @@ static int fill_batch(struct spulse_replay *r)
 	size_t n;
 	int ret;
 
+	r->it_sample += r->bpos;
 	r->bpos = r->bn = 0;
 	for (;;) {
 		if (fb->fill - fb->pos < 4096 &&
@@ -394,7 +397,6 @@ SPULSE_EXPORT int spulse_replay_next_sample(struct spulse_replay *r,
 
 	if (__builtin_expect(r->bpos < r->bn, 1)) {
 		*out = r->batch[r->bpos++];
-		r->it_sample++;
 		return 1;
 	}
 	if (!r->dec.header_done)
@@ -403,7 +405,6 @@ SPULSE_EXPORT int spulse_replay_next_sample(struct spulse_replay *r,
 	if (ret <= 0)
 		return ret;
 	*out = r->batch[r->bpos++];
-	r->it_sample++;
 	return 1;
 }
 
@@ -433,7 +434,6 @@ SPULSE_EXPORT int spulse_replay_next_samples(struct spulse_replay *r,
 			k = max - n;
 		memcpy(out + n, r->batch + r->bpos, k * sizeof(*out));
 		r->bpos += (unsigned int)k;
-		r->it_sample += k;
 		n += k;
 	}
 	return (int)n;
@@ -461,7 +461,7 @@ SPULSE_EXPORT int spulse_replay_seek_sample(struct spulse_replay *r,
 		spulse_replay_rewind(r);
 	else
 		position(r, &r->index[lo - 1]);
-	while (r->it_sample < index) {
+	while (r->it_sample + r->bpos < index) {
 		ret = spulse_replay_next_sample(r, &s);
 		if (ret < 0)
 			return ret;
