@@ -1,0 +1,824 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `spulse sql` store: open a database, load one spool per transaction
+ * (docs/FLEET-sqlite.md). The spool is read with a Replay (validated on
+ * open, bounded memory), its frames symbolized as `spulse report` does
+ * (profile.c: the same symbolizer, kallsyms sidecar and options), every
+ * definition inserted once, samples and intervals streamed through
+ * prepared statements.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "cli.h"
+#include "profile.h"
+#include "sql_db.h"
+#include "sql_schema.h"
+#include "sql_sha256.h"
+#include "strtab.h"
+
+static void db_error(sqlite3 *db, const char *what)
+{
+	fprintf(stderr, "spulse sql: %s: %s\n", what, sqlite3_errmsg(db));
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "spulse sql: %s\n", msg ? msg : "error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL))
+		return -1;
+	rc = sqlite3_step(st);
+	*v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Does the database hold any table yet? */
+static int table_count(sqlite3 *db, int *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema",
+			       -1, &st, NULL))
+		return -1;
+	rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int sql_db_open(const char *path, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+	char ver[64];
+	int v, n;
+
+	*out = NULL;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
+			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		fprintf(stderr, "spulse sql: %s: %s\n", path,
+			db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	/* not a database (or another error) shows here first */
+	if (table_count(db, &n) < 0 || user_version(db, &v) < 0) {
+		fprintf(stderr, "spulse sql: %s: %s\n", path,
+			sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		 "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;") < 0)
+		goto fail;
+	if (n && v != SQL_SCHEMA_VERSION) {
+		fprintf(stderr, "spulse sql: %s: not a spulse database of "
+			"schema version %d (user_version %d, %d objects)\n",
+			path, SQL_SCHEMA_VERSION, v, n);
+		goto fail;
+	}
+	if (!n) {
+		snprintf(ver, sizeof(ver), "PRAGMA user_version=%d;",
+			 SQL_SCHEMA_VERSION);
+		if (exec(db, "BEGIN IMMEDIATE") < 0)
+			goto fail;
+		/* a concurrent creator may have won the race */
+		if (table_count(db, &n) < 0) {
+			db_error(db, path);
+			exec(db, "ROLLBACK");
+			goto fail;
+		}
+		if (!n && (exec(db, sql_schema_tables) < 0 ||
+			   exec(db, sql_schema_views) < 0 ||
+			   exec(db, ver) < 0)) {
+			exec(db, "ROLLBACK");
+			goto fail;
+		}
+		if (exec(db, "COMMIT") < 0)
+			goto fail;
+	}
+	*out = db;
+	return 0;
+fail:
+	sqlite3_close(db);
+	return -1;
+}
+
+/* ---- loading one spool ------------------------------------------------ */
+
+/* One recording (source) of the spool being loaded. */
+struct src {
+	bool has_id;
+	char rid[33];		/* recording_id hex, has_id only */
+	const char *host, *machine_id, *boot_id, *kernel;
+	uint64_t start_us;
+	int64_t recording;	/* row id once inserted; 0 = already present */
+};
+
+enum {
+	ST_SPOOL, ST_RECORDING, ST_THREAD, ST_MOD_GET, ST_MOD_ADD,
+	ST_FN_GET, ST_FN_ADD, ST_FRAME, ST_STACK, ST_STACK_FN, ST_SAMPLE,
+	ST_OFFCPU, ST_REC_BY_ID, ST_REC_BY_HASH, ST_NSTMT
+};
+
+static const char *const stmt_sql[ST_NSTMT] = {
+	[ST_SPOOL] = "INSERT INTO spools(file, bytes, content_sha256, "
+		"start_us, interval_us, recovered, loaded_us) "
+		"VALUES (?,?,?,?,?,?,?)",
+	[ST_RECORDING] = "INSERT INTO recordings(spool, source, recording_id, "
+		"content_sha256, host, machine_id, boot_id, kernel, start_us, "
+		"interval_us, file) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_THREAD] = "INSERT INTO threads(spool, thread, recording, pid, "
+		"tid, comm) VALUES (?,?,?,?,?,?)",
+	[ST_MOD_GET] = "SELECT module FROM modules WHERE path = ? AND "
+		"build_id = ?",
+	[ST_MOD_ADD] = "INSERT INTO modules(path, build_id) VALUES (?,?)",
+	[ST_FN_GET] = "SELECT function FROM functions WHERE name = ? AND "
+		"key_module = ?",
+	[ST_FN_ADD] = "INSERT INTO functions(name, module, key_module) "
+		"VALUES (?,?,?)",
+	[ST_FRAME] = "INSERT INTO frames(spool, frame, kind, address, module, "
+		"function, symbol, symbol_offset, file, line) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[ST_STACK] = "INSERT INTO stacks(spool, stack, parent, frame, depth) "
+		"VALUES (?,?,?,?,?)",
+	[ST_STACK_FN] = "INSERT INTO stack_functions(spool, stack, function, "
+		"self) VALUES (?,?,?,?)",
+	[ST_SAMPLE] = "INSERT INTO samples(spool, recording, time_ns, cpu, "
+		"thread, stack) VALUES (?,?,?,?,?,?)",
+	[ST_OFFCPU] = "INSERT INTO offcpu(spool, recording, time_ns, thread, "
+		"stack, state, cpu_out, cpu_in, blocked_ns, runq_ns, "
+		"waker_thread, waker_stack, waker_cpu) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_REC_BY_ID] = "SELECT recording FROM recordings WHERE "
+		"recording_id = ?",
+	[ST_REC_BY_HASH] = "SELECT recording FROM recordings WHERE "
+		"recording_id IS NULL AND content_sha256 = ?",
+};
+
+struct loader {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_NSTMT];
+	struct profile p;
+	const char *file;
+	struct sql_load_result *res;
+	int64_t spool;
+	struct src *srcs;
+	uint32_t nsrcs;
+	char sha[65];		/* content hash when no identity */
+	bool have_sha;
+	uint32_t nthreads, nframes, nstacks, nmodules;
+	int64_t *thread_rec;	/* thread id -> recording row, 0 = skip */
+	int64_t *module_row;	/* module id -> modules row */
+	uint32_t *frame_fn;	/* frame id -> local function index */
+	int64_t *fn_row;	/* local function index -> functions row */
+	uint32_t nfn;
+	struct strtab fn_keys;	/* "name\x1fkey_module" -> local index */
+	uint8_t *leaf;		/* stack id -> used as a leaf */
+};
+
+/* Step a bound INSERT/SELECT; SQLITE_DONE or SQLITE_ROW expected. */
+static int step(struct loader *l, int s, const char *what)
+{
+	int rc = sqlite3_step(l->st[s]);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		db_error(l->db, what);
+		sqlite3_reset(l->st[s]);
+		return -1;
+	}
+	return rc;
+}
+
+static void bind_u32_or_null(sqlite3_stmt *st, int i, uint32_t v)
+{
+	if (v == SPULSE_NONE)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/* The spool's recordings: its identities, or one for the whole spool. */
+static int read_sources(struct loader *l)
+{
+	uint32_t n = 0, i;
+
+#ifdef SQL_HAVE_IDENTITY
+	n = spulse_defs_identity_count(l->p.defs);
+#endif
+	l->nsrcs = n ? n : 1;
+	l->srcs = calloc(l->nsrcs, sizeof(*l->srcs));
+	if (!l->srcs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+#ifdef SQL_HAVE_IDENTITY
+		struct spulse_identity id;
+		struct src *s = &l->srcs[i];
+
+		if (spulse_defs_identity(l->p.defs, i, &id) < 0)
+			return -EBADMSG;
+		s->has_id = true;
+		hex(s->rid, id.recording_id, sizeof(id.recording_id));
+		s->host = id.host;
+		s->machine_id = id.machine_id;
+		s->boot_id = id.boot_id;
+		s->kernel = id.kernel;
+		s->start_us = id.start_us;
+#endif
+	}
+	if (!n) {
+		l->srcs[0].host = "unknown";
+		l->srcs[0].start_us = l->p.info->start_us;
+	}
+	return 0;
+}
+
+static uint32_t thread_source(const struct loader *l, uint32_t thread)
+{
+	uint32_t s = 0;
+
+#ifdef SQL_HAVE_IDENTITY
+	s = spulse_defs_thread_source(l->p.defs, thread);
+#else
+	(void)thread;
+#endif
+	return s < l->nsrcs ? s : 0;
+}
+
+/* Mark sources already in the database (recording = 0); count the rest. */
+static int find_present(struct loader *l, uint32_t *fresh)
+{
+	uint32_t i;
+
+	*fresh = 0;
+	for (i = 0; i < l->nsrcs; i++) {
+		struct src *s = &l->srcs[i];
+		int q = s->has_id ? ST_REC_BY_ID : ST_REC_BY_HASH;
+		int rc;
+
+		sqlite3_bind_text(l->st[q], 1, s->has_id ? s->rid : l->sha, -1,
+				  SQLITE_STATIC);
+		rc = step(l, q, "looking up a recording");
+		sqlite3_reset(l->st[q]);
+		if (rc < 0)
+			return -1;
+		s->recording = rc == SQLITE_ROW ? 0 : -1;
+		if (rc == SQLITE_ROW)
+			l->res->recordings_present++;
+		else
+			(*fresh)++;
+	}
+	return 0;
+}
+
+static int insert_spool(struct loader *l, uint64_t bytes)
+{
+	sqlite3_stmt *st = l->st[ST_SPOOL];
+	struct timespec ts;
+	uint32_t i;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sqlite3_bind_text(st, 1, l->file, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)bytes);
+	if (l->have_sha)
+		sqlite3_bind_text(st, 3, l->sha, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, (int64_t)l->p.info->start_us);
+	sqlite3_bind_int64(st, 5, (int64_t)l->p.info->interval_us);
+	sqlite3_bind_int(st, 6, l->p.info->recovered_from_truncated_tail);
+	sqlite3_bind_int64(st, 7, (int64_t)ts.tv_sec * 1000000 +
+			   ts.tv_nsec / 1000);
+	if (step(l, ST_SPOOL, "inserting the spool") < 0)
+		return -1;
+	sqlite3_reset(st);
+	l->spool = sqlite3_last_insert_rowid(l->db);
+	l->res->rows++;
+	st = l->st[ST_RECORDING];
+	for (i = 0; i < l->nsrcs; i++) {
+		struct src *s = &l->srcs[i];
+
+		if (!s->recording)
+			continue;
+		sqlite3_bind_int64(st, 1, l->spool);
+		if (s->has_id) {
+			sqlite3_bind_int64(st, 2, i);
+			sqlite3_bind_text(st, 3, s->rid, -1, SQLITE_STATIC);
+			sqlite3_bind_null(st, 4);
+		} else {
+			sqlite3_bind_null(st, 2);
+			sqlite3_bind_null(st, 3);
+			sqlite3_bind_text(st, 4, l->sha, -1, SQLITE_STATIC);
+		}
+		sqlite3_bind_text(st, 5, s->host, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, s->machine_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, s->boot_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, s->kernel, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 9, (int64_t)s->start_us);
+		sqlite3_bind_int64(st, 10, (int64_t)l->p.info->interval_us);
+		sqlite3_bind_text(st, 11, l->file, -1, SQLITE_STATIC);
+		if (step(l, ST_RECORDING, "inserting a recording") < 0)
+			return -1;
+		sqlite3_reset(st);
+		s->recording = sqlite3_last_insert_rowid(l->db);
+		l->res->recordings_added++;
+		l->res->rows++;
+	}
+	return 0;
+}
+
+/* Threads of the recordings being added (the others are skipped). */
+static int insert_threads(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_THREAD];
+	uint32_t i;
+
+	l->thread_rec = calloc(l->nthreads ? l->nthreads : 1,
+			       sizeof(*l->thread_rec));
+	if (!l->thread_rec)
+		return -1;
+	for (i = 0; i < l->nthreads; i++) {
+		struct spulse_thread t;
+		int64_t rec = l->srcs[thread_source(l, i)].recording;
+
+		if (!rec || spulse_defs_thread(l->p.defs, i, &t) < 0)
+			continue;
+		l->thread_rec[i] = rec;
+		sqlite3_bind_int64(st, 1, l->spool);
+		sqlite3_bind_int64(st, 2, i);
+		sqlite3_bind_int64(st, 3, rec);
+		sqlite3_bind_int64(st, 4, t.pid);
+		sqlite3_bind_int64(st, 5, t.tid);
+		sqlite3_bind_text(st, 6, t.comm, (int)t.comm_len,
+				  SQLITE_STATIC);
+		if (step(l, ST_THREAD, "inserting a thread") < 0)
+			return -1;
+		sqlite3_reset(st);
+		l->res->threads++;
+		l->res->rows++;
+	}
+	return 0;
+}
+
+/* Row of (path, build-id) in the shared modules table, added if new. */
+static int64_t module_row(struct loader *l, const struct spulse_module *m)
+{
+	char bid[2 * 256 + 1];
+	int64_t id = -1;
+	int rc, s;
+
+	hex(bid, m->build_id ? m->build_id : (const uint8_t *)"",
+	    m->build_id_len > 256 ? 256 : m->build_id_len);
+	for (s = ST_MOD_GET; s <= ST_MOD_ADD; s++) {
+		sqlite3_bind_text(l->st[s], 1, m->path, (int)m->path_len,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(l->st[s], 2, bid, -1, SQLITE_STATIC);
+		rc = step(l, s, "module");
+		if (rc == SQLITE_ROW)
+			id = sqlite3_column_int64(l->st[s], 0);
+		sqlite3_reset(l->st[s]);
+		if (rc < 0)
+			return -1;
+		if (id >= 0)
+			return id;
+		if (s == ST_MOD_ADD) {
+			l->res->modules++;
+			l->res->rows++;
+			return sqlite3_last_insert_rowid(l->db);
+		}
+	}
+	return -1;
+}
+
+/*
+ * Local index of the function of @sf (the key of `spulse report`'s rows:
+ * display name, and the module when a symbol was found), its row looked
+ * up or added once per spool.
+ */
+static int64_t function_index(struct loader *l, const struct sym_frame *sf,
+			      const char *module, size_t module_len)
+{
+	const char *key_mod = sf->func ? sf->dso : "";
+	size_t nl = strlen(sf->label), kl = strlen(key_mod);
+	char *key = malloc(nl + kl + 2);
+	int64_t idx, row = -1;
+	int rc, s;
+
+	if (!key)
+		return -1;
+	memcpy(key, sf->label, nl);
+	key[nl] = 0x1f;
+	memcpy(key + nl + 1, key_mod, kl + 1);
+	idx = strtab_intern(&l->fn_keys, key);
+	free(key);
+	if (idx < 0)
+		return -1;
+	if ((uint32_t)idx < l->nfn)
+		return idx;
+	/* a new key: its index is l->nfn */
+	if (l->nfn % 1024 == 0) {
+		int64_t *n = realloc(l->fn_row, (l->nfn + 1024) * sizeof(*n));
+
+		if (!n)
+			return -1;
+		l->fn_row = n;
+	}
+	for (s = ST_FN_GET; s <= ST_FN_ADD; s++) {
+		sqlite3_stmt *st = l->st[s];
+
+		sqlite3_bind_text(st, 1, sf->label, -1, SQLITE_STATIC);
+		if (s == ST_FN_GET) {
+			sqlite3_bind_text(st, 2, key_mod, -1, SQLITE_STATIC);
+		} else {
+			sqlite3_bind_text(st, 2, module, (int)module_len,
+					  SQLITE_STATIC);
+			sqlite3_bind_text(st, 3, key_mod, -1, SQLITE_STATIC);
+		}
+		rc = step(l, s, "function");
+		if (rc == SQLITE_ROW)
+			row = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (rc < 0)
+			return -1;
+		if (row >= 0)
+			break;
+		if (s == ST_FN_ADD) {
+			row = sqlite3_last_insert_rowid(l->db);
+			l->res->functions++;
+			l->res->rows++;
+		}
+	}
+	l->fn_row[l->nfn] = row;
+	return l->nfn++;
+}
+
+static const char *kind_name(uint8_t kind)
+{
+	switch (kind) {
+	case SPULSE_FRAME_MODULE: return "module";
+	case SPULSE_FRAME_USER: return "user";
+	case SPULSE_FRAME_KERNEL: return "kernel";
+	case SPULSE_FRAME_TRUNCATED: return "truncated";
+	}
+	return "?";
+}
+
+static int insert_frames(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_FRAME];
+	uint32_t i;
+
+	l->module_row = calloc(l->nmodules ? l->nmodules : 1,
+			       sizeof(*l->module_row));
+	l->frame_fn = calloc(l->nframes ? l->nframes : 1,
+			     sizeof(*l->frame_fn));
+	if (!l->module_row || !l->frame_fn)
+		return -1;
+	for (i = 0; i < l->nmodules; i++) {
+		struct spulse_module m;
+
+		if (spulse_defs_module(l->p.defs, i, &m) < 0)
+			return -1;
+		l->module_row[i] = module_row(l, &m);
+		if (l->module_row[i] < 0)
+			return -1;
+	}
+	for (i = 0; i < l->nframes; i++) {
+		const struct sym_frame *sf = symbolizer_frame(l->p.sym, i);
+		struct spulse_frame fr;
+		struct spulse_module m;
+		const char *mod;
+		size_t mlen;
+		int64_t fi;
+
+		if (!sf || spulse_defs_frame(l->p.defs, i, &fr) < 0) {
+			fprintf(stderr, "spulse sql: %s: symbolizing frame "
+				"%u failed\n", l->file, i);
+			return -1;
+		}
+		/* the row's module as report --json prints it */
+		if (fr.kind == SPULSE_FRAME_MODULE &&
+		    spulse_defs_module(l->p.defs, fr.module, &m) == 0) {
+			mod = m.path;
+			mlen = m.path_len;
+		} else {
+			mod = sf->dso;
+			mlen = strlen(sf->dso);
+		}
+		fi = function_index(l, sf, mod, mlen);
+		if (fi < 0)
+			return -1;
+		l->frame_fn[i] = (uint32_t)fi;
+		sqlite3_bind_int64(st, 1, l->spool);
+		sqlite3_bind_int64(st, 2, i);
+		sqlite3_bind_text(st, 3, kind_name(fr.kind), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (int64_t)fr.addr);
+		if (fr.kind == SPULSE_FRAME_MODULE && fr.module < l->nmodules)
+			sqlite3_bind_int64(st, 5, l->module_row[fr.module]);
+		else
+			sqlite3_bind_null(st, 5);
+		sqlite3_bind_int64(st, 6, l->fn_row[fi]);
+		if (sf->func) {
+			sqlite3_bind_text(st, 7, sf->func, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 8, (int64_t)sf->func_off);
+		} else {
+			sqlite3_bind_null(st, 7);
+			sqlite3_bind_null(st, 8);
+		}
+		if (sf->file && sf->line) {
+			sqlite3_bind_text(st, 9, sf->file, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(st, 10, sf->line);
+		} else {
+			sqlite3_bind_null(st, 9);
+			sqlite3_bind_null(st, 10);
+		}
+		if (step(l, ST_FRAME, "inserting a frame") < 0)
+			return -1;
+		sqlite3_reset(st);
+		l->res->frames++;
+		l->res->rows++;
+	}
+	return 0;
+}
+
+static int insert_stacks(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_STACK];
+	uint32_t i;
+
+	for (i = 0; i < l->nstacks; i++) {
+		struct spulse_stack s;
+
+		if (spulse_defs_stack(l->p.defs, i, &s) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, l->spool);
+		sqlite3_bind_int64(st, 2, i);
+		bind_u32_or_null(st, 3, s.parent);
+		sqlite3_bind_int64(st, 4, s.frame);
+		sqlite3_bind_int64(st, 5, s.depth);
+		if (step(l, ST_STACK, "inserting a stack node") < 0)
+			return -1;
+		sqlite3_reset(st);
+		l->res->stacks++;
+		l->res->rows++;
+	}
+	return 0;
+}
+
+static int insert_samples(struct loader *l)
+{
+	static struct spulse_sample buf[4096];
+	sqlite3_stmt *st = l->st[ST_SAMPLE];
+	int64_t base = (int64_t)l->p.info->start_us * 1000;
+	int n, i;
+
+	while ((n = spulse_replay_next_samples(l->p.replay, buf, 4096)) > 0) {
+		for (i = 0; i < n; i++) {
+			const struct spulse_sample *s = &buf[i];
+
+			if (s->thread >= l->nthreads || s->stack >= l->nstacks ||
+			    !l->thread_rec[s->thread])
+				continue;
+			l->leaf[s->stack] = 1;
+			sqlite3_bind_int64(st, 1, l->spool);
+			sqlite3_bind_int64(st, 2, l->thread_rec[s->thread]);
+			sqlite3_bind_int64(st, 3, base + s->time_ns);
+			bind_u32_or_null(st, 4, s->cpu);
+			sqlite3_bind_int64(st, 5, s->thread);
+			sqlite3_bind_int64(st, 6, s->stack);
+			if (step(l, ST_SAMPLE, "inserting a sample") < 0)
+				return -1;
+			sqlite3_reset(st);
+			l->res->samples++;
+		}
+	}
+	if (n < 0) {
+		fprintf(stderr, "%s: reading samples: %s\n", l->file,
+			strerror(-n));
+		return -1;
+	}
+	l->res->rows += l->res->samples;
+	return 0;
+}
+
+static int insert_offcpu(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_OFFCPU];
+	int64_t base = (int64_t)l->p.info->start_us * 1000;
+	struct spulse_offcpu iv;
+	int rc;
+
+	while ((rc = spulse_replay_next_offcpu(l->p.replay, &iv)) > 0) {
+		const char *state = spulse_state_name(iv.state);
+
+		if (iv.thread >= l->nthreads || iv.stack >= l->nstacks ||
+		    !l->thread_rec[iv.thread])
+			continue;
+		l->leaf[iv.stack] = 1;
+		if (iv.waker_stack < l->nstacks)
+			l->leaf[iv.waker_stack] = 1;
+		sqlite3_bind_int64(st, 1, l->spool);
+		sqlite3_bind_int64(st, 2, l->thread_rec[iv.thread]);
+		sqlite3_bind_int64(st, 3, base + iv.time_ns);
+		sqlite3_bind_int64(st, 4, iv.thread);
+		sqlite3_bind_int64(st, 5, iv.stack);
+		sqlite3_bind_text(st, 6, state ? state : "?", -1,
+				  SQLITE_STATIC);
+		bind_u32_or_null(st, 7, iv.cpu_out);
+		bind_u32_or_null(st, 8, iv.cpu_in);
+		sqlite3_bind_int64(st, 9, (int64_t)iv.blocked_ns);
+		sqlite3_bind_int64(st, 10, (int64_t)iv.runq_ns);
+		bind_u32_or_null(st, 11, iv.waker_thread);
+		bind_u32_or_null(st, 12, iv.waker_stack);
+		bind_u32_or_null(st, 13, iv.waker_cpu);
+		if (step(l, ST_OFFCPU, "inserting an interval") < 0)
+			return -1;
+		sqlite3_reset(st);
+		l->res->offcpu++;
+		l->res->rows++;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: reading off-CPU intervals: %s\n", l->file,
+			strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * stack_functions: for each leaf node used, the distinct functions on its
+ * path (root to leaf), self = 1 for the leaf frame's function. A stamp per
+ * local function index makes each leaf's walk linear in its depth.
+ */
+static int insert_stack_functions(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_STACK_FN];
+	uint32_t *stamp = calloc(l->nfn ? l->nfn : 1, sizeof(*stamp));
+	uint32_t leaf;
+	int rc = -1;
+
+	if (!stamp)
+		return -1;
+	for (leaf = 0; leaf < l->nstacks; leaf++) {
+		uint32_t node = leaf, leaf_fn = UINT32_MAX, guard = 0;
+
+		if (!l->leaf[leaf])
+			continue;
+		while (node != SPULSE_NONE && guard++ <= SPULSE_MAX_DEPTH) {
+			struct spulse_stack s;
+			uint32_t fn;
+
+			if (spulse_defs_stack(l->p.defs, node, &s) < 0 ||
+			    s.frame >= l->nframes)
+				goto out;
+			fn = l->frame_fn[s.frame];
+			if (leaf_fn == UINT32_MAX)
+				leaf_fn = fn;
+			if (stamp[fn] != leaf + 1) {
+				stamp[fn] = leaf + 1;
+				sqlite3_bind_int64(st, 1, l->spool);
+				sqlite3_bind_int64(st, 2, leaf);
+				sqlite3_bind_int64(st, 3, l->fn_row[fn]);
+				sqlite3_bind_int(st, 4, fn == leaf_fn);
+				if (step(l, ST_STACK_FN, "stack functions") < 0)
+					goto out;
+				sqlite3_reset(st);
+				l->res->stack_functions++;
+				l->res->rows++;
+			}
+			node = s.parent;
+		}
+	}
+	rc = 0;
+out:
+	free(stamp);
+	return rc;
+}
+
+static void loader_free(struct loader *l)
+{
+	int i;
+
+	for (i = 0; i < ST_NSTMT; i++)
+		sqlite3_finalize(l->st[i]);
+	profile_close(&l->p);
+	free(l->srcs);
+	free(l->thread_rec);
+	free(l->module_row);
+	free(l->frame_fn);
+	free(l->fn_row);
+	free(l->leaf);
+	strtab_free(&l->fn_keys);
+}
+
+int sql_load_spool(sqlite3 *db, const char *file,
+		   const struct sql_load_opts *o, struct sql_load_result *res)
+{
+	struct loader l;
+	struct stat sb;
+	uint32_t fresh;
+	bool in_tx = false;
+	int i, rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&l, 0, sizeof(l));
+	strtab_init(&l.fn_keys);
+	l.db = db;
+	l.file = file;
+	l.res = res;
+	if (o) {
+		l.p.kallsyms = o->kallsyms;
+		l.p.symfs = o->symfs;
+		l.p.debug_dir = o->debug_dir;
+		l.p.no_demangle = o->no_demangle;
+	}
+	/* Replay validates the whole spool on open: a corrupt one fails
+	 * here, before the database is touched */
+	if (profile_open(&l.p, file) != EXIT_OK)
+		goto fail;
+	res->recovered = l.p.info->recovered_from_truncated_tail;
+	if (stat(file, &sb) < 0) {
+		fprintf(stderr, "%s: %s\n", file, strerror(errno));
+		goto fail;
+	}
+	l.nthreads = spulse_defs_count(l.p.defs, SPULSE_TAG_THREAD);
+	l.nframes = spulse_defs_count(l.p.defs, SPULSE_TAG_FRAME);
+	l.nstacks = spulse_defs_count(l.p.defs, SPULSE_TAG_STACK);
+	l.nmodules = spulse_defs_count(l.p.defs, SPULSE_TAG_MODULE);
+	l.leaf = calloc(l.nstacks ? l.nstacks : 1, 1);
+	if (!l.leaf || read_sources(&l) < 0) {
+		fprintf(stderr, "spulse sql: %s: out of memory\n", file);
+		goto fail;
+	}
+	if (!l.srcs[0].has_id) {
+		rc = sql_sha256_file(file, l.sha);
+		if (rc < 0) {
+			fprintf(stderr, "%s: %s\n", file, strerror(-rc));
+			goto fail;
+		}
+		l.have_sha = true;
+	}
+	for (i = 0; i < ST_NSTMT; i++) {
+		if (sqlite3_prepare_v2(db, stmt_sql[i], -1, &l.st[i], NULL)) {
+			db_error(db, "preparing statements");
+			goto fail;
+		}
+	}
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		goto fail;
+	in_tx = true;
+	if (find_present(&l, &fresh) < 0)
+		goto fail;
+	if (fresh) {
+		if (insert_spool(&l, (uint64_t)sb.st_size) < 0 ||
+		    insert_threads(&l) < 0 || insert_frames(&l) < 0 ||
+		    insert_stacks(&l) < 0 || insert_samples(&l) < 0 ||
+		    insert_offcpu(&l) < 0 || insert_stack_functions(&l) < 0)
+			goto fail;
+	}
+	if (exec(db, "COMMIT") < 0)
+		goto fail;
+	loader_free(&l);
+	return EXIT_OK;
+fail:
+	if (in_tx)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	loader_free(&l);
+	memset(res, 0, sizeof(*res));
+	return EXIT_INVALID;
+}
