@@ -17,7 +17,7 @@ check() { if eval "$2"; then ok "$1"; else no "$1"; fi; }
 stat() { awk -v k="$2" 'BEGIN{v=0} $1==k{v=$2} END{print v}' "$1" 2>/dev/null || echo 0; }
 
 for p in "offcpu=1 offcpu_threads=10" "offcpu=1 offcpu_threads=100000" \
-	"offcpu=1 offcpu_min_us=60000001" "offcpu=1 subbuf_size=30000"; do
+	"offcpu=1 offcpu_min_us=60000001" "offcpu=1 subbuf_size=20000"; do
 	check "offcpu refused $p" \
 		"grep -q '^oc-badparam $p rc=[1-9][0-9]* loaded=no$' '$log'"
 done

@@ -24,7 +24,7 @@ save() {	# PREFIX: stats and every cpuN stream
 
 # 1. bad off-CPU parameters are refused with one reason line
 for p in "offcpu=1 offcpu_threads=10" "offcpu=1 offcpu_threads=100000" \
-	"offcpu=1 offcpu_min_us=60000001" "offcpu=1 subbuf_size=30000"; do
+	"offcpu=1 offcpu_min_us=60000001" "offcpu=1 subbuf_size=20000"; do
 	ins $p > /dev/null 2>&1
 	echo "oc-badparam $p rc=$? loaded=$([ -d /sys/module/spulse ] && echo yes || echo no)"
 	[ -d /sys/module/spulse ] && unload
