@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calltree.h"
+#include "ch_query.h"
 #include "cli.h"
 #include "svg.h"
 
@@ -20,6 +21,8 @@ static const char flame_help[] =
 "                 [--off-cpu | --wakers] [--state S,D,...]\n"
 "                 [--metric offcpu|blocked|runq]\n"
 "    spulse flame --diff BEFORE AFTER [-o OUT.svg] [--folded] [options]\n"
+"    spulse flame --clickhouse URL --folded [--database DB] [--host H,..]\n"
+"                 [--time START,END] [-o OUT]\n"
 "\n"
 "DESCRIPTION\n"
 "    Writes a self-contained SVG flame graph: the root \"all\" at the\n"
@@ -44,6 +47,12 @@ static const char flame_help[] =
 "    \"root;...;leaf count\" line per distinct stack (';' inside a name\n"
 "    becomes ':'), for flamegraph.pl, speedscope or inferno.\n"
 "    Symbolization as in spulse report.\n"
+"\n"
+"    With --clickhouse URL (no FILE), the folded stacks of every spool\n"
+"    pushed with spulse push, summed by ClickHouse (GROUP BY on the\n"
+"    server), in the same order as the local --folded output;\n"
+"    --database DB (default spulse), --host H,.. and --time (from the\n"
+"    earliest pushed sample) select samples (docs/FLEET-clickhouse.md).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output OUT    output file (default: standard output)\n"
@@ -230,6 +239,32 @@ static int flame_diff(struct profile *pb, const char *fa, const char *fb,
 	return rc;
 }
 
+/* --clickhouse: folded stacks summed on the server. */
+static int flame_clickhouse(struct ch_query_opts *ch,
+			    const struct flame_opts *o,
+			    const struct profile *p, int nfiles)
+{
+	const struct filter *f = &p->filter;
+
+	if (!ch->url)
+		return cli_usage_error("flame", "--database and --host need "
+				       "--clickhouse URL");
+	if (nfiles)
+		return cli_usage_error("flame", "--clickhouse takes no FILE");
+	if (!o->folded)
+		return cli_usage_error("flame", "--clickhouse writes --folded "
+				       "stacks only (for an SVG: | "
+				       "flamegraph.pl)");
+	if (o->diff || o->wakers || o->inverted || o->root || o->title ||
+	    p->offcpu || p->offcpu_opts || f->npids || f->ntids ||
+	    f->ncomms || f->ndsos || f->frames || p->kallsyms || p->symfs ||
+	    p->inline_frames || p->no_demangle || p->debug_dir)
+		return cli_usage_error("flame", "--clickhouse supports "
+				       "--folded, -o, --host and --time only");
+	ch->filter = f;
+	return ch_flame_folded(ch, o->out);
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -244,11 +279,15 @@ int cmd_flame(int argc, char **argv)
 		{ "inverted", no_argument, NULL, 'i' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "diff", no_argument, NULL, 'd' },
+		{ "clickhouse", required_argument, NULL, CH_OPT_CLICKHOUSE },
+		{ "database", required_argument, NULL, CH_OPT_DATABASE },
+		{ "host", required_argument, NULL, CH_OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct flame_opts o = { 0 };
 	struct profile p = { 0 };
+	struct ch_query_opts ch = { 0 };
 	int c, rc, nfiles;
 
 	optind = 0;
@@ -266,6 +305,12 @@ int cmd_flame(int argc, char **argv)
 		case 'w': o.wakers = p.offcpu = true; break;
 		case 'i': o.inverted = true; break;
 		case 'd': o.diff = true; break;
+		case CH_OPT_CLICKHOUSE: ch.url = optarg; break;
+		case CH_OPT_DATABASE: ch.db = optarg; break;
+		case CH_OPT_HOST:
+			rc = ch_query_add_hosts(&ch, optarg);
+			rc = rc == 1 ? EXIT_OK : rc;
+			break;
 		case 'r':
 			if (!strcmp(optarg, "comm"))
 				o.root = 'c';
@@ -284,6 +329,10 @@ int cmd_flame(int argc, char **argv)
 			goto out;
 	}
 	nfiles = argc - optind;
+	if (ch.url || ch.db || ch.nhosts) {
+		rc = flame_clickhouse(&ch, &o, &p, nfiles);
+		goto out;
+	}
 	if (nfiles != (o.diff ? 2 : 1)) {
 		rc = cli_usage_error("flame", o.diff ?
 				     "--diff expects two FILEs (before, after)" :
@@ -310,6 +359,7 @@ int cmd_flame(int argc, char **argv)
 		calltree_free(&t);
 	}
 out:
+	ch_query_free(&ch);
 	profile_close(&p);
 	return rc;
 }

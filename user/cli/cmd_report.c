@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "calltree.h"
+#include "ch_query.h"
 #include "profile.h"
 #include "sort.h"
 
@@ -21,6 +22,9 @@ static const char report_help[] =
 "                  [--kallsyms PATH] [--symfs DIR] [--inline]\n"
 "                  [--no-demangle] [--debug-dir DIR]\n"
 "                  [--off-cpu [--state S,D,...] [--metric M]]\n"
+"    spulse report --clickhouse URL [--database DB] [--host H,..]\n"
+"                  [--time START,END] [--top N] [--by self|total]\n"
+"                  [--percent-limit P] [--json]\n"
 "\n"
 "DESCRIPTION\n"
 "    Aggregates the samples of a spool by function (or by the --sort keys)\n"
@@ -86,6 +90,14 @@ static const char report_help[] =
 "    --no-demangle       keep C++/Rust names mangled\n"
 "    --debug-dir DIR     look for separate debug files under DIR first\n"
 "                        (DIR/.build-id/xx/rest.debug, .gnu_debuglink)\n"
+"\n"
+"  Fleet (docs/FLEET-clickhouse.md):\n"
+"    --clickhouse URL    no FILE: the same report over every spool pushed\n"
+"                        with spulse push, computed by ClickHouse (GROUP\n"
+"                        BY on the server); --time counts from the\n"
+"                        earliest pushed sample\n"
+"    --database DB       ClickHouse database (default spulse)\n"
+"    --host H,..         only samples of these hosts\n"
 "\n"
 "  Off-CPU (spools recorded with offcpu=1):\n"
 "    --off-cpu           time off CPU by function instead of samples: self\n"
@@ -632,6 +644,39 @@ static int parse_graph(struct report_opts *o, const char *arg)
 	return 1;
 }
 
+/*
+ * --clickhouse: the options the server-side report supports (the default
+ * sym rows, --top, --by, --percent-limit, --json, --time, --host).
+ */
+static int report_clickhouse(struct ch_query_opts *ch,
+			     const struct report_opts *o,
+			     const struct profile *p, int nfiles)
+{
+	const struct filter *f = &p->filter;
+
+	if (!ch->url)
+		return cli_usage_error("report", "--database and --host need "
+				       "--clickhouse URL (a spool's own "
+				       "--host filter is not there yet)");
+	if (nfiles)
+		return cli_usage_error("report", "--clickhouse takes no FILE "
+				       "(it reports every pushed spool)");
+	if (o->spec.nkeys || o->graph || p->offcpu || p->offcpu_opts ||
+	    f->npids || f->ntids || f->ncomms || f->ndsos || f->frames ||
+	    p->kallsyms || p->symfs || p->inline_frames || p->no_demangle ||
+	    p->debug_dir)
+		return cli_usage_error("report", "--clickhouse supports --host, "
+				       "--time, --top, --by, --percent-limit "
+				       "and --json only (frames were "
+				       "symbolized by spulse push)");
+	ch->filter = f;
+	ch->top = o->top;
+	ch->by_total = o->by_total;
+	ch->json = o->json;
+	ch->percent_limit = o->percent_limit;
+	return ch_report(ch);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -645,11 +690,15 @@ int cmd_report(int argc, char **argv)
 		PROFILE_FILTER_LONGOPTS,
 		PROFILE_SYM_LONGOPTS,
 		PROFILE_OFFCPU_LONGOPTS,
+		{ "clickhouse", required_argument, NULL, CH_OPT_CLICKHOUSE },
+		{ "database", required_argument, NULL, CH_OPT_DATABASE },
+		{ "host", required_argument, NULL, CH_OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct report_opts o = { .top = 20, .graph_min = 0.5 };
 	struct profile p = { 0 };
+	struct ch_query_opts ch = { 0 };
 	struct sort_table t;
 	char *end;
 	int c, rc;
@@ -689,6 +738,9 @@ int cmd_report(int argc, char **argv)
 					optarg);
 			break;
 		case 'g': rc = parse_graph(&o, optarg); break;
+		case CH_OPT_CLICKHOUSE: ch.url = optarg; break;
+		case CH_OPT_DATABASE: ch.db = optarg; break;
+		case CH_OPT_HOST: rc = ch_query_add_hosts(&ch, optarg); break;
 		case 'h':
 			fputs(report_help, stdout);
 			profile_close(&p);
@@ -696,9 +748,16 @@ int cmd_report(int argc, char **argv)
 		default: rc = cli_usage_error("report", "bad option");
 		}
 		if (rc != 1) {
+			ch_query_free(&ch);
 			profile_close(&p);
 			return rc;
 		}
+	}
+	if (ch.url || ch.db || ch.nhosts) {
+		rc = report_clickhouse(&ch, &o, &p, argc - optind);
+		ch_query_free(&ch);
+		profile_close(&p);
+		return rc;
 	}
 	if (argc - optind != 1) {
 		profile_close(&p);
