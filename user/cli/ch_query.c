@@ -144,9 +144,16 @@ static int open_conn(struct ch_conn *c, const struct ch_query_opts *o,
 		fprintf(stderr, "spulse %s: %s\n", cmd, c->err);
 		return EXIT_USAGE;
 	}
-	if (ch_query_u64(c, "SELECT count() FROM system.tables WHERE "
-			 "database = currentDatabase() AND name = "
-			 "'spulse_pushes'", &n) < 0) {
+	struct ch_buf q = { 0 }, ans = { 0 };
+	int rc;
+
+	ch_buf_printf(&q, "SELECT count() FROM system.tables WHERE database "
+		      "= '%s' AND name = 'spulse_pushes'", c->db);
+	rc = q.oom ? -ENOMEM : ch_query(c, q.p, NULL, 0, &ans, false);
+	n = !rc && ans.p ? strtoull(ans.p, NULL, 10) : 0;
+	ch_buf_free(&q);
+	ch_buf_free(&ans);
+	if (rc < 0) {
 		fprintf(stderr, "spulse %s: %s\n", cmd, c->err);
 		ch_close(c);
 		return EXIT_INVALID;
