@@ -49,6 +49,10 @@ s=$(key auto-end samples_taken)
 ok "auto mode, END rows: >= 95% complete ($c of $s)" ge $((c * 100)) $((s * 95))
 ok "auto mode, NONE rows: frame-pointer fallback" \
 	ge "$(delta auto-none auto-end ustack_fp_steps)" 1
+ok "exit: map set of the exiting process present before" \
+	grep -q '^exit-before tables 1 processes 2 $' "$log"
+ok "exit: its map set dropped, tables kept" \
+	grep -q '^exit-after tables 1 processes 1 $' "$log"
 ok "rmmod with tables loaded" has "rmmod auto with tables rc=0"
 ok "memory bound: small table fits" has "big 12064"
 ok "memory bound: large table refused -ENOSPC" has "big -28"
