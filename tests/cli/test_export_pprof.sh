@@ -168,7 +168,7 @@ fi
 if command -v go >/dev/null; then
 test_pprof_inline_lines() {
 	local inner outer
-	build_inline || return 1
+	export_build_inline || return 1
 	read -r inner outer <<<"$INL_LINES"
 	expect_rc 0 "$SP" export i.spulse --format pprof --inline -o i.pb.gz ||
 		return 1

@@ -187,11 +187,11 @@ EOT
 fi
 
 
-# build_inline: inl.c (an always_inline function inside a noinline one),
+# export_build_inline: inl.c (an always_inline function inside a noinline one),
 # -O2 -g, and i.spulse with two samples at an address that addr2line -i
 # reports as inl_inner inlined into inl_outer; INL_LINES gets addr2line's
 # "FILE:LINE FILE:LINE" for it, innermost first.
-build_inline() {
+export_build_inline() {
 	local s z o a n load off vaddr rel
 	cat >inl.c <<'EOC'
 volatile int sink;
@@ -234,7 +234,7 @@ EOT
 }
 
 test_export_inline_chains_json_speedscope_perf_script() {
-	build_inline || return 1
+	export_build_inline || return 1
 	# shellcheck disable=SC2086
 	expect_rc 0 "$SP" export i.spulse --format json --inline -o j.json || return 1
 	# shellcheck disable=SC2086
