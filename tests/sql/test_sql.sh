@@ -248,3 +248,26 @@ test_sql_vm_recorded_spool_equals_report() {
 	same_as_report db "SELECT * FROM top_functions" vm.spulse || return 1
 	same_as_folded db "SELECT stack || ' ' || samples FROM folded_stacks" vm.spulse
 }
+
+test_sql_sample_counts_match_samples_and_time_window_query() {
+	"$SP" synth -o s.spulse --samples 30000 --threads 7 --seed 3 --kallsyms -q || return 1
+	expect_rc 0 "$SP" sql s.db s.spulse || return 1
+	# the counts the views read equal a GROUP BY over the samples table
+	q s.db "SELECT spool, thread, stack, recording, count(*), min(time_ns), max(time_ns)
+		FROM samples GROUP BY spool, thread, stack ORDER BY 1, 2, 3" >grouped || return 1
+	q s.db "SELECT spool, thread, stack, recording, samples, first_ns, last_ns
+		FROM sample_counts ORDER BY 1, 2, 3" >counted || return 1
+	[ -s grouped ] && cmp -s grouped counted || die "sample_counts differ from the samples" || return 1
+	# a time window over the samples table (docs/FLEET-sqlite.md) = report --time
+	same_as_report s.db "WITH o AS (SELECT min(time_ns) AS t0 FROM samples),
+		w AS (SELECT spool, stack, count(*) AS n FROM samples, o
+		      WHERE time_ns >= t0 + 2000000000 AND time_ns < t0 + 5000000000
+		      GROUP BY spool, stack)
+		SELECT f.name AS function, f.module AS module,
+		       sum(w.n * sf.self) AS self, sum(w.n) AS total
+		FROM w JOIN stack_functions sf USING (spool, stack)
+		     JOIN functions f USING (function)
+		GROUP BY f.function ORDER BY self DESC, total DESC, f.name, f.key_module" \
+		--time 2,5 s.spulse || return 1
+	grep -q '"total":[1-9]' want.json || die "empty window"
+}

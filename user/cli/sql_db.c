@@ -77,7 +77,8 @@ int sql_db_open(const char *path, sqlite3 **out)
 
 	*out = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
-			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		fprintf(stderr, "spulse sql: %s: %s\n", path,
 			db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
@@ -140,7 +141,7 @@ struct src {
 enum {
 	ST_SPOOL, ST_RECORDING, ST_THREAD, ST_MOD_GET, ST_MOD_ADD,
 	ST_FN_GET, ST_FN_ADD, ST_FRAME, ST_STACK, ST_STACK_FN, ST_SAMPLE,
-	ST_OFFCPU, ST_REC_BY_ID, ST_REC_BY_HASH, ST_NSTMT
+	ST_OFFCPU, ST_REC_BY_ID, ST_REC_BY_HASH, ST_COUNT, ST_NSTMT
 };
 
 static const char *const stmt_sql[ST_NSTMT] = {
@@ -174,6 +175,8 @@ static const char *const stmt_sql[ST_NSTMT] = {
 		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_REC_BY_ID] = "SELECT recording FROM recordings WHERE "
 		"recording_id = ?",
+	[ST_COUNT] = "INSERT INTO sample_counts(spool, thread, stack, "
+		"recording, samples, first_ns, last_ns) VALUES (?,?,?,?,?,?,?)",
 	[ST_REC_BY_HASH] = "SELECT recording FROM recordings WHERE "
 		"recording_id IS NULL AND content_sha256 = ?",
 };
@@ -197,7 +200,96 @@ struct loader {
 	uint32_t nfn;
 	struct strtab fn_keys;	/* "name\x1fkey_module" -> local index */
 	uint8_t *leaf;		/* stack id -> used as a leaf */
+	struct count *counts;	/* per (thread, stack): open addressing */
+	size_t ncounts, capcounts;
 };
+
+/* Samples of one (thread, stack) of the spool, for sample_counts. */
+struct count {
+	uint64_t key;		/* thread << 32 | stack, + 1; 0 = empty slot */
+	uint64_t samples;
+	int64_t first_ns, last_ns;
+};
+
+static size_t count_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+static int count_add(struct loader *l, uint32_t thread, uint32_t stack,
+		     int64_t t)
+{
+	uint64_t key = ((uint64_t)thread << 32 | stack) + 1;
+	struct count *c;
+	size_t h;
+
+	if (l->ncounts * 2 >= l->capcounts) {
+		size_t ncap = l->capcounts ? l->capcounts * 2 : 4096, i;
+		struct count *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return -1;
+		for (i = 0; i < l->capcounts; i++) {
+			if (!l->counts[i].key)
+				continue;
+			for (h = count_slot(l->counts[i].key, ncap); n[h].key;
+			     h = (h + 1) & (ncap - 1))
+				;
+			n[h] = l->counts[i];
+		}
+		free(l->counts);
+		l->counts = n;
+		l->capcounts = ncap;
+	}
+	for (h = count_slot(key, l->capcounts);;
+	     h = (h + 1) & (l->capcounts - 1)) {
+		c = &l->counts[h];
+		if (!c->key) {
+			*c = (struct count){ key, 1, t, t };
+			l->ncounts++;
+			return 0;
+		}
+		if (c->key == key) {
+			c->samples++;
+			if (t < c->first_ns)
+				c->first_ns = t;
+			if (t > c->last_ns)
+				c->last_ns = t;
+			return 0;
+		}
+	}
+}
+
+static int step(struct loader *l, int s, const char *what);
+
+static int insert_counts(struct loader *l)
+{
+	sqlite3_stmt *st = l->st[ST_COUNT];
+	size_t i;
+
+	for (i = 0; i < l->capcounts; i++) {
+		const struct count *c = &l->counts[i];
+		uint32_t thread = (uint32_t)((c->key - 1) >> 32);
+
+		if (!c->key)
+			continue;
+		sqlite3_bind_int64(st, 1, l->spool);
+		sqlite3_bind_int64(st, 2, thread);
+		sqlite3_bind_int64(st, 3, (uint32_t)(c->key - 1));
+		sqlite3_bind_int64(st, 4, l->thread_rec[thread]);
+		sqlite3_bind_int64(st, 5, (int64_t)c->samples);
+		sqlite3_bind_int64(st, 6, c->first_ns);
+		sqlite3_bind_int64(st, 7, c->last_ns);
+		if (step(l, ST_COUNT, "inserting sample counts") < 0)
+			return -1;
+		sqlite3_reset(st);
+		l->res->rows++;
+	}
+	return 0;
+}
 
 /* Step a bound INSERT/SELECT; SQLITE_DONE or SQLITE_ROW expected. */
 static int step(struct loader *l, int s, const char *what)
@@ -615,6 +707,9 @@ static int insert_samples(struct loader *l)
 			    !l->thread_rec[s->thread])
 				continue;
 			l->leaf[s->stack] = 1;
+			if (count_add(l, s->thread, s->stack,
+				      base + s->time_ns) < 0)
+				return -1;
 			sqlite3_bind_int64(st, 1, l->spool);
 			sqlite3_bind_int64(st, 2, l->thread_rec[s->thread]);
 			sqlite3_bind_int64(st, 3, base + s->time_ns);
@@ -743,6 +838,7 @@ static void loader_free(struct loader *l)
 	free(l->frame_fn);
 	free(l->fn_row);
 	free(l->leaf);
+	free(l->counts);
 	strtab_free(&l->fn_keys);
 }
 
@@ -808,7 +904,8 @@ int sql_load_spool(sqlite3 *db, const char *file,
 		if (insert_spool(&l, (uint64_t)sb.st_size) < 0 ||
 		    insert_threads(&l) < 0 || insert_frames(&l) < 0 ||
 		    insert_stacks(&l) < 0 || insert_samples(&l) < 0 ||
-		    insert_offcpu(&l) < 0 || insert_stack_functions(&l) < 0)
+		    insert_counts(&l) < 0 || insert_offcpu(&l) < 0 ||
+		    insert_stack_functions(&l) < 0)
 			goto fail;
 	}
 	if (exec(db, "COMMIT") < 0)
