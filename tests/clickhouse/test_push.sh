@@ -152,23 +152,29 @@ check_exact() {
 	[ "$got" = 0 ] || die "$got duplicate frames"
 }
 
-# A push killed with SIGKILL after 7 INSERTs: nothing is visible to
-# queries, and running it again completes it with every sample once.
+# A push killed with SIGKILL after its 5th INSERT (among the stacks and
+# frames), resumed and killed again after 40 more (among the samples):
+# nothing is visible to queries meanwhile; the third run completes it with
+# every sample once.
 test_sigkill_midway_then_resume() {
-	synth_hosts 1 30000 || return 1
-	SPULSE_PUSH_KILL_AFTER_BATCHES=7 "$SP" push --clickhouse "$CH_URL" \
-		--database "$DB" --host host1 --batch 1000 h1.spulse >o1 2>e1
-	local rc=$?
-	[ "$rc" = 137 ] || die "killed push exited $rc, wanted 137 (SIGKILL)"
-	local part
+	synth_hosts 1 60000 || return 1
+	local k rc part
+	for k in 5 40; do
+		SPULSE_PUSH_KILL_AFTER_BATCHES=$k "$SP" push --clickhouse \
+			"$CH_URL" --database "$DB" --host host1 --batch 1000 \
+			h1.spulse >o1 2>e1
+		rc=$?
+		[ "$rc" = 137 ] || die "killed push exited $rc, wanted 137 (SIGKILL)"
+	done
 	part=$(chq "SELECT count() FROM spulse_samples")
-	[ "$part" -gt 0 ] && [ "$part" -lt 30000 ] || die "partial count $part"
+	[ "$part" -gt 0 ] && [ "$part" -lt 60000 ] || die "partial count $part"
 	expect_rc 0 "$SP" report --clickhouse "$CH_URL" --database "$DB" --json || return 1
 	grep -q '"total":0,' out || die "uncommitted samples visible: $(head -c 200 out)"
 	expect_rc 0 "$SP" push --clickhouse "$CH_URL" --database "$DB" \
 		--host host1 --batch 1000 h1.spulse || return 1
-	grep -q 'resumed' out || die "resume not reported: $(cat out)"
-	check_exact 30000 || return 1
+	grep -q "resumed: $part samples were already there" out ||
+		die "resume not reported: $(cat out)"
+	check_exact 60000 || return 1
 	"$SP" report h1.spulse --json --top 0 2>/dev/null >loc.json || return 1
 	expect_rc 0 "$SP" report --clickhouse "$CH_URL" --database "$DB" \
 		--json --top 0 || return 1

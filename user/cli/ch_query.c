@@ -282,7 +282,8 @@ int ch_report(const struct ch_query_opts *o)
 		double tot = total ? (double)total : 1.0;
 
 		cmp_total = o->by_total;
-		qsort(rows, nrows, sizeof(*rows), cmp_row);
+		if (nrows)
+			qsort(rows, nrows, sizeof(*rows), cmp_row);
 		for (shown = 0; shown < nrows && (!o->top || shown < o->top);
 		     shown++) {
 			uint64_t v = o->by_total ? rows[shown].total
@@ -373,7 +374,8 @@ int ch_flame_folded(const struct ch_query_opts *o, const char *out)
 		rc = EXIT_INVALID;
 		goto out;
 	}
-	qsort(paths, n, sizeof(*paths), cmp_path);
+	if (n)
+		qsort(paths, n, sizeof(*paths), cmp_path);
 	if (out && strcmp(out, "-")) {
 		fo = fopen(out, "w");
 		if (!fo) {
