@@ -85,7 +85,7 @@ while [ $rep -le "$REPS" ]; do
 done
 
 # table memory of one process: python3 with its tables loaded
-chroot /host /usr/bin/python3 "$BIN/unwind_work.py" 5 > $R/py.log 2>&1 &
+chroot /host /usr/bin/python3 "$BIN/unwind_work.py" 8 > $R/py.log 2>&1 &
 job=$!
 sleep 0.3
 pid=$job
@@ -93,7 +93,14 @@ hrun /sbin/insmod "$KO" target_pid=$pid freq=$FREQ
 chroot /host "$BIN/spulse-drain" --control --unwind-cache "$C" -o /tmp/p.spulse \
 	2> $R/drain.py.log &
 drain=$!
-sleep 3
+# until its set of tables stops growing (two reads 0.5 s apart agree)
+prev=x; i=0
+while [ $i -lt 20 ]; do
+	sleep 0.5
+	cur=$(sed -n 's/^unwind_tables //p' $D/stats 2>/dev/null)
+	[ -n "$cur" ] && [ "$cur" != 0 ] && [ "$cur" = "$prev" ] && [ $i -ge 3 ] && break
+	prev=$cur; i=$((i + 1))
+done
 snap $R/py.stats
 cat $D/unwind > $R/py.unwind 2>/dev/null
 wait $job
