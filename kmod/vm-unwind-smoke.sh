@@ -58,7 +58,7 @@ $PY del 1
 $PY $gt none
 rec 2 auto-none
 # a process that exits loses its map set (tables stay)
-/host$B/workload/gt 4 > /dev/null 2>&1 &
+/host$B/workload/gt 10 > /dev/null 2>&1 &
 g2=$!
 sleep 1
 $PY $g2 end | grep '^map'
