@@ -14,7 +14,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 BUILD=${BUILD:-$top/build}
-sp=$1
+# a private copy: a rebuild during the run must not change the binary
+mkdir -p "$BUILD/bench/clickhouse"
+cp "$1" "$BUILD/bench/clickhouse/spulse" || exit 1
+sp=$BUILD/bench/clickhouse/spulse
 hosts=${BENCH_CH_HOSTS:-5}
 per=${BENCH_CH_SAMPLES:-10000000}
 ntop=${BENCH_CH_TOP:-20}

@@ -105,6 +105,25 @@ test_flame_folded_equals_local() {
 	[ "$(wc -l <loc.folded)" -gt 100 ] || die "too few stacks to compare"
 }
 
+# flame --clickhouse: the local SVG flame graph byte for byte (same
+# title), also as an icicle (--inverted), per host.
+test_flame_svg_equals_local() {
+	synth_hosts 2 20000 || return 1
+	push_hosts 2 || return 1
+	local i
+	for i in 1 2; do
+		"$SP" flame "h$i.spulse" --title T -o loc.svg 2>/dev/null || return 1
+		expect_rc 0 "$SP" flame --clickhouse "$CH_URL" --database "$DB" \
+			--host "host$i" --title T -o ch.svg || return 1
+		same ch.svg loc.svg || return 1
+	done
+	"$SP" flame h2.spulse --title T --inverted -o loc.svg 2>/dev/null || return 1
+	expect_rc 0 "$SP" flame --clickhouse "$CH_URL" --database "$DB" \
+		--host host2 --title T --inverted -o ch.svg || return 1
+	same ch.svg loc.svg || return 1
+	grep -q '<svg' ch.svg || die "not an SVG"
+}
+
 # A VM-recorded spool (make demo's demo.spulse, real symbols), when present.
 test_vm_spool_report_equals_local() {
 	local demo=$TOP/demo.spulse
@@ -326,8 +345,9 @@ test_refused_midway_then_resume() {
 # name; options the server side does not do.
 test_clickhouse_usage_errors() {
 	expect_rc 2 "$SP" report --clickhouse "$CH_URL" x.spulse || return 1
-	expect_rc 2 "$SP" flame --clickhouse "$CH_URL" || return 1
-	grep -q 'folded' err || die "$(cat err)"
+	expect_rc 2 "$SP" flame --clickhouse "$CH_URL" x.spulse || return 1
+	expect_rc 2 "$SP" flame --clickhouse "$CH_URL" --root comm || return 1
+	grep -q 'supports' err || die "$(cat err)"
 	expect_rc 2 "$SP" report --clickhouse "$CH_URL" --database 'a;b' || return 1
 	expect_rc 2 "$SP" report --clickhouse "$CH_URL" --sort comm || return 1
 	expect_rc 2 "$SP" push h.spulse || return 1

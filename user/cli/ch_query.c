@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calltree.h"
 #include "ch_http.h"
 #include "ch_query.h"
 #include "ch_schema.h"
 #include "cli.h"
+#include "svg.h"
 
 int ch_query_add_hosts(struct ch_query_opts *o, const char *arg)
 {
@@ -309,6 +311,8 @@ int ch_report(const struct ch_query_opts *o)
 
 struct ch_path {
 	char *text;		/* "a;b;c" */
+	char *labels;		/* labels, root first, \x01-separated */
+	char *kinds;		/* frame kinds, comma-separated */
 	uint64_t count;
 };
 
@@ -335,28 +339,128 @@ static int cmp_path(const void *a, const void *b)
 	}
 }
 
-int ch_flame_folded(const struct ch_query_opts *o, const char *out)
+/* Next \x01-separated label of *@s (NUL-terminated in place). */
+static char *next_part(char **s, char sep)
 {
-	struct ch_buf w = { 0 }, q = { 0 }, ans = { 0 };
+	char *b = *s, *e;
+
+	if (!b)
+		return NULL;
+	e = strchr(b, sep);
+	if (e) {
+		*e = 0;
+		*s = e + 1;
+	} else {
+		*s = NULL;
+	}
+	return b;
+}
+
+/*
+ * The call tree of the sorted paths: a path shares its first nodes with
+ * the previous path's (the sort keeps every prefix's paths together), so
+ * each path adds only its new tail, without a search.
+ */
+static int build_tree(struct calltree *t, struct ch_path *paths, size_t n)
+{
+	uint32_t stack[SPULSE_MAX_DEPTH + 1];
+	char *prev[SPULSE_MAX_DEPTH + 1];
+	uint32_t depth = 0;
+	size_t i;
+
+	if (!t->cap) {
+		t->cap = 1024;
+		t->nodes = calloc(t->cap, sizeof(*t->nodes));
+		t->parent = calloc(t->cap, sizeof(*t->parent));
+		if (!t->nodes || !t->parent)
+			return -ENOMEM;
+		t->n = 1;
+		t->nodes[0].child = t->nodes[0].sibling = CALLTREE_NONE;
+		t->parent[0] = CALLTREE_NONE;
+	}
+	for (i = 0; i < n; i++) {
+		char *ls = paths[i].labels, *ks = paths[i].kinds, *l;
+		uint32_t d = 0, cur = 0;
+		bool same = true;
+
+		t->nodes[0].value += paths[i].count;
+		while ((l = next_part(&ls, '\x01')) != NULL &&
+		       d < SPULSE_MAX_DEPTH) {
+			char *k = next_part(&ks, ',');
+			struct ct_node *nd;
+			int64_t lid;
+
+			if (same && d < depth && !strcmp(prev[d], l)) {
+				cur = stack[d];
+			} else {
+				same = false;
+				lid = symbolizer_intern_label(t->sym, l);
+				if (lid < 0)
+					return -ENOMEM;
+				if (t->n == t->cap) {
+					uint32_t nc = t->cap * 2;
+					struct ct_node *nn = realloc(t->nodes,
+						nc * sizeof(*nn));
+					uint32_t *np;
+
+					if (!nn)
+						return -ENOMEM;
+					t->nodes = nn;
+					np = realloc(t->parent, nc * sizeof(*np));
+					if (!np)
+						return -ENOMEM;
+					t->parent = np;
+					t->cap = nc;
+				}
+				nd = &t->nodes[t->n];
+				memset(nd, 0, sizeof(*nd));
+				nd->label = (uint32_t)lid;
+				nd->kind = k ? (uint8_t)atoi(k) : 0;
+				nd->child = CALLTREE_NONE;
+				nd->sibling = t->nodes[cur].child;
+				t->nodes[cur].child = t->n;
+				t->parent[t->n] = cur;
+				cur = t->n++;
+			}
+			t->nodes[cur].value += paths[i].count;
+			stack[d] = cur;
+			prev[d] = l;
+			d++;
+		}
+		t->nodes[cur].self += paths[i].count;
+		depth = d;
+	}
+	return 0;
+}
+
+int ch_flame(const struct ch_query_opts *o, const char *out, bool folded,
+	     const char *title)
+{
+	struct ch_buf w = { 0 }, q = { 0 }, ans = { 0 }, tb = { 0 };
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	struct spulse_stream *empty = NULL;
+	struct calltree t = { 0 };
 	struct ch_path *paths = NULL;
 	size_t n = 0, pos = 0, i;
 	struct ch_conn c;
 	FILE *fo = stdout;
-	char *f[2];
-	size_t l[2];
+	char *f[4];
+	size_t l[4];
 	int rc = open_conn(&c, o, "flame");
 
 	if (rc != EXIT_OK)
 		return rc;
 	rc = sample_where(&c, o, &w);
 	if (!rc) {
-		ch_buf_printf(&q, "SELECT folded, sum(c) FROM (");
-		joined(&q, w.p, "folded");
+		ch_buf_printf(&q, "SELECT folded, arrayStringConcat(any(labels), "
+			      "'\\x01'), arrayStringConcat(arrayMap(x -> "
+			      "toString(x), any(kinds)), ','), sum(c) FROM (");
+		joined(&q, w.p, "folded, labels, kinds");
 		ch_buf_printf(&q, ") WHERE folded != '' GROUP BY folded "
 			      "FORMAT TabSeparated");
 		rc = q.oom ? -ENOMEM : ch_query(&c, q.p, NULL, 0, &ans, true);
 	}
-	while (!rc && ch_tsv_row(&ans, &pos, f, l, 2) == 2) {
+	while (!rc && ch_tsv_row(&ans, &pos, f, l, 4) == 4) {
 		struct ch_path *np = realloc(paths, (n + 1) * sizeof(*np));
 
 		if (!np) {
@@ -365,7 +469,9 @@ int ch_flame_folded(const struct ch_query_opts *o, const char *out)
 		}
 		paths = np;
 		paths[n].text = f[0];
-		paths[n].count = strtoull(f[1], NULL, 10);
+		paths[n].labels = f[1];
+		paths[n].kinds = f[2];
+		paths[n].count = strtoull(f[3], NULL, 10);
 		n++;
 	}
 	if (rc) {
@@ -376,6 +482,17 @@ int ch_flame_folded(const struct ch_query_opts *o, const char *out)
 	}
 	if (n)
 		qsort(paths, n, sizeof(*paths), cmp_path);
+	if (!folded) {
+		/* labels live in a symbolizer over an empty definition set */
+		if (spulse_stream_new(&ro, &empty) < 0 ||
+		    !(t.sym = symbolizer_new(spulse_stream_defs(empty), NULL)) ||
+		    build_tree(&t, paths, n) < 0) {
+			fprintf(stderr, "spulse flame: out of memory\n");
+			rc = EXIT_INVALID;
+			goto out;
+		}
+		calltree_sort(&t);
+	}
 	if (out && strcmp(out, "-")) {
 		fo = fopen(out, "w");
 		if (!fo) {
@@ -385,17 +502,34 @@ int ch_flame_folded(const struct ch_query_opts *o, const char *out)
 			goto out;
 		}
 	}
-	for (i = 0; i < n; i++)
-		fprintf(fo, "%s %llu\n", paths[i].text,
-			(unsigned long long)paths[i].count);
-	if (ferror(fo) || (fo != stdout && fclose(fo))) {
-		fprintf(stderr, "spulse flame: write failed\n");
-		rc = EXIT_INVALID;
+	if (folded) {
+		for (i = 0; i < n; i++)
+			fprintf(fo, "%s %llu\n", paths[i].text,
+				(unsigned long long)paths[i].count);
 	} else {
-		rc = EXIT_OK;
+		struct svg_opts so = { .title = title,
+					.inverted = o->inverted };
+
+		if (!title) {
+			ch_buf_printf(&tb, "clickhouse %s/%s", c.url, c.db);
+			so.title = tb.p;
+		}
+		svg_write(&t, fo, &so);
 	}
+	rc = ferror(fo) ? EXIT_INVALID : EXIT_OK;
+	if (fo != stdout && fclose(fo))
+		rc = EXIT_INVALID;
+	if (rc)
+		fprintf(stderr, "spulse flame: write failed\n");
 out:
+	if (t.sym)
+		symbolizer_free(t.sym);
+	t.sym = NULL;
+	calltree_free(&t);
+	if (empty)
+		spulse_stream_free(empty);
 	free(paths);
+	ch_buf_free(&tb);
 	ch_buf_free(&ans);
 	ch_buf_free(&q);
 	ch_buf_free(&w);

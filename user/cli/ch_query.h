@@ -24,6 +24,8 @@ struct ch_query_opts {
 	uint64_t top;
 	bool by_total, json;
 	double percent_limit;
+	/* flame */
+	bool inverted;		/* icicle layout */
 };
 
 /* Option codes report and flame give --clickhouse / --database / --host. */
@@ -41,8 +43,12 @@ void ch_query_free(struct ch_query_opts *o);
 /* spulse report --clickhouse: exit code. */
 int ch_report(const struct ch_query_opts *o);
 
-/* spulse flame --clickhouse --folded: folded stacks to @out ("-" or NULL
- * = stdout); exit code. */
-int ch_flame_folded(const struct ch_query_opts *o, const char *out);
+/*
+ * spulse flame --clickhouse: folded stacks (@folded) or the SVG flame graph
+ * titled @title (NULL: "clickhouse URL/DB") to @out ("-" or NULL = stdout);
+ * the same text as the local flame of the same samples. Exit code.
+ */
+int ch_flame(const struct ch_query_opts *o, const char *out, bool folded,
+	     const char *title);
 
 #endif /* SPULSE_CH_QUERY_H */

@@ -18,7 +18,8 @@ static const char *const schema[] = {
 	"CREATE TABLE IF NOT EXISTS spulse_stacks ("
 	" push_id String, stack UInt32, batch UInt32, depth UInt16,"
 	" frames Array(UInt32), keys Array(String), modules Array(String),"
-	" leaf String, folded String"
+	" leaf String, folded String, labels Array(String),"
+	" kinds Array(UInt8)"
 	") ENGINE = MergeTree ORDER BY (push_id, stack)",
 	/* symbolized frames, per push */
 	"CREATE TABLE IF NOT EXISTS spulse_frames ("

@@ -21,8 +21,8 @@ static const char flame_help[] =
 "                 [--off-cpu | --wakers] [--state S,D,...]\n"
 "                 [--metric offcpu|blocked|runq]\n"
 "    spulse flame --diff BEFORE AFTER [-o OUT.svg] [--folded] [options]\n"
-"    spulse flame --clickhouse URL --folded [--database DB] [--host H,..]\n"
-"                 [--time START,END] [-o OUT]\n"
+"    spulse flame --clickhouse URL [--folded] [--database DB] [--host H,..]\n"
+"                 [--time START,END] [-o OUT] [--title T] [--inverted]\n"
 "\n"
 "DESCRIPTION\n"
 "    Writes a self-contained SVG flame graph: the root \"all\" at the\n"
@@ -48,9 +48,9 @@ static const char flame_help[] =
 "    becomes ':'), for flamegraph.pl, speedscope or inferno.\n"
 "    Symbolization as in spulse report.\n"
 "\n"
-"    With --clickhouse URL (no FILE), the folded stacks of every spool\n"
-"    pushed with spulse push, summed by ClickHouse (GROUP BY on the\n"
-"    server), in the same order as the local --folded output;\n"
+"    With --clickhouse URL (no FILE), the flame graph (or --folded\n"
+"    stacks) of every spool pushed with spulse push, the stacks summed by\n"
+"    ClickHouse (GROUP BY on the server), as the local flame draws them;\n"
 "    --database DB (default spulse), --host H,.. and --time (from the\n"
 "    earliest pushed sample) select samples (docs/FLEET-clickhouse.md).\n"
 "\n"
@@ -251,18 +251,16 @@ static int flame_clickhouse(struct ch_query_opts *ch,
 				       "--clickhouse URL");
 	if (nfiles)
 		return cli_usage_error("flame", "--clickhouse takes no FILE");
-	if (!o->folded)
-		return cli_usage_error("flame", "--clickhouse writes --folded "
-				       "stacks only (for an SVG: | "
-				       "flamegraph.pl)");
-	if (o->diff || o->wakers || o->inverted || o->root || o->title ||
+	if (o->diff || o->wakers || o->root ||
 	    p->offcpu || p->offcpu_opts || f->npids || f->ntids ||
 	    f->ncomms || f->ndsos || f->frames || p->kallsyms || p->symfs ||
 	    p->inline_frames || p->no_demangle || p->debug_dir)
 		return cli_usage_error("flame", "--clickhouse supports "
-				       "--folded, -o, --host and --time only");
+				       "--folded, -o, --title, --host and "
+				       "--time only");
 	ch->filter = f;
-	return ch_flame_folded(ch, o->out);
+	ch->inverted = o->inverted;
+	return ch_flame(ch, o->out, o->folded, o->title);
 }
 
 int cmd_flame(int argc, char **argv)

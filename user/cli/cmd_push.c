@@ -68,7 +68,8 @@ static const char *const table_name[T_N] = {
 static const char *const table_cols[T_N] = {
 	"push_id, frame, batch, kind, func, label, module, file, line, addr, "
 	"build_id",
-	"push_id, stack, batch, depth, frames, keys, modules, leaf, folded",
+	"push_id, stack, batch, depth, frames, keys, modules, leaf, folded, "
+	"labels, kinds",
 	"push_id, source, batch, recording_id, host, machine_id, boot_id, "
 	"kernel, start_us",
 	"day, host, time_ns, push_id, batch, recording_id, pid, tid, comm, "
@@ -400,6 +401,12 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 							frames[k])->label);
 			}
 			rb_str(&body, fold.p ? fold.p : "", fold.n);
+			rb_len(&body, (uint64_t)n);
+			for (k = 0; k < n; k++)
+				rb_cstr(&body, profile_frame(p, frames[k])->label);
+			rb_len(&body, (uint64_t)n);
+			for (k = 0; k < n; k++)
+				rb_u8(&body, profile_frame(p, frames[k])->kind);
 		}
 		for (j = 0; j < nk; j++)
 			free(keys[j]);
