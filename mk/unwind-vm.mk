@@ -5,7 +5,7 @@
 #                          `perf record --call-graph dwarf` in one boot:
 #                          coverage (reach the thread entry) and caller-chain
 #                          agreement, hostile tables, unwind=fp
-#   make bench-unwind-vm   bench/vm/unwind_run.sh: handler_ns tables vs FP,
+#   make bench-unwind   bench/vm/unwind_run.sh: handler_ns tables vs FP,
 #                          spool vs perf dwarf bytes/sample, table memory
 #   make demo-unwind       tests/vm/demo-unwind.sh: one whole python3 stack
 #
@@ -22,9 +22,9 @@ NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 
 ALL_TARGETS += $(UNWIND_VM_TOOLS)
 CHECK_SUITES += unwind-vm
-BENCH_TARGETS += bench-unwind-vm
+BENCH_TARGETS += bench-unwind
 
-.PHONY: check-unwind-vm bench-unwind-vm demo-unwind unwind-vm-tools
+.PHONY: check-unwind-vm bench-unwind demo-unwind unwind-vm-tools
 
 unwind-vm-tools: $(UNWIND_VM_TOOLS)
 
@@ -52,7 +52,7 @@ check-unwind-vm: vm-kernel
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) $(TOP)/tests/e2e/unwind_run.sh
 
-bench-unwind-vm: vm-kernel
+bench-unwind: vm-kernel
 	@BUILD=$(BUILD) $(TOP)/bench/vm/unwind_run.sh
 
 demo-unwind: vm-kernel

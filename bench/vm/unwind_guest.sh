@@ -1,4 +1,4 @@
-# Guest side of make bench-unwind-vm (bench/vm/unwind_run.sh). Results go to
+# Guest side of make bench-unwind (bench/vm/unwind_run.sh). Results go to
 # /out/runs/ for bench/vm/unwind_table.py. usage: unwind_guest.sh BIN
 . "$VM_LIB"
 BIN=$1

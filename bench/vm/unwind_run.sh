@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench-unwind-vm: the cost of table-driven user unwinding, in ONE boot
+# make bench-unwind: the cost of table-driven user unwinding, in ONE boot
 # of the stock-kernel VM (bench/vm/unwind_guest.sh), printed as a table by
 # bench/vm/unwind_table.py (kept in $BUILD/bench-unwind/table.txt):
 #   * handler_ns per sample (stats: handler_ns / samples_taken, differenced

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table of make bench-unwind-vm (bench/vm/unwind_run.sh): reads OUT/runs/.
+"""Table of make bench-unwind (bench/vm/unwind_run.sh): reads OUT/runs/.
 
     unwind_table.py OUT
 
@@ -71,7 +71,7 @@ def main():
                                 (sb.get('ustack_fp_steps', 0) - sa.get('ustack_fp_steps', 0)) / dn,
                                 (sb.get('ustack_complete', 0) - sa.get('ustack_complete', 0)) / dn,
                                 dn))
-    print('make bench-unwind-vm: stock kernel in the TCG VM, %d repetitions per mode, interleaved'
+    print('make bench-unwind: stock kernel in the TCG VM, %d repetitions per mode, interleaved'
           % max(len(h['fp']), len(h['tables'])))
     print()
     print('1. handler_ns per sample, FP-built workload (build/workload/gt), a 2.5 s window '
