@@ -200,6 +200,19 @@ test_sigkill_midway_then_resume() {
 	same out loc.json
 }
 
+# A push killed with --batch 1000 and resumed with another --batch keeps
+# the first push's batch numbering: still exact.
+test_resume_with_other_batch_size() {
+	synth_hosts 1 30000 || return 1
+	SPULSE_PUSH_KILL_AFTER_BATCHES=30 "$SP" push --clickhouse "$CH_URL" \
+		--database "$DB" --host host1 --batch 1000 h1.spulse >/dev/null 2>&1
+	[ $? = 137 ] || die "not killed"
+	expect_rc 0 "$SP" push --clickhouse "$CH_URL" --database "$DB" \
+		--host host1 --batch 7000 h1.spulse || return 1
+	grep -q "interrupted push's --batch 1000" err || die "$(cat err)"
+	check_exact 30000
+}
+
 # The same from outside: kill -9 while INSERTs are under way (at whatever
 # point it lands), twice, then resume.
 test_external_kill9_then_resume() {

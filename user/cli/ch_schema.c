@@ -31,7 +31,7 @@ static const char *const schema[] = {
 	"CREATE TABLE IF NOT EXISTS spulse_recordings ("
 	" push_id String, source UInt32, batch UInt32, recording_id String,"
 	" host String, machine_id String, boot_id String, kernel String,"
-	" start_us UInt64"
+	" start_us UInt64, batch_rows UInt32"
 	") ENGINE = MergeTree ORDER BY (push_id, source)",
 	/* commit log: written last; one row = the push is complete */
 	"CREATE TABLE IF NOT EXISTS spulse_pushes ("

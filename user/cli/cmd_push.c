@@ -71,7 +71,7 @@ static const char *const table_cols[T_N] = {
 	"push_id, stack, batch, depth, frames, keys, modules, leaf, folded, "
 	"labels, kinds",
 	"push_id, source, batch, recording_id, host, machine_id, boot_id, "
-	"kernel, start_us",
+	"kernel, start_us, batch_rows",
 	"day, host, time_ns, push_id, batch, recording_id, pid, tid, comm, "
 	"cpu, stack",
 };
@@ -93,6 +93,8 @@ struct pusher {
 	char push_id[33];
 	struct batch_count *have[T_N];	/* batches on the server */
 	size_t nhave[T_N];
+	uint64_t batch;			/* rows per INSERT (--batch, or the
+					 * interrupted push's) */
 	uint64_t sent[T_N], skipped[T_N], repaired;
 	long batches_sent;
 };
@@ -413,7 +415,7 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 		free(keys);
 		rows++;
 		(*nstacks)++;
-		if (!rc && rows == ps->o->batch) {
+		if (!rc && rows == ps->batch) {
 			if (want_batch(ps, T_STACKS, batch, rows))
 				rc = put_batch(ps, T_STACKS, batch, rows, &body);
 			body.n = 0;
@@ -450,7 +452,7 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 		rb_cstr(&body, sf->build_id ? sf->build_id : "");
 		rows++;
 		(*nframes)++;
-		if (rows == ps->o->batch) {
+		if (rows == ps->batch) {
 			if (want_batch(ps, T_FRAMES, batch, rows))
 				rc = put_batch(ps, T_FRAMES, batch, rows, &body);
 			body.n = 0;
@@ -551,6 +553,7 @@ static int push_recordings(struct pusher *ps, struct profile *p,
 		rb_cstr(&body, bid);
 		rb_cstr(&body, kr);
 		rb_u64(&body, start);
+		rb_u32(&body, (uint32_t)ps->batch);
 	}
 	for (i = 0; i < src->nthreads; i++) {
 		uint32_t s = 0;
@@ -582,8 +585,8 @@ static int push_samples(struct pusher *ps, struct profile *p,
 	rc = spulse_replay_rewind(p->replay);
 	if (rc < 0)
 		return rc;
-	want = want_batch(ps, T_SAMPLES, 0, total < ps->o->batch ?
-			  total : ps->o->batch);
+	want = want_batch(ps, T_SAMPLES, 0, total < ps->batch ?
+			  total : ps->batch);
 	while (!rc && (n = spulse_replay_next_samples(p->replay, buf,
 						       1024)) > 0) {
 		for (i = 0; !rc && i < n; i++) {
@@ -616,7 +619,7 @@ static int push_samples(struct pusher *ps, struct profile *p,
 				rb_u32(&body, s->stack);
 			}
 			rows++;
-			if (rows == ps->o->batch) {
+			if (rows == ps->batch) {
 				if (want)
 					rc = put_batch(ps, T_SAMPLES, batch,
 						       rows, &body);
@@ -624,8 +627,8 @@ static int push_samples(struct pusher *ps, struct profile *p,
 				rows = 0;
 				batch++;
 				want = want_batch(ps, T_SAMPLES, batch,
-					total - seen < ps->o->batch ?
-					total - seen : ps->o->batch);
+					total - seen < ps->batch ?
+					total - seen : ps->batch);
 			}
 		}
 	}
@@ -649,7 +652,7 @@ static int push_samples(struct pusher *ps, struct profile *p,
 static int push_file(struct ch_conn *c, const struct push_opts *o,
 		     struct profile *p, const char *file)
 {
-	struct pusher ps = { .c = c, .o = o };
+	struct pusher ps = { .c = c, .o = o, .batch = o->batch };
 	struct sources src = { 0 };
 	struct ch_buf q = { 0 };
 	uint64_t done = 0, nstacks = 0, nframes = 0;
@@ -678,10 +681,26 @@ static int push_file(struct ch_conn *c, const struct push_opts *o,
 	}
 	for (t = 0; !rc && t < T_N; t++)
 		rc = load_have(&ps, t);
-	if (!rc)
-		rc = push_defs(&ps, p, &nstacks, &nframes);
+	if (!rc && ps.nhave[T_RECORDINGS]) {
+		/* resuming: batches are numbered by the first push's size */
+		uint64_t was = 0;
+
+		ch_buf_printf(&q, "SELECT any(batch_rows) FROM "
+			      "spulse_recordings WHERE push_id = '%s'",
+			      ps.push_id);
+		rc = ch_query_u64(c, q.p, &was);
+		ch_buf_free(&q);
+		if (!rc && was && was != ps.batch) {
+			fprintf(stderr, "%s: resuming with the interrupted "
+				"push's --batch %llu\n", file,
+				(unsigned long long)was);
+			ps.batch = was;
+		}
+	}
 	if (!rc)
 		rc = push_recordings(&ps, p, &src);
+	if (!rc)
+		rc = push_defs(&ps, p, &nstacks, &nframes);
 	if (!rc)
 		rc = push_samples(&ps, p, &src, p->total);
 	if (!rc) {
@@ -692,7 +711,7 @@ static int push_file(struct ch_conn *c, const struct push_opts *o,
 		rb_u64(&body, p->total);
 		rb_u64(&body, nstacks);
 		rb_u64(&body, nframes);
-		rb_u32(&body, (uint32_t)((p->total + o->batch - 1) / o->batch));
+		rb_u32(&body, (uint32_t)((p->total + ps.batch - 1) / ps.batch));
 		rb_u32(&body, (uint32_t)time(NULL));
 		rc = body.oom ? -ENOMEM :
 			ch_query(c, "INSERT INTO spulse_pushes (push_id, file, "
