@@ -692,13 +692,73 @@ static int insert_stacks(struct loader *l)
 	return 0;
 }
 
+/* Samples per multi-row INSERT (6 parameters each). */
+#define SAMPLE_BATCH	128
+
+/* "INSERT INTO samples(...) VALUES (?,?,?,?,?,?),... x @rows". */
+static sqlite3_stmt *prepare_sample_batch(sqlite3 *db, int rows)
+{
+	static const char head[] = "INSERT INTO samples(spool, recording, "
+		"time_ns, cpu, thread, stack) VALUES ";
+	size_t len = sizeof(head) + (size_t)rows * 16;
+	char *sql = malloc(len), *p;
+	sqlite3_stmt *st = NULL;
+	int i;
+
+	if (!sql)
+		return NULL;
+	p = sql + sprintf(sql, "%s", head);
+	for (i = 0; i < rows; i++)
+		p += sprintf(p, "%s(?,?,?,?,?,?)", i ? "," : "");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		st = NULL;
+	free(sql);
+	return st;
+}
+
+/* Bind sample @s as row @row (0-based) of @st. */
+static void bind_sample(struct loader *l, sqlite3_stmt *st, int row,
+			const struct spulse_sample *s, int64_t base)
+{
+	int k = row * 6;
+
+	sqlite3_bind_int64(st, k + 1, l->spool);
+	sqlite3_bind_int64(st, k + 2, l->thread_rec[s->thread]);
+	sqlite3_bind_int64(st, k + 3, base + s->time_ns);
+	bind_u32_or_null(st, k + 4, s->cpu);
+	sqlite3_bind_int64(st, k + 5, s->thread);
+	sqlite3_bind_int64(st, k + 6, s->stack);
+}
+
+static int step_stmt(struct loader *l, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		db_error(l->db, "inserting samples");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Samples of the recordings being added, SAMPLE_BATCH rows per statement
+ * (the rest one by one); each counted into sample_counts on the way.
+ */
 static int insert_samples(struct loader *l)
 {
 	static struct spulse_sample buf[4096];
-	sqlite3_stmt *st = l->st[ST_SAMPLE];
+	struct spulse_sample batch[SAMPLE_BATCH];
+	sqlite3_stmt *one = l->st[ST_SAMPLE];
+	sqlite3_stmt *many = prepare_sample_batch(l->db, SAMPLE_BATCH);
 	int64_t base = (int64_t)l->p.info->start_us * 1000;
-	int n, i;
+	int n, i, nb = 0, rc = -1;
 
+	if (!many) {
+		db_error(l->db, "preparing the sample insert");
+		return -1;
+	}
 	while ((n = spulse_replay_next_samples(l->p.replay, buf, 4096)) > 0) {
 		for (i = 0; i < n; i++) {
 			const struct spulse_sample *s = &buf[i];
@@ -709,26 +769,34 @@ static int insert_samples(struct loader *l)
 			l->leaf[s->stack] = 1;
 			if (count_add(l, s->thread, s->stack,
 				      base + s->time_ns) < 0)
-				return -1;
-			sqlite3_bind_int64(st, 1, l->spool);
-			sqlite3_bind_int64(st, 2, l->thread_rec[s->thread]);
-			sqlite3_bind_int64(st, 3, base + s->time_ns);
-			bind_u32_or_null(st, 4, s->cpu);
-			sqlite3_bind_int64(st, 5, s->thread);
-			sqlite3_bind_int64(st, 6, s->stack);
-			if (step(l, ST_SAMPLE, "inserting a sample") < 0)
-				return -1;
-			sqlite3_reset(st);
-			l->res->samples++;
+				goto out;
+			batch[nb++] = *s;
+			if (nb < SAMPLE_BATCH)
+				continue;
+			for (nb = 0; nb < SAMPLE_BATCH; nb++)
+				bind_sample(l, many, nb, &batch[nb], base);
+			nb = 0;
+			if (step_stmt(l, many) < 0)
+				goto out;
+			l->res->samples += SAMPLE_BATCH;
 		}
 	}
 	if (n < 0) {
 		fprintf(stderr, "%s: reading samples: %s\n", l->file,
 			strerror(-n));
-		return -1;
+		goto out;
+	}
+	for (i = 0; i < nb; i++) {
+		bind_sample(l, one, 0, &batch[i], base);
+		if (step_stmt(l, one) < 0)
+			goto out;
+		l->res->samples++;
 	}
 	l->res->rows += l->res->samples;
-	return 0;
+	rc = 0;
+out:
+	sqlite3_finalize(many);
+	return rc;
 }
 
 static int insert_offcpu(struct loader *l)
