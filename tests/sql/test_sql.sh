@@ -312,3 +312,19 @@ test_sql_merged_spool_hosts_equal_input_reports() {
 	expect_rc 0 "$SP" sql db m.spulse || return 1
 	[ "$(counts db)" = "$c" ] || die "re-adding the merged spool changed the database"
 }
+
+test_sql_concurrent_loads_into_one_database_both_land() {
+	"$SP" synth -o a.spulse --samples 200000 --seed 41 -q || return 1
+	"$SP" synth -o b.spulse --samples 150000 --seed 42 -q || return 1
+	"$SP" sql -q db a.spulse >a.out 2>a.err &
+	local pa=$!
+	"$SP" sql -q db b.spulse >b.out 2>b.err &
+	local pb=$!
+	wait $pa || die "load a failed: $(cat a.err)" || return 1
+	wait $pb || die "load b failed: $(cat b.err)" || return 1
+	[ "$(q db "SELECT count(*) FROM recordings")" = 2 ] || return 1
+	[ "$(q db "SELECT count(*) FROM samples")" = 350000 ] ||
+		die "samples: $(q db "SELECT count(*) FROM samples")" || return 1
+	same_as_report db "SELECT function, module, self, total FROM recording_functions
+		WHERE recording = (SELECT recording FROM recordings WHERE file = 'b.spulse')" b.spulse
+}

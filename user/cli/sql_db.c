@@ -84,7 +84,8 @@ int sql_db_open(const char *path, sqlite3 **out)
 		sqlite3_close(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db, 10000);
+	/* concurrent loads into one database wait for each other */
+	sqlite3_busy_timeout(db, 600000);
 	/* not a database (or another error) shows here first */
 	if (table_count(db, &n) < 0 || user_version(db, &v) < 0) {
 		fprintf(stderr, "spulse sql: %s: %s\n", path,
@@ -136,6 +137,7 @@ struct src {
 	const char *host, *machine_id, *boot_id, *kernel;
 	uint64_t start_us;
 	int64_t recording;	/* row id once inserted; 0 = already present */
+	uint32_t alias;		/* 1 + an earlier source of the same id, or 0 */
 };
 
 enum {
@@ -380,8 +382,19 @@ static int find_present(struct loader *l, uint32_t *fresh)
 	for (i = 0; i < l->nsrcs; i++) {
 		struct src *s = &l->srcs[i];
 		int q = s->has_id ? ST_REC_BY_ID : ST_REC_BY_HASH;
+		uint32_t j;
 		int rc;
 
+		/* a spool may name one recording twice (merged with itself):
+		 * its threads all go to the first */
+		for (j = 0; s->has_id && j < i; j++)
+			if (!strcmp(l->srcs[j].rid, s->rid))
+				break;
+		if (s->has_id && j < i) {
+			s->alias = j + 1;
+			s->recording = l->srcs[j].recording;
+			continue;
+		}
 		sqlite3_bind_text(l->st[q], 1, s->has_id ? s->rid : l->sha, -1,
 				  SQLITE_STATIC);
 		rc = step(l, q, "looking up a recording");
@@ -424,6 +437,10 @@ static int insert_spool(struct loader *l, uint64_t bytes)
 	for (i = 0; i < l->nsrcs; i++) {
 		struct src *s = &l->srcs[i];
 
+		if (s->alias) {
+			s->recording = l->srcs[s->alias - 1].recording;
+			continue;
+		}
 		if (!s->recording)
 			continue;
 		sqlite3_bind_int64(st, 1, l->spool);
