@@ -160,7 +160,7 @@ test_repush_adds_nothing() {
 check_exact() {
 	local want=$1 got uniq pushes
 	got=$(chq "SELECT count() FROM spulse_samples")
-	uniq=$(chq "SELECT uniqExact(push_id, time_ns) FROM spulse_samples")
+	uniq=$(chq "SELECT uniqExact(push_key, time_ns) FROM spulse_samples")
 	pushes=$(chq "SELECT count() FROM spulse_pushes")
 	[ "$got" = "$want" ] || die "$got samples, wanted $want"
 	[ "$uniq" = "$want" ] || die "$uniq distinct samples of $got"

@@ -94,10 +94,10 @@ static int sample_where(struct ch_conn *c, const struct ch_query_opts *o,
 /* (samples per (push, stack)) joined with the stacks' columns @cols. */
 static void joined(struct ch_buf *q, const char *where, const char *cols)
 {
-	ch_buf_printf(q, "SELECT %s, c FROM (SELECT push_id, stack, count() "
-		      "AS c FROM spulse_samples WHERE %s GROUP BY push_id, "
-		      "stack) ANY INNER JOIN (SELECT push_id, stack, %s FROM "
-		      "spulse_stacks WHERE %s) USING (push_id, stack)",
+	ch_buf_printf(q, "SELECT %s, c FROM (SELECT push_key, stack, count() "
+		      "AS c FROM spulse_samples WHERE %s GROUP BY push_key, "
+		      "stack) ANY INNER JOIN (SELECT push_key, stack, %s FROM "
+		      "spulse_stacks WHERE %s) USING (push_key, stack)",
 		      cols, where, cols, CH_COMMITTED);
 }
 

@@ -6,9 +6,11 @@
 
 static const char *const schema[] = {
 	/* one row per sample: partitioned by day, ordered for host and
-	 * time ranges; batch = the push batch it came in (idempotency) */
+	 * time ranges; batch = the push batch it came in (idempotency);
+	 * push_key = the push id's first 64 bits (grouping on a number is
+	 * twice as fast as on the 32-character id) */
 	"CREATE TABLE IF NOT EXISTS spulse_samples ("
-	" day Date, host String, time_ns UInt64, push_id String,"
+	" day Date, host String, time_ns UInt64, push_key UInt64,"
 	" batch UInt32, recording_id String, pid UInt32, tid UInt32,"
 	" comm String, cpu UInt32, stack UInt32"
 	") ENGINE = MergeTree PARTITION BY toYYYYMMDD(day)"
@@ -16,11 +18,12 @@ static const char *const schema[] = {
 	/* the stacks samples point at, per push: frames root first and the
 	 * report row keys / folded path computed at push time */
 	"CREATE TABLE IF NOT EXISTS spulse_stacks ("
-	" push_id String, stack UInt32, batch UInt32, depth UInt16,"
+	" push_id String, push_key UInt64, stack UInt32, batch UInt32,"
+	" depth UInt16,"
 	" frames Array(UInt32), keys Array(String), modules Array(String),"
 	" leaf String, folded String, labels Array(String),"
 	" kinds Array(UInt8)"
-	") ENGINE = MergeTree ORDER BY (push_id, stack)",
+	") ENGINE = MergeTree ORDER BY (push_key, stack)",
 	/* symbolized frames, per push */
 	"CREATE TABLE IF NOT EXISTS spulse_frames ("
 	" push_id String, frame UInt32, batch UInt32, kind UInt8,"
@@ -35,7 +38,8 @@ static const char *const schema[] = {
 	") ENGINE = MergeTree ORDER BY (push_id, source)",
 	/* commit log: written last; one row = the push is complete */
 	"CREATE TABLE IF NOT EXISTS spulse_pushes ("
-	" push_id String, file String, samples UInt64, stacks UInt64,"
+	" push_id String, push_key UInt64, file String, samples UInt64,"
+	" stacks UInt64,"
 	" frames UInt64, batches UInt32, pushed DateTime"
 	") ENGINE = MergeTree ORDER BY push_id",
 };

@@ -15,6 +15,6 @@ int ch_schema_create(struct ch_conn *c);
  * SQL condition selecting committed pushes only (a push is visible once
  * its spulse_pushes row exists; a killed push is not until resumed).
  */
-#define CH_COMMITTED "push_id IN (SELECT push_id FROM spulse_pushes)"
+#define CH_COMMITTED "push_key IN (SELECT push_key FROM spulse_pushes)"
 
 #endif /* SPULSE_CH_SCHEMA_H */

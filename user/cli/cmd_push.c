@@ -68,11 +68,12 @@ static const char *const table_name[T_N] = {
 static const char *const table_cols[T_N] = {
 	"push_id, frame, batch, kind, func, label, module, file, line, addr, "
 	"build_id",
-	"push_id, stack, batch, depth, frames, keys, modules, leaf, folded, "
+	"push_id, push_key, stack, batch, depth, frames, keys, modules, leaf, "
+	"folded, "
 	"labels, kinds",
 	"push_id, source, batch, recording_id, host, machine_id, boot_id, "
 	"kernel, start_us, batch_rows",
-	"day, host, time_ns, push_id, batch, recording_id, pid, tid, comm, "
+	"day, host, time_ns, push_key, batch, recording_id, pid, tid, comm, "
 	"cpu, stack",
 };
 
@@ -91,6 +92,9 @@ struct pusher {
 	struct ch_conn *c;
 	const struct push_opts *o;
 	char push_id[33];
+	uint64_t push_key;		/* its first 64 bits */
+	char where[64];			/* "push_id = '...'" */
+	char where_key[48];		/* "push_key = N" (spulse_samples) */
 	struct batch_count *have[T_N];	/* batches on the server */
 	size_t nhave[T_N];
 	uint64_t batch;			/* rows per INSERT (--batch, or the
@@ -151,9 +155,9 @@ static int load_have(struct pusher *ps, int t)
 	size_t l[2], pos = 0;
 	int rc;
 
-	ch_buf_printf(&q, "SELECT batch, count() FROM %s WHERE push_id = '%s'"
+	ch_buf_printf(&q, "SELECT batch, count() FROM %s WHERE %s"
 		      " GROUP BY batch ORDER BY batch FORMAT TabSeparated",
-		      table_name[t], ps->push_id);
+		      table_name[t], t == T_SAMPLES ? ps->where_key : ps->where);
 	rc = ch_query(ps->c, q.p, NULL, 0, &ans, true);
 	ch_buf_free(&q);
 	while (!rc && ch_tsv_row(&ans, &pos, f, l, 2) == 2) {
@@ -210,14 +214,15 @@ static int delete_batch(struct pusher *ps, int t, uint32_t batch)
 	uint64_t left = 1;
 	int rc, i;
 
-	ch_buf_printf(&q, "ALTER TABLE %s DELETE WHERE push_id = '%s' AND "
-		      "batch = %u", table_name[t], ps->push_id, batch);
+	const char *w = t == T_SAMPLES ? ps->where_key : ps->where;
+
+	ch_buf_printf(&q, "ALTER TABLE %s DELETE WHERE %s AND batch = %u",
+		      table_name[t], w, batch);
 	rc = ch_query(ps->c, q.p, NULL, 0, NULL, true);
 	ch_buf_free(&q);
 	for (i = 0; !rc && left && i < 600; i++) {
-		ch_buf_printf(&q, "SELECT count() FROM %s WHERE push_id = '%s' "
-			      "AND batch = %u", table_name[t], ps->push_id,
-			      batch);
+		ch_buf_printf(&q, "SELECT count() FROM %s WHERE %s AND "
+			      "batch = %u", table_name[t], w, batch);
 		rc = ch_query_u64(ps->c, q.p, &left);
 		ch_buf_free(&q);
 		if (!rc && left) {
@@ -257,8 +262,14 @@ static int put_batch(struct pusher *ps, int t, uint32_t batch, uint64_t rows,
 		      table_name[t], table_cols[t]);
 	rc = ch_query(ps->c, q.p, body->p, body->n, NULL, true);
 	ch_buf_free(&q);
-	if (rc)
+	if (rc) {
+		char e[sizeof(ps->c->err)];
+
+		snprintf(e, sizeof(e), "%s", ps->c->err);
+		snprintf(ps->c->err, sizeof(ps->c->err), "INSERT into %s "
+			 "(batch %u): %.400s", table_name[t], batch, e);
 		return rc;
+	}
 	ps->sent[t] += rows;
 	ps->batches_sent++;
 	if (ps->o->kill_after && ps->batches_sent >= ps->o->kill_after)
@@ -337,6 +348,7 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 			break;
 		}
 		rb_str(&body, ps->push_id, 32);
+		rb_u64(&body, ps->push_key);
 		rb_u32(&body, s);
 		rb_u32(&body, batch);
 		rb_u16(&body, (uint16_t)n);
@@ -609,7 +621,7 @@ static int push_samples(struct pusher *ps, struct profile *p,
 							 86400));
 				rb_cstr(&body, src->host[so]);
 				rb_u64(&body, t);
-				rb_str(&body, ps->push_id, 32);
+				rb_u64(&body, ps->push_key);
 				rb_u32(&body, batch);
 				rb_cstr(&body, src->rec[so]);
 				rb_u32(&body, th.pid);
@@ -670,6 +682,10 @@ static int push_file(struct ch_conn *c, const struct push_opts *o,
 		fprintf(stderr, "%s: %s\n", file, strerror(-rc));
 		return EXIT_INVALID;
 	}
+	ps.push_key = strtoull(strndupa(ps.push_id, 16), NULL, 16);
+	snprintf(ps.where, sizeof(ps.where), "push_id = '%s'", ps.push_id);
+	snprintf(ps.where_key, sizeof(ps.where_key), "push_key = %llu",
+		 (unsigned long long)ps.push_key);
 	ch_buf_printf(&q, "SELECT count() FROM spulse_pushes WHERE push_id = "
 		      "'%s'", ps.push_id);
 	rc = ch_query_u64(c, q.p, &done);
@@ -707,6 +723,7 @@ static int push_file(struct ch_conn *c, const struct push_opts *o,
 		struct ch_buf body = { 0 };
 
 		rb_str(&body, ps.push_id, 32);
+		rb_u64(&body, ps.push_key);
 		rb_cstr(&body, file);
 		rb_u64(&body, p->total);
 		rb_u64(&body, nstacks);
@@ -714,7 +731,8 @@ static int push_file(struct ch_conn *c, const struct push_opts *o,
 		rb_u32(&body, (uint32_t)((p->total + ps.batch - 1) / ps.batch));
 		rb_u32(&body, (uint32_t)time(NULL));
 		rc = body.oom ? -ENOMEM :
-			ch_query(c, "INSERT INTO spulse_pushes (push_id, file, "
+			ch_query(c, "INSERT INTO spulse_pushes (push_id, push_key, "
+				 "file, "
 				 "samples, stacks, frames, batches, pushed) "
 				 "FORMAT RowBinary", body.p, body.n, NULL, true);
 		ch_buf_free(&body);
