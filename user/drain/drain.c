@@ -56,6 +56,8 @@ struct drain {
 	bool have_meta;
 	struct drain_meta_fwd fwd;	/* meta -> spool, module generation */
 	struct drain_unwind *uw;	/* unwind-table loader, NULL = none */
+	uint32_t *pids;			/* pids of module records (JIT maps) */
+	size_t npids, cappids;
 
 	struct drain_input *cpu;	/* sorted by CPU number */
 	struct drain_idmap *maps;
@@ -93,6 +95,9 @@ struct drain {
 	char *stats_path;
 	struct drain_stats st;
 };
+
+static void note_pid(struct drain *d, uint32_t pid);
+static void capture_sidecars(struct drain *d, const char *spool, bool jit);
 
 static int64_t mono_ns(void)
 {
@@ -300,6 +305,7 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 			fprintf(d->log, "spulse-drain: warning: %s -> %s: %s\n",
 				opts->kallsyms, path, strerror((int)-n));
 		free(path);
+		capture_sidecars(d, opts->output, false);
 	}
 	if (opts->control) {
 		ret = drain_control(d, "start\n");
@@ -503,6 +509,8 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 			return 0;
 		}
 		if (in->cpu < 0) {
+			if (r.tag == SPULSE_TAG_MODULE)
+				note_pid(d, r.u.module.pid);
 			ret = drain_meta_record(&d->fwd, d->rec, &r, d->merge.any,
 						d->merge.newest_ns);
 			if (!ret && d->uw)
@@ -511,6 +519,47 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 			ret = cpu_record(d, i, &r);
 		if (ret < 0)
 			return ret;
+	}
+}
+
+/* Remember a module record's pid, for the JIT maps copied at the end. */
+static void note_pid(struct drain *d, uint32_t pid)
+{
+	uint32_t *p;
+	size_t i;
+
+	if (d->npids && d->pids[d->npids - 1] == pid)
+		return;
+	for (i = 0; i < d->npids; i++)
+		if (d->pids[i] == pid)
+			return;
+	if (d->npids == d->cappids) {
+		size_t cap = d->cappids ? 2 * d->cappids : 64;
+
+		p = realloc(d->pids, cap * sizeof(*p));
+		if (!p)
+			return;		/* best effort: a map may be missed */
+		d->pids = p;
+		d->cappids = cap;
+	}
+	d->pids[d->npids++] = pid;
+}
+
+/* The record-time sidecars of @spool besides .kallsyms: SPOOL.vdso and
+ * SPOOL.perf-PID.map (with @jit); failures are warnings. */
+static void capture_sidecars(struct drain *d, const char *spool, bool jit)
+{
+	long r = drain_capture_vdso(spool);
+
+	if (r < 0 && r != -ENOENT)
+		fprintf(d->log, "spulse-drain: warning: %s.vdso: %s\n", spool,
+			strerror((int)-r));
+	if (jit && d->npids) {
+		int n = drain_capture_jit_maps(spool, d->pids, d->npids);
+
+		if (n < 0)
+			fprintf(d->log, "spulse-drain: warning: %s: JIT maps: "
+				"%s\n", spool, strerror(-n));
 	}
 }
 
@@ -861,6 +910,7 @@ static int cut_pending(struct drain *d, unsigned int k, int64_t we_max)
 					ks, strerror((int)-r));
 			free(ks);
 		}
+		capture_sidecars(d, path, true);
 	}
 	free(path);
 	memmove(d->pend + k, d->pend + k + 1,
@@ -1182,6 +1232,8 @@ int drain_finish(struct drain *d)
 		ret = flight_poll(d, true);	/* the data ends here */
 	if (!ret)
 		ret = maybe_sync(d, true);
+	if (!ret && !d->flight && d->o.kallsyms)
+		capture_sidecars(d, d->o.output, true);
 	if (ret < 0)
 		d->fatal = ret;
 	return ret;
@@ -1309,6 +1361,7 @@ int drain_close(struct drain *d)
 		return 0;
 	drain_unwind_close(d->uw);	/* DELs its tables */
 	d->uw = NULL;
+	free(d->pids);
 	if (d->rec)
 		ret = spulse_recorder_close(d->rec);
 	for (i = 0; i < d->ngens; i++)
