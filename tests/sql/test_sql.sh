@@ -328,3 +328,28 @@ test_sql_concurrent_loads_into_one_database_both_land() {
 	same_as_report db "SELECT function, module, self, total FROM recording_functions
 		WHERE recording = (SELECT recording FROM recordings WHERE file = 'b.spulse')" b.spulse
 }
+
+test_sql_host_option_per_host_rows_equal_each_report() {
+	"$SP" synth -o web1.spulse --samples 6000 --seed 21 --kallsyms -q || return 1
+	"$SP" synth -o web2.spulse --samples 4000 --seed 22 --threads 4 --kallsyms -q || return 1
+	expect_rc 2 "$SP" sql db --host "" web1.spulse || return 1
+	expect_rc 0 "$SP" sql db --host web1 web1.spulse || return 1
+	expect_rc 0 "$SP" sql db --host web2 web2.spulse || return 1
+	[ "$(q db "SELECT host, recordings, samples FROM host_summary ORDER BY host")" = "$(printf 'web1|1|6000\nweb2|1|4000')" ] ||
+		die "host_summary: $(q db "SELECT * FROM host_summary")" || return 1
+	local h
+	for h in web1 web2; do
+		same_as_report db "SELECT function, module, self, total FROM host_functions WHERE host = '$h'" \
+			"$h.spulse" || return 1
+		same_as_folded db "SELECT stack || ' ' || samples FROM host_folded WHERE host = '$h'" \
+			"$h.spulse" || return 1
+	done
+	# host percentages are of the host's own samples
+	"$SP" report --json --top 1 web2.spulse >top.json || return 1
+	[ "$(q db "SELECT self_pct FROM host_functions WHERE host = 'web2' LIMIT 1")" = \
+	  "$(python3 -c 'import json,sys; d=json.load(open("top.json")); print(round(100.0*d["rows"][0]["self"]/d["total"], 2))')" ] ||
+		die "host self_pct is not of the host's samples" || return 1
+	# same bytes again under another --host: still the same recording
+	expect_rc 0 "$SP" sql db --host elsewhere web1.spulse || return 1
+	grep -q "already in db" out || die "re-added under another host"
+}

@@ -17,8 +17,8 @@ static const char usage[] =
 "    spulse sql - load spools into an SQLite database with query views\n"
 "\n"
 "SYNOPSIS\n"
-"    spulse sql OUT.db IN... [-q] [--kallsyms PATH] [--symfs DIR]\n"
-"               [--debug-dir DIR] [--no-demangle]\n"
+"    spulse sql OUT.db IN... [-q] [--host NAME] [--kallsyms PATH]\n"
+"               [--symfs DIR] [--debug-dir DIR] [--no-demangle]\n"
 "\n"
 "DESCRIPTION\n"
 "    Adds each spool IN to the database OUT.db (created when missing) in\n"
@@ -38,6 +38,8 @@ static const char usage[] =
 "\n"
 "OPTIONS\n"
 "    -q, --quiet         no per-spool lines, only errors and the summary\n"
+"    --host NAME         host of the inputs that carry no identity record\n"
+"                        (default \"unknown\"; a spool's own identities win)\n"
 "    --kallsyms PATH     kernel symbols for every IN (default:\n"
 "                        IN.kallsyms beside each spool)\n"
 "    --symfs DIR         look module files up under DIR first\n"
@@ -49,7 +51,10 @@ static const char usage[] =
 "    sqlite3 prof.db 'SELECT * FROM top_functions LIMIT 10'\n"
 "    sqlite3 prof.db 'SELECT * FROM host_functions WHERE host = \"web1\"'\n";
 
-enum { OPT_KALLSYMS = 0x1200, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE };
+enum {
+	OPT_KALLSYMS = 0x1200, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
+	OPT_HOST,
+};
 
 static double now_s(void)
 {
@@ -67,6 +72,7 @@ int cmd_sql(int argc, char **argv)
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -86,6 +92,12 @@ int cmd_sql(int argc, char **argv)
 		case OPT_SYMFS: o.symfs = optarg; break;
 		case OPT_DEBUG_DIR: o.debug_dir = optarg; break;
 		case OPT_NO_DEMANGLE: o.no_demangle = true; break;
+		case OPT_HOST:
+			if (!*optarg || strlen(optarg) > 255)
+				return cli_usage_error("sql", "--host needs a "
+						       "name of 1..255 bytes");
+			o.host = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return EXIT_OK;

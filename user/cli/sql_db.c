@@ -188,6 +188,7 @@ struct loader {
 	sqlite3_stmt *st[ST_NSTMT];
 	struct profile p;
 	const char *file;
+	const char *host;	/* sql_load_opts.host */
 	struct sql_load_result *res;
 	int64_t spool;
 	struct src *srcs;
@@ -355,7 +356,7 @@ static int read_sources(struct loader *l)
 #endif
 	}
 	if (!n) {
-		l->srcs[0].host = "unknown";
+		l->srcs[0].host = l->host ? l->host : "unknown";
 		l->srcs[0].start_us = l->p.info->start_us;
 	}
 	return 0;
@@ -947,6 +948,7 @@ int sql_load_spool(sqlite3 *db, const char *file,
 		l.p.symfs = o->symfs;
 		l.p.debug_dir = o->debug_dir;
 		l.p.no_demangle = o->no_demangle;
+		l.host = o->host;
 	}
 	/* Replay validates the whole spool on open: a corrupt one fails
 	 * here, before the database is touched */

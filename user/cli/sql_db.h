@@ -34,6 +34,8 @@ struct sql_load_opts {
 	const char *symfs;	/* --symfs DIR, or NULL */
 	const char *debug_dir;	/* --debug-dir DIR, or NULL */
 	bool no_demangle;
+	const char *host;	/* host of a spool without identity records
+				 * (NULL: "unknown"); identities win */
 };
 
 /** What one sql_load_spool() call added. */
