@@ -59,11 +59,10 @@ for i in $(seq 1 "$hosts"); do
 		{ cat "$dir/push.err"; exit 1; }
 done
 push_s=$(secs "$t0")
-stored=$(curl -fsS "$CH_URL/?database=bench" --data-binary \
-	"SELECT count() FROM spulse_samples")
+stored=$(ch_post "$CH_URL/?database=bench" "SELECT count() FROM spulse_samples")
 [ "$stored" = "$total" ] || { echo "stored $stored of $total samples"; exit 1; }
-disk=$(curl -fsS "$CH_URL/" --data-binary "SELECT sum(bytes_on_disk) FROM \
-system.parts WHERE database = 'bench' AND active")
+disk=$(ch_post "$CH_URL/" "SELECT sum(bytes_on_disk) FROM system.parts \
+WHERE database = 'bench' AND active")
 # re-push: nothing is sent (the idempotency check's cost)
 t0=$(now)
 "$sp" push --clickhouse "$CH_URL" --database bench --host host1 \

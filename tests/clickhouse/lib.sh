@@ -24,7 +24,7 @@ expect_rc() {
 
 # chq SQL: run SQL in $DB, answer on stdout (TabSeparated).
 chq() {
-	curl -fsS "$CH_URL/?database=$DB" --data-binary "$1"
+	ch_post "$CH_URL/?database=$DB" "$1"
 }
 
 # synth_hosts N SAMPLES: spools h1.spulse .. hN.spulse (seeds 1..N).

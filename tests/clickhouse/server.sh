@@ -15,6 +15,29 @@ s.close()
 PY
 }
 
+# ch_post URL [BODY]: POST BODY (GET without), answer on stdout; fails on a
+# status other than 200 (curl when installed, else python3).
+ch_post() {
+	if command -v curl >/dev/null; then
+		if [ $# -gt 1 ]; then
+			curl -fsS "$1" --data-binary "$2"
+		else
+			curl -fsS "$1"
+		fi
+		return
+	fi
+	python3 - "$@" <<'PY'
+import sys, urllib.request
+data = sys.argv[2].encode() if len(sys.argv) > 2 else None
+try:
+    with urllib.request.urlopen(sys.argv[1], data=data, timeout=600) as r:
+        sys.stdout.buffer.write(r.read())
+except Exception as e:
+    sys.stderr.write("%s: %s\n" % (sys.argv[1], e))
+    sys.exit(22)
+PY
+}
+
 ch_start() {
 	local dir=$1 http tcp i
 	mkdir -p "$dir/data" "$dir/tmp" "$dir/log" "$dir/user_files" \
@@ -78,7 +101,7 @@ XML
 	CH_URL="http://127.0.0.1:$http"
 	CH_DIR=$dir
 	for i in $(seq 1 600); do
-		if curl -fsS "$CH_URL/ping" >/dev/null 2>&1; then
+		if ch_post "$CH_URL/ping" >/dev/null 2>&1; then
 			return 0
 		fi
 		if ! kill -0 "$CH_PID" 2>/dev/null; then

@@ -247,7 +247,7 @@ test_partial_batch_is_replaced() {
 	local id
 	id=$(sed -n 's/.*(push \([0-9a-f]*\)).*/\1/p' o1)
 	[ ${#id} = 32 ] || die "no push id in: $(cat o1)"
-	curl -fsS "$CH_URL/" --data-binary "DROP DATABASE ${DB}x" || return 1
+	ch_post "$CH_URL/" "DROP DATABASE ${DB}x" || return 1
 	"$SP" push --clickhouse "$CH_URL" --database "$DB" --host host1 \
 		--batch 1000 h1.spulse >/dev/null 2>&1 || return 1
 	chq "TRUNCATE TABLE spulse_pushes" 2>/dev/null ||
@@ -324,7 +324,7 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
 	local spid=$!
 	for _ in $(seq 1 50); do
-		curl -s -o /dev/null "http://127.0.0.1:$port/" -d x && break
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null && break
 		sleep 0.1
 	done
 	expect_rc 1 "$SP" push --clickhouse "http://127.0.0.1:$port" h1.spulse
