@@ -130,6 +130,18 @@ kmod-vm-unwind: $(KMOD_KO) workloads
 	@cat $(BUILD)/kmod-vm-unwind/guest.log
 	@$(TOP)/kmod/vm-unwind-check.sh $(BUILD)/kmod-vm-unwind
 
+# Suite kmod-vm-unwind: the unwind-table path of spulse.ko in the stock VM
+# with hand-made tables (kmod/vm-unwind-smoke.sh, vm-unwind-check.sh).
+CHECK_SUITES += kmod-vm-unwind
+.PHONY: check-kmod-vm-unwind
+check-kmod-vm-unwind:
+	@mkdir -p $(BUILD)/check
+	@$(MAKE) --no-print-directory kmod-vm-unwind > $(BUILD)/check/kmod-vm-unwind.log 2>&1; \
+	rc=$$?; cat $(BUILD)/check/kmod-vm-unwind.log; \
+	sed -n 's/^kmod-vm-unwind: \([0-9]*\) passed, \([0-9]*\) failed$$/\1 \2/p' \
+		$(BUILD)/check/kmod-vm-unwind.log > $(BUILD)/check/kmod-vm-unwind.result; \
+	exit $$rc
+
 # handler_ns per sample: unwind tables (hand-made, UNWIND_BENCH_ROWS rows of
 # the frame-pointer body rule) vs the frame-pointer walk on gt, one boot,
 # interleaved runs (kmod/vm-unwind-bench.sh). Prints the runs and a table.
