@@ -42,8 +42,7 @@ if ! ch_start "$chdir/server"; then
 	exit 1
 fi
 export CH_URL
-echo "clickhouse-server $(clickhouse-server --version 2>/dev/null | head -n1 |
-	sed 's/.*version //') at $CH_URL (pid $CH_PID)"
+echo "clickhouse-server $(ch_post "$CH_URL/" "SELECT version()" 2>/dev/null) at $CH_URL (pid $CH_PID)"
 
 pass=0
 fail=0
