@@ -334,6 +334,36 @@ PY
 	grep -q 'HTTP 500: Code: 241.*Memory limit exceeded' err || die "$(cat err)"
 }
 
+# A server that accepts the connection and never answers: push gives up
+# after SPULSE_CH_STALL_TIMEOUT seconds with a clear error (no hang).
+test_silent_server_times_out() {
+	synth_hosts 1 1000 || return 1
+	local port
+	port=$(free_port)
+	python3 - "$port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+conns = []
+while True:
+    c, _ = s.accept()
+    conns.append(c)      # read nothing, answer nothing
+PY
+	local spid=$!
+	for _ in $(seq 1 50); do
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null && break
+		sleep 0.1
+	done
+	SPULSE_CH_STALL_TIMEOUT=2 timeout 60 "$SP" push \
+		--clickhouse "http://127.0.0.1:$port" h1.spulse >out 2>err
+	local rc=$?
+	kill "$spid"; wait "$spid" 2>/dev/null
+	[ $rc = 1 ] || die "exit $rc, wanted 1 (124 = hung): $(cat err)"
+	grep -qi 'timeout\|timed out' err || die "$(cat err)"
+}
+
 # The server refuses the INSERTs midway (spulse_samples replaced by a
 # table without the columns): a clear error, exit 1; once the table is
 # back, the same push completes with every sample once.

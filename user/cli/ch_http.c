@@ -205,6 +205,13 @@ int ch_open(struct ch_conn *c, const char *url, const char *db)
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		inited = true;
 	}
+	c->stall_s = 600;
+	if (getenv("SPULSE_CH_STALL_TIMEOUT")) {
+		long v = strtol(getenv("SPULSE_CH_STALL_TIMEOUT"), NULL, 10);
+
+		if (v > 0)
+			c->stall_s = v;
+	}
 	c->url = strndup(url, n);
 	c->db = strdup(db);
 	c->curl = curl_easy_init();
@@ -266,6 +273,10 @@ int ch_query(struct ch_conn *c, const char *sql, const void *body, size_t len,
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+	/* a server that stops answering: give up after c->stall_s seconds
+	 * without a byte either way */
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, c->stall_s);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK) {

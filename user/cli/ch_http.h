@@ -24,6 +24,8 @@ struct ch_conn {
 	char *url;		/* base URL, no trailing '/' */
 	char *db;		/* database (the URL parameter "database") */
 	char err[512];		/* last error: what failed and why */
+	long stall_s;		/* give up after this many seconds without
+				 * a byte (600, or SPULSE_CH_STALL_TIMEOUT) */
 };
 
 /**
