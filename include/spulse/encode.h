@@ -373,4 +373,84 @@ static inline size_t spulse_enc_ext_trigger(uint8_t *p,
 	return n;
 }
 
+/**
+ * struct spulse_identity_fields - one identity record (kind 4) as encoded
+ * @source: index of the recording in the spool (0, 1, ...)
+ * @recording_id: SPULSE_RECORDING_ID_LEN raw bytes
+ * @start_us: the recording's own profile start (realtime us)
+ * @host: host name, clamped to SPULSE_MAX_HOST bytes
+ * @host_len: length of @host
+ * @machine_id: /etc/machine-id, clamped to SPULSE_MAX_MACHINE_ID
+ * @machine_id_len: length of @machine_id
+ * @boot_id: boot id, clamped to SPULSE_MAX_BOOT_ID
+ * @boot_id_len: length of @boot_id
+ * @kernel: kernel release, clamped to SPULSE_MAX_KERNEL
+ * @kernel_len: length of @kernel
+ */
+struct spulse_identity_fields {
+	uint32_t source;
+	const uint8_t *recording_id;
+	uint64_t start_us;
+	const char *host;
+	size_t host_len;
+	const char *machine_id;
+	size_t machine_id_len;
+	const char *boot_id;
+	size_t boot_id_len;
+	const char *kernel;
+	size_t kernel_len;
+};
+
+static inline size_t spulse_clamp_len(size_t len, size_t limit)
+{
+	return len > limit ? limit : len;
+}
+
+/**
+ * spulse_enc_ext_identity() - encode a recording identity record (kind 4)
+ * @p: destination, SPULSE_EXT_REC_MAX bytes
+ * @f: the fields
+ */
+static inline size_t spulse_enc_ext_identity(uint8_t *p,
+		const struct spulse_identity_fields *f)
+{
+	size_t hl = spulse_clamp_len(f->host_len, SPULSE_MAX_HOST);
+	size_t ml = spulse_clamp_len(f->machine_id_len, SPULSE_MAX_MACHINE_ID);
+	size_t bl = spulse_clamp_len(f->boot_id_len, SPULSE_MAX_BOOT_ID);
+	size_t kl = spulse_clamp_len(f->kernel_len, SPULSE_MAX_KERNEL);
+	size_t len, n, i;
+
+	len = spulse_uvar_len(f->source) + SPULSE_RECORDING_ID_LEN +
+	      spulse_uvar_len(f->start_us) +
+	      spulse_uvar_len(hl) + hl + spulse_uvar_len(ml) + ml +
+	      spulse_uvar_len(bl) + bl + spulse_uvar_len(kl) + kl;
+	n = spulse_put_ext_hdr(p, SPULSE_EXT_IDENTITY, len);
+	n += spulse_put_uvar(p + n, f->source);
+	for (i = 0; i < SPULSE_RECORDING_ID_LEN; i++)
+		p[n++] = f->recording_id[i];
+	n += spulse_put_uvar(p + n, f->start_us);
+	n += spulse_put_bytes(p + n, f->host, hl);
+	n += spulse_put_bytes(p + n, f->machine_id, ml);
+	n += spulse_put_bytes(p + n, f->boot_id, bl);
+	n += spulse_put_bytes(p + n, f->kernel, kl);
+	return n;
+}
+
+/**
+ * spulse_enc_ext_thread_source() - encode a thread-source record (kind 5)
+ * @p: destination, SPULSE_EXT_HDR_MAX + 2 * SPULSE_VARINT32_MAX bytes
+ * @thread: a defined thread id
+ * @source: a defined source
+ */
+static inline size_t spulse_enc_ext_thread_source(uint8_t *p, uint32_t thread,
+						  uint32_t source)
+{
+	size_t n = spulse_put_ext_hdr(p, SPULSE_EXT_THREAD_SOURCE,
+				      spulse_uvar_len(thread) +
+				      spulse_uvar_len(source));
+
+	n += spulse_put_uvar(p + n, thread);
+	return n + spulse_put_uvar(p + n, source);
+}
+
 #endif /* SPULSE_ENCODE_H */

@@ -36,13 +36,22 @@ enum spulse_ext_kind {
 	SPULSE_EXT_CPU = 1,		/* samples that follow ran on this CPU */
 	SPULSE_EXT_OFFCPU = 2,		/* one closed off-CPU interval */
 	SPULSE_EXT_TRIGGER = 3,		/* flight-recorder trigger mark */
+	SPULSE_EXT_IDENTITY = 4,	/* recording identity (host, ids) */
+	SPULSE_EXT_THREAD_SOURCE = 5,	/* a thread belongs to a source */
 };
 
-#define SPULSE_EXT_KIND_MAX_KNOWN	3
+#define SPULSE_EXT_KIND_MAX_KNOWN	5
 #define SPULSE_EXT_MAX_KIND	0xffffffffU	/* kind is a u32 */
 #define SPULSE_EXT_MAX_LEN	4096	/* payload bytes */
 #define SPULSE_MAX_CPU		65536	/* cpu fields are < this */
 #define SPULSE_MAX_TRIGGER_TEXT	256
+/* Identity records (kind 4): sources per spool and field limits. */
+#define SPULSE_MAX_SOURCES	65536	/* source fields are < this */
+#define SPULSE_RECORDING_ID_LEN	16	/* raw bytes (UUID v4) */
+#define SPULSE_MAX_HOST		255
+#define SPULSE_MAX_MACHINE_ID	64
+#define SPULSE_MAX_BOOT_ID	64
+#define SPULSE_MAX_KERNEL	255
 
 /*
  * Off-CPU states: the kernel's task_state_index() order ("RSDTtXZPI").

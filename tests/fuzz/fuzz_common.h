@@ -42,7 +42,27 @@ struct fz_ref {
 	struct fz_trigger *triggers;
 	uint64_t ntrig;
 	uint64_t cpu_records, ext_skipped;	/* ext records seen by Stream */
+	uint64_t identities, thread_sources;	/* kinds 4 and 5 seen by Stream */
+	uint64_t ident_hash;		/* of every identity's fields, in order */
 };
+
+/* FNV-1a over an identity's fields (readers must agree on them). */
+static inline uint64_t fz_ident_hash(uint64_t h, const struct spulse_identity *id)
+{
+	const char *s[4] = { id->host, id->machine_id, id->boot_id, id->kernel };
+	size_t i, k;
+
+	h = (h ^ id->source) * 0x100000001b3ULL;
+	h = (h ^ id->start_us) * 0x100000001b3ULL;
+	for (i = 0; i < 16; i++)
+		h = (h ^ id->recording_id[i]) * 0x100000001b3ULL;
+	for (k = 0; k < 4; k++) {
+		for (i = 0; s[k][i]; i++)
+			h = (h ^ (unsigned char)s[k][i]) * 0x100000001b3ULL;
+		h = (h ^ 0xff) * 0x100000001b3ULL;
+	}
+	return h;
+}
 
 static inline void *fz_grow(void *p, uint64_t n, size_t size)
 {
@@ -133,6 +153,21 @@ static inline void fz_ref_record(struct fz_ref *r, const struct spulse_record *r
 		t->t.text = t->text;
 		break;
 	}
+	case SPULSE_EXT_IDENTITY:
+		CHECK(rec->u.identity.source == r->identities);
+		r->identities++;
+		r->ident_hash = fz_ident_hash(r->ident_hash, &rec->u.identity);
+		CHECK(rec->u.identity.source < SPULSE_MAX_SOURCES);
+		CHECK(strlen(rec->u.identity.host) <= SPULSE_MAX_HOST);
+		CHECK(strlen(rec->u.identity.machine_id) <= SPULSE_MAX_MACHINE_ID);
+		CHECK(strlen(rec->u.identity.boot_id) <= SPULSE_MAX_BOOT_ID);
+		CHECK(strlen(rec->u.identity.kernel) <= SPULSE_MAX_KERNEL);
+		CHECK(rec->u.identity.start_us <= SPULSE_MAX_START_US);
+		break;
+	case SPULSE_EXT_THREAD_SOURCE:
+		CHECK(rec->u.thread_source.source < r->identities);
+		r->thread_sources++;
+		break;
 	default:
 		CHECK(rec->ext_kind > SPULSE_EXT_KIND_MAX_KNOWN);
 		CHECK(rec->u.ext_unknown.kind == rec->ext_kind);
@@ -144,7 +179,8 @@ static inline void fz_ref_record(struct fz_ref *r, const struct spulse_record *r
 
 /* Another record-yielding reader agrees with the reference so far. */
 struct fz_pos {
-	uint64_t ns, noff, ntrig, ncpu, nskip;
+	uint64_t ns, noff, ntrig, ncpu, nskip, nident, nts;
+	uint64_t ident_hash;
 };
 
 static inline void fz_check_record(const struct fz_ref *r, struct fz_pos *p,
@@ -227,6 +263,27 @@ static inline void fz_reference(const uint8_t *p, size_t len, struct fz_ref *r)
 	CHECK(r->info.offcpu == r->noff && r->info.triggers == r->ntrig);
 	CHECK(r->info.cpu_records == r->cpu_records);
 	CHECK(r->info.ext_skipped == r->ext_skipped);
+	/* identities: the Snapshot's definitions are the Stream's records */
+	CHECK(r->info.identities == r->identities);
+	{
+		const struct spulse_defs *d = spulse_snapshot_defs(s);
+		struct spulse_identity id;
+		uint64_t h = 0;
+		uint32_t k;
+
+		CHECK(spulse_defs_identity_count(d) == r->identities);
+		for (k = 0; k < r->identities; k++) {
+			CHECK(spulse_defs_identity(d, k, &id) == 0);
+			h = fz_ident_hash(h, &id);
+		}
+		CHECK(h == r->ident_hash);
+		for (k = 0; k < r->info.threads; k++) {
+			uint32_t src = spulse_defs_thread_source(d, k);
+
+			CHECK(r->identities ? src < r->identities :
+			      src == SPULSE_NONE);
+		}
+	}
 	CHECK(spulse_snapshot_offcpu_count(s) == r->noff);
 	CHECK(spulse_snapshot_trigger_count(s) == r->ntrig);
 	for (i = 0; i < r->noff; i++) {
@@ -307,6 +364,14 @@ static inline void fz_check_record(const struct fz_ref *r, struct fz_pos *p,
 		CHECK(p->ntrig < r->ntrig);
 		fz_same_trigger(&r->triggers[p->ntrig++], &rec->u.trigger);
 		break;
+	case SPULSE_EXT_IDENTITY:
+		CHECK(rec->u.identity.source == p->nident);
+		p->nident++;
+		p->ident_hash = fz_ident_hash(p->ident_hash, &rec->u.identity);
+		break;
+	case SPULSE_EXT_THREAD_SOURCE:
+		p->nts++;
+		break;
 	default:
 		CHECK(rec->u.ext_unknown.kind == rec->ext_kind);
 		p->nskip++;
@@ -318,7 +383,9 @@ static inline void fz_check_record(const struct fz_ref *r, struct fz_pos *p,
 static inline void fz_pos_complete(const struct fz_ref *r, const struct fz_pos *p)
 {
 	CHECK(p->ns == r->n && p->noff == r->noff && p->ntrig == r->ntrig &&
-	      p->ncpu == r->cpu_records && p->nskip == r->ext_skipped);
+	      p->ncpu == r->cpu_records && p->nskip == r->ext_skipped &&
+	      p->nident == r->identities && p->nts == r->thread_sources &&
+	      p->ident_hash == r->ident_hash);
 }
 
 #endif

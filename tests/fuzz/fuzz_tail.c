@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(in->samples == r.n && in->offcpu == r.noff &&
 		      in->triggers == r.ntrig &&
 		      in->cpu_records == r.info.cpu_records &&
-		      in->ext_skipped == r.info.ext_skipped);
+		      in->ext_skipped == r.info.ext_skipped &&
+		      in->identities == r.info.identities);
 	}
 	spulse_tail_close(t);
 	close(fd);

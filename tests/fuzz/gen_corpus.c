@@ -45,10 +45,24 @@ static uint8_t *record_small(int variant, size_t *len)
 
 	if (fd < 0 || spulse_recorder_fdopen(fd, &o, &r))
 		exit(1);
+	if (variant >= 3) {
+		static const struct spulse_identity ida = {
+			.recording_id = { 0x12, 0x34 }, .start_us = 1000,
+			.host = "web1", .machine_id = "m", .boot_id = "b",
+			.kernel = "6.1",
+		}, idb = {
+			.start_us = 900, .host = "db2", .kernel = "5.15",
+		};
+
+		spulse_rec_identity(r, &ida, NULL);
+		spulse_rec_identity(r, &idb, NULL);
+	}
 	spulse_rec_module(r, 10, 0x400000, 0x410000, 0, "/bin/a",
 			  (const uint8_t *)"\xab\xcd", 2, &m);
 	spulse_rec_thread(r, 10, 10, "a", &th[0]);
 	spulse_rec_thread(r, 10, 11, "a-worker", &th[1]);
+	if (variant >= 3)
+		spulse_rec_thread_source(r, th[1], 1);
 	spulse_rec_frame_truncated(r, &tr);
 	for (i = 0; i < 6 + variant * 4; i++) {
 		int d = 0;
@@ -142,6 +156,29 @@ static void ext_iv(uint8_t *b, size_t n, const char *name, uint32_t state,
 	};
 	size_t i = n + spulse_enc_ext_offcpu(b + n, &f);
 
+	put(name, b, i);
+}
+
+/*
+ * An identity with source @source after the prefix; @ts: 0 none, 1 a
+ * thread-source record, 2 two for thread 0, 3 one naming source 1.
+ */
+static void ext_ident(uint8_t *b, size_t n, const char *name, uint32_t source,
+		      int ts)
+{
+	static const uint8_t rid[16] = { 1, 2, 3 };
+	struct spulse_identity_fields f = {
+		.source = source, .recording_id = rid, .start_us = 1,
+		.host = "h", .host_len = 1, .kernel = "k", .kernel_len = 1,
+		.machine_id = "", .boot_id = "",
+	};
+	size_t i = n + spulse_enc_ext_identity(b + n, &f);
+
+	if (ts)
+		i += spulse_enc_ext_thread_source(b + i, 0, ts == 3 ? 1 : 0);
+	if (ts == 2)
+		i += spulse_enc_ext_thread_source(b + i, 0, 0);
+	i += spulse_enc_sample(b + i, 5, 0, 0);
 	put(name, b, i);
 }
 
@@ -247,5 +284,10 @@ int main(int argc, char **argv)
 	b[n + 3] = 1;
 	b[n + 4] = 0;
 	put("ext-leftover", b, n + 5);
+	ext_ident(b, n, "ext-identity", 0, 0);
+	ext_ident(b, n, "ext-identity-order", 1, 0);
+	ext_ident(b, n, "ext-thread-source", 0, 1);
+	ext_ident(b, n, "ext-thread-source-twice", 0, 2);
+	ext_ident(b, n, "ext-thread-source-undefined", 0, 3);
 	return 0;
 }

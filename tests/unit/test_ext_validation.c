@@ -533,7 +533,7 @@ static void payload_length_must_match_the_fields(void **state)
 /* Unknown kinds, with payloads that would be corrupt if they were decoded. */
 static void unknown_kinds_are_skipped_and_counted_by_every_reader(void **state)
 {
-	static const uint32_t kinds[] = { 4, 1000, SPULSE_EXT_MAX_KIND, 9 };
+	static const uint32_t kinds[] = { SPULSE_EXT_KIND_MAX_KNOWN + 1, 1000, SPULSE_EXT_MAX_KIND, 9 };
 	static struct xrec x;
 	struct read_result r;
 	struct tbuf b;

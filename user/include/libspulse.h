@@ -98,6 +98,21 @@ struct spulse_trigger {
 	uint32_t text_len;
 };
 
+/**
+ * A recording identity (extension kind 4): which host and recording a
+ * source of the spool is. Strings are NUL-terminated copies that stay
+ * valid as long as the reader (or, for a Recorder argument, the call).
+ */
+struct spulse_identity {
+	uint32_t source;		/* index in the spool: 0, 1, ... */
+	uint8_t recording_id[16];	/* random id of the recording */
+	uint64_t start_us;		/* the recording's own start (realtime us) */
+	const char *host;		/* uname nodename */
+	const char *machine_id;		/* /etc/machine-id or "" */
+	const char *boot_id;		/* boot id or "" */
+	const char *kernel;		/* uname release */
+};
+
 /** One record of any kind, in stream order. */
 struct spulse_record {
 	uint8_t tag;			/* enum spulse_tag */
@@ -114,6 +129,8 @@ struct spulse_record {
 		struct { uint32_t cpu; } cpu;			/* SPULSE_TAG_EXT, ext_kind 1 */
 		struct spulse_offcpu offcpu;			/* ext_kind 2 */
 		struct spulse_trigger trigger;			/* ext_kind 3 */
+		struct spulse_identity identity;		/* ext_kind 4 */
+		struct { uint32_t thread, source; } thread_source; /* ext_kind 5 */
 		struct { uint32_t kind; uint32_t len; } ext_unknown; /* skipped */
 	} u;
 	uint32_t ext_kind;		/* tag SPULSE_TAG_EXT: the kind, else 0 */
@@ -131,6 +148,7 @@ struct spulse_info {
 	/* extension records (appended fields) */
 	uint64_t cpu_records, offcpu, triggers;
 	uint64_t ext_skipped;		/* unknown extension kinds skipped by length */
+	uint64_t identities;		/* identity records (kind 4) */
 };
 
 /** Reader options; zero-initialize, set .sz = sizeof(opts). */
@@ -349,6 +367,48 @@ const char *spulse_trigger_reason_name(uint8_t reason); /* "manual", ... or NULL
  */
 int spulse_replay_next_samples(struct spulse_replay *r,
 			       struct spulse_sample *out, size_t max);
+
+/* ---- Identity and thread sources (FORMAT.md 3.10 kinds 4 and 5) ----- */
+
+/* Number of identity records (sources) defined so far; 0 in old spools. */
+uint32_t spulse_defs_identity_count(const struct spulse_defs *d);
+/* Fill @out with source @source's identity; -ENOENT when undefined. */
+int spulse_defs_identity(const struct spulse_defs *d, uint32_t source,
+			 struct spulse_identity *out);
+/*
+ * The source a thread belongs to: its kind-5 record's, else 0 when the
+ * spool has an identity, else SPULSE_NONE (also for an undefined thread).
+ */
+uint32_t spulse_defs_thread_source(const struct spulse_defs *d,
+				   uint32_t thread);
+
+/*
+ * Recorder: write identity @id as the next source (id->source is ignored;
+ * the source number given is returned in *@source). Strings must fit the
+ * format's limits (host, kernel <= 255 bytes, machine_id, boot_id <= 64;
+ * NULL is ""), start_us <= SPULSE_MAX_START_US: else -EINVAL; more than
+ * 65536 sources: -ENOSPC. Write it right after opening, before any other
+ * record.
+ */
+int spulse_rec_identity(struct spulse_recorder *r,
+			const struct spulse_identity *id, uint32_t *source);
+/*
+ * Recorder: bind @thread to @source (kind 5). -ENOENT for an undefined
+ * thread or source, -EEXIST when the thread already has a source record.
+ */
+int spulse_rec_thread_source(struct spulse_recorder *r, uint32_t thread,
+			     uint32_t source);
+/*
+ * Fill @id for this host now: uname nodename and release, /etc/machine-id,
+ * /proc/sys/kernel/random/boot_id (empty when unreadable), a random
+ * recording id (getrandom, UUID v4 bits) and @start_us. The strings are
+ * stored in @buf (at least 642 bytes: -ENOSPC otherwise). Returns 0 or a
+ * negative errno.
+ */
+int spulse_identity_local(struct spulse_identity *id, uint64_t start_us,
+			  char *buf, size_t buflen);
+/* Lower-case hex of a recording id into @out (33 bytes with the NUL). */
+void spulse_recording_id_hex(const uint8_t id[16], char out[33]);
 
 #ifdef __cplusplus
 }

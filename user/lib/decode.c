@@ -641,6 +641,123 @@ static int ext_trigger(struct spulse_dec *dec, struct cur *p,
 	return 1;
 }
 
+/* A string of at most @limit bytes inside a payload. */
+static int ext_str(struct cur *p, uint32_t limit, const char *what,
+		   const uint8_t **v, uint32_t *n)
+{
+	uint64_t off = cur_off(p);
+	int r = cur_bytes(p, limit, what, v, n);
+
+	if (r == 0)
+		return ext_short(p, off, what);
+	return r;
+}
+
+/*
+ * Kind 4. The strings stay in the input until the record is complete;
+ * dec_ext() then copies them into the definitions (dec->ident*).
+ */
+static int ext_identity(struct spulse_dec *dec, struct cur *p,
+			struct spulse_record *out)
+{
+	struct spulse_identity *id = &out->u.identity;
+	const uint8_t *s[4];
+	uint64_t v, off;
+	int i;
+
+	TRY(ext_uvar(p, &off, &v, "source"));
+	if (!dec->trusted) {
+		if (v >= SPULSE_MAX_SOURCES)
+			return spulse_fail(p->err, off, "identity source %" PRIu64
+					   " out of range (limit %u)", v,
+					   SPULSE_MAX_SOURCES);
+		if (v != dec->defs.nidents)
+			return spulse_fail(p->err, off, "identity source %" PRIu64
+					   " out of order (expected %u)", v,
+					   dec->defs.nidents);
+	}
+	id->source = (uint32_t)v;
+	off = cur_off(p);
+	if (p->len - p->pos < SPULSE_RECORDING_ID_LEN)
+		return ext_short(p, off, "recording_id");
+	memcpy(id->recording_id, p->buf + p->pos, SPULSE_RECORDING_ID_LEN);
+	p->pos += SPULSE_RECORDING_ID_LEN;
+	TRY(ext_uvar(p, &off, &v, "start_us"));
+	if (v > SPULSE_MAX_START_US)
+		return spulse_fail(p->err, off, "identity start_us %" PRIu64
+				   " overflows the nanosecond clock", v);
+	id->start_us = v;
+	TRY(ext_str(p, SPULSE_MAX_HOST, "host", &s[0], &dec->ident_lens[0]));
+	TRY(ext_str(p, SPULSE_MAX_MACHINE_ID, "machine_id", &s[1],
+		    &dec->ident_lens[1]));
+	TRY(ext_str(p, SPULSE_MAX_BOOT_ID, "boot_id", &s[2],
+		    &dec->ident_lens[2]));
+	TRY(ext_str(p, SPULSE_MAX_KERNEL, "kernel", &s[3],
+		    &dec->ident_lens[3]));
+	for (i = 0; i < 4; i++)
+		dec->ident_str[i] = (const char *)s[i];
+	return 1;
+}
+
+/* Commit a complete kind-4 record and point @out's strings at the copies. */
+static int ext_identity_commit(struct spulse_dec *dec, struct cur *c,
+			       struct spulse_record *out)
+{
+	struct spulse_identity *id = &out->u.identity;
+	struct spulse_defs *d = &dec->defs;
+	struct spulse_ident_def def;
+
+	if (!dec->trusted) {
+		memcpy(def.recording_id, id->recording_id,
+		       sizeof(def.recording_id));
+		def.start_us = id->start_us;
+		def.host = dec->ident_str[0];
+		def.machine_id = dec->ident_str[1];
+		def.boot_id = dec->ident_str[2];
+		def.kernel = dec->ident_str[3];
+		if (spulse_defs_add_ident(d, &def, dec->ident_lens))
+			return oom(c);
+	}
+	if (id->source < d->nidents) {
+		id->host = d->idents[id->source].host;
+		id->machine_id = d->idents[id->source].machine_id;
+		id->boot_id = d->idents[id->source].boot_id;
+		id->kernel = d->idents[id->source].kernel;
+	} else {
+		id->host = id->machine_id = id->boot_id = id->kernel = "";
+	}
+	dec->info.identities++;
+	return 1;
+}
+
+/* Kind 5: a defined thread without a source yet, a defined source. */
+static int ext_thread_source(struct spulse_dec *dec, struct cur *p,
+			     struct spulse_record *out)
+{
+	const struct spulse_defs *d = &dec->defs;
+	uint64_t thread, source, off_t, off_s;
+
+	TRY(ext_uvar(p, &off_t, &thread, "thread"));
+	if (!dec->trusted) {
+		if (thread >= d->nthreads)
+			return spulse_fail(p->err, off_t,
+					   "forward reference to thread %" PRIu64,
+					   thread);
+		if (d->threads[thread].source != SPULSE_NONE)
+			return spulse_fail(p->err, off_t, "thread %" PRIu64
+					   " already has a source (%u)", thread,
+					   d->threads[thread].source);
+	}
+	TRY(ext_uvar(p, &off_s, &source, "source"));
+	if (!dec->trusted && source >= d->nidents)
+		return spulse_fail(p->err, off_s,
+				   "forward reference to source %" PRIu64
+				   " (%u identities)", source, d->nidents);
+	out->u.thread_source.thread = (uint32_t)thread;
+	out->u.thread_source.source = (uint32_t)source;
+	return 1;
+}
+
 static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		   struct spulse_record *out)
 {
@@ -680,6 +797,12 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 	case SPULSE_EXT_TRIGGER:
 		r = ext_trigger(dec, &p, out);
 		break;
+	case SPULSE_EXT_IDENTITY:
+		r = ext_identity(dec, &p, out);
+		break;
+	case SPULSE_EXT_THREAD_SOURCE:
+		r = ext_thread_source(dec, &p, out);
+		break;
 	default:
 		out->u.ext_unknown.kind = (uint32_t)kind;
 		out->u.ext_unknown.len = (uint32_t)len;
@@ -705,6 +828,16 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 	case SPULSE_EXT_TRIGGER:
 		dec->event_ns = out->u.trigger.time_ns;
 		dec->info.triggers++;
+		break;
+	case SPULSE_EXT_IDENTITY:
+		r = ext_identity_commit(dec, c, out);
+		if (r <= 0)
+			return r;
+		break;
+	case SPULSE_EXT_THREAD_SOURCE:
+		if (!dec->trusted)
+			dec->defs.threads[out->u.thread_source.thread].source =
+				out->u.thread_source.source;
 		break;
 	default:
 		dec->info.ext_skipped++;

@@ -65,6 +65,7 @@ void spulse_defs_fini(struct spulse_defs *d)
 	free(d->frames);
 	free(d->stacks);
 	free(d->threads);
+	free(d->idents);
 	arena_free(&d->arena);
 	spulse_u32map_free(&d->pid_active);
 	memset(d, 0, sizeof(*d));
@@ -76,6 +77,7 @@ size_t spulse_defs_bytes(const struct spulse_defs *d)
 	       (size_t)d->cap_frames * sizeof(*d->frames) +
 	       (size_t)d->cap_stacks * sizeof(*d->stacks) +
 	       (size_t)d->cap_threads * sizeof(*d->threads) +
+	       (size_t)d->cap_idents * sizeof(*d->idents) +
 	       d->arena.bytes + spulse_u32map_bytes(&d->pid_active);
 }
 
@@ -159,8 +161,75 @@ int spulse_defs_add_thread(struct spulse_defs *d, const struct spulse_thread_def
 	dst->comm = spulse_arena_copy(&d->arena, t->comm, t->comm_len);
 	if (!dst->comm)
 		return -ENOMEM;
+	dst->source = SPULSE_NONE;
 	d->nthreads++;
 	return 0;
+}
+
+int spulse_defs_add_ident(struct spulse_defs *d, const struct spulse_ident_def *id,
+			  const uint32_t lens[4])
+{
+	struct spulse_ident_def *dst;
+
+	if (grow((void **)&d->idents, &d->cap_idents, d->nidents,
+		 sizeof(*d->idents)))
+		return -ENOMEM;
+	dst = &d->idents[d->nidents];
+	*dst = *id;
+	dst->host = spulse_arena_copy(&d->arena, id->host, lens[0]);
+	dst->machine_id = spulse_arena_copy(&d->arena, id->machine_id, lens[1]);
+	dst->boot_id = spulse_arena_copy(&d->arena, id->boot_id, lens[2]);
+	dst->kernel = spulse_arena_copy(&d->arena, id->kernel, lens[3]);
+	if (!dst->host || !dst->machine_id || !dst->boot_id || !dst->kernel)
+		return -ENOMEM;
+	d->nidents++;
+	return 0;
+}
+
+SPULSE_EXPORT uint32_t spulse_defs_identity_count(const struct spulse_defs *d)
+{
+	return d->nidents;
+}
+
+SPULSE_EXPORT int spulse_defs_identity(const struct spulse_defs *d,
+				       uint32_t source,
+				       struct spulse_identity *out)
+{
+	const struct spulse_ident_def *s;
+
+	if (source >= d->nidents)
+		return -ENOENT;
+	s = &d->idents[source];
+	out->source = source;
+	memcpy(out->recording_id, s->recording_id, sizeof(out->recording_id));
+	out->start_us = s->start_us;
+	out->host = s->host;
+	out->machine_id = s->machine_id;
+	out->boot_id = s->boot_id;
+	out->kernel = s->kernel;
+	return 0;
+}
+
+SPULSE_EXPORT uint32_t spulse_defs_thread_source(const struct spulse_defs *d,
+						 uint32_t thread)
+{
+	if (thread >= d->nthreads)
+		return SPULSE_NONE;
+	if (d->threads[thread].source != SPULSE_NONE)
+		return d->threads[thread].source;
+	return d->nidents ? 0 : SPULSE_NONE;
+}
+
+SPULSE_EXPORT void spulse_recording_id_hex(const uint8_t id[16], char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[32] = '\0';
 }
 
 /*
@@ -192,6 +261,7 @@ void spulse_info_sync_counts(struct spulse_info *info,
 	info->frames = d->nframes;
 	info->stacks = d->nstacks;
 	info->threads = d->nthreads;
+	info->identities = d->nidents;
 }
 
 /* ---- public accessors ---- */

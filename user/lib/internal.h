@@ -133,6 +133,13 @@ struct spulse_stack_def {
 struct spulse_thread_def {
 	const char *comm;
 	uint32_t pid, tid, comm_len;
+	uint32_t source;	/* from a kind-5 record, else SPULSE_NONE */
+};
+
+struct spulse_ident_def {
+	uint8_t recording_id[SPULSE_RECORDING_ID_LEN];
+	uint64_t start_us;
+	const char *host, *machine_id, *boot_id, *kernel;
 };
 
 struct spulse_defs {
@@ -140,8 +147,9 @@ struct spulse_defs {
 	struct spulse_frame_def *frames;
 	struct spulse_stack_def *stacks;
 	struct spulse_thread_def *threads;
-	uint32_t nmods, nframes, nstacks, nthreads;
-	uint32_t cap_mods, cap_frames, cap_stacks, cap_threads;
+	struct spulse_ident_def *idents;
+	uint32_t nmods, nframes, nstacks, nthreads, nidents;
+	uint32_t cap_mods, cap_frames, cap_stacks, cap_threads, cap_idents;
 	struct spulse_arena arena;
 	struct spulse_u32map pid_active;	/* pid -> head of active-module list */
 };
@@ -155,6 +163,9 @@ int spulse_defs_add_module(struct spulse_defs *d, const struct spulse_mod_def *m
 int spulse_defs_add_frame(struct spulse_defs *d, const struct spulse_frame_def *f);
 int spulse_defs_add_stack(struct spulse_defs *d, const struct spulse_stack_def *s);
 int spulse_defs_add_thread(struct spulse_defs *d, const struct spulse_thread_def *t);
+/* Copy @id (strings of the given lengths) as the next identity. */
+int spulse_defs_add_ident(struct spulse_defs *d, const struct spulse_ident_def *id,
+			  const uint32_t lens[4]);
 void spulse_defs_retire_module(struct spulse_defs *d, uint32_t id);
 void spulse_defs_retire_pid(struct spulse_defs *d, uint32_t pid);
 
@@ -178,6 +189,9 @@ struct spulse_dec {
 	uint32_t max_ids;
 	bool header_done;
 	bool trusted;		/* replay iteration: defs already complete */
+	/* strings of the identity record being decoded (kind 4) */
+	const char *ident_str[4];
+	uint32_t ident_lens[4];
 	/* text of the last trigger decoded, NUL-terminated */
 	char text[SPULSE_MAX_TRIGGER_TEXT + 1];
 };

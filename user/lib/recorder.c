@@ -36,6 +36,7 @@ struct rec_stack {
 struct rec_thread {
 	uint32_t pid, tid, comm_len;
 	char *comm;
+	bool has_source;	/* a kind-5 record was written */
 };
 
 /* Active modules of one process, for spulse_rec_frame_addr(). */
@@ -55,6 +56,7 @@ struct spulse_recorder {
 	int64_t last_event;	/* event clock of the last interval/trigger */
 	int64_t time_max;	/* largest offset: INT64_MAX - start_us * 1000 */
 	uint32_t cpu;		/* of the last cpu record, SPULSE_NONE */
+	uint32_t nidents;	/* identity records written (sources) */
 
 	struct rec_mod *mods;
 	struct rec_frame *frames;
@@ -695,7 +697,8 @@ SPULSE_EXPORT int spulse_rec_thread(struct spulse_recorder *r, uint32_t pid,
 		free(copy);
 		return r->err;
 	}
-	r->threads[r->nthreads] = (struct rec_thread){ pid, tid, k.len, copy };
+	r->threads[r->nthreads] = (struct rec_thread){ pid, tid, k.len, copy,
+						      false };
 	if (id)
 		*id = r->nthreads;
 	ret = commit(r, spulse_enc_thread(p, r->nthreads, pid, tid, copy, k.len));
@@ -876,6 +879,9 @@ SPULSE_EXPORT int spulse_rec_ext_raw(struct spulse_recorder *r, uint32_t kind,
 		return r->err;
 	if (kind == 0 || len > SPULSE_EXT_MAX_LEN || (len && !payload))
 		return -EINVAL;
+	/* identities and thread sources: spulse_rec_identity/thread_source */
+	if (kind == SPULSE_EXT_IDENTITY || kind == SPULSE_EXT_THREAD_SOURCE)
+		return -EINVAL;
 	p = reserve(r);
 	if (!p)
 		return r->err;
@@ -907,4 +913,74 @@ SPULSE_EXPORT int spulse_rec_ext_raw(struct spulse_recorder *r, uint32_t kind,
 			return -EINVAL;
 	}
 	return commit(r, n);
+}
+
+/* ---- identity and thread sources (kinds 4 and 5) ---- */
+
+static size_t str_len_max(const char *s, size_t limit, bool *ok)
+{
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = strnlen(s, limit + 1);
+	if (n > limit)
+		*ok = false;
+	return n;
+}
+
+SPULSE_EXPORT int spulse_rec_identity(struct spulse_recorder *r,
+				      const struct spulse_identity *id,
+				      uint32_t *source)
+{
+	struct spulse_identity_fields f;
+	bool ok = true;
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (!id)
+		return -EINVAL;
+	f = (struct spulse_identity_fields){
+		.source = r->nidents, .recording_id = id->recording_id,
+		.start_us = id->start_us,
+		.host = id->host ? id->host : "",
+		.machine_id = id->machine_id ? id->machine_id : "",
+		.boot_id = id->boot_id ? id->boot_id : "",
+		.kernel = id->kernel ? id->kernel : "",
+	};
+	f.host_len = str_len_max(id->host, SPULSE_MAX_HOST, &ok);
+	f.machine_id_len = str_len_max(id->machine_id, SPULSE_MAX_MACHINE_ID,
+				       &ok);
+	f.boot_id_len = str_len_max(id->boot_id, SPULSE_MAX_BOOT_ID, &ok);
+	f.kernel_len = str_len_max(id->kernel, SPULSE_MAX_KERNEL, &ok);
+	if (!ok || id->start_us > SPULSE_MAX_START_US)
+		return -EINVAL;
+	if (r->nidents >= SPULSE_MAX_SOURCES)
+		return -ENOSPC;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	if (source)
+		*source = r->nidents;
+	r->nidents++;
+	return commit(r, spulse_enc_ext_identity(p, &f));
+}
+
+SPULSE_EXPORT int spulse_rec_thread_source(struct spulse_recorder *r,
+					   uint32_t thread, uint32_t source)
+{
+	uint8_t *p;
+
+	if (r->err)
+		return r->err;
+	if (thread >= r->nthreads || source >= r->nidents)
+		return -ENOENT;
+	if (r->threads[thread].has_source)
+		return -EEXIST;
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->threads[thread].has_source = true;
+	return commit(r, spulse_enc_ext_thread_source(p, thread, source));
 }
