@@ -24,7 +24,9 @@ static const char check_help[] =
 "    prints the header's start_us and interval_us, the count of each record\n"
 "    kind (modules, frames, stacks, threads, samples, Python, deactivations,\n"
 "    and extension records: cpu records, off-CPU intervals, triggers,\n"
-"    unknown extension kinds skipped by length) and complete_bytes.\n"
+"    unknown extension kinds skipped by length), complete_bytes and the\n"
+"    recording identities (host, recording id, start, kernel, machine-id,\n"
+"    boot-id; docs/FLEET.md), one line each.\n"
 "\n"
 "    A file cut inside its final record (a recorder still writing, or killed)\n"
 "    is accepted and reported as \"recovered from truncated tail at offset N\",\n"
@@ -37,7 +39,9 @@ static const char check_help[] =
 "OPTIONS\n"
 "    --json      one JSON object on one line instead of the text: file,\n"
 "                reader, every count, recovered, complete_bytes, file_bytes,\n"
-"                start_us, interval_us\n"
+"                start_us, interval_us, identities and sources (a list of\n"
+"                {source, host, recording_id, start_us, machine_id,\n"
+"                boot_id, kernel})\n"
 "    --snapshot  force the in-memory reader\n"
 "    --replay    force the bounded-memory sequential reader\n"
 "    -h, --help  this text\n"
@@ -51,8 +55,51 @@ static const char check_help[] =
 "    0 valid (possibly recovered from a truncated tail), 1 invalid or\n"
 "    unreadable, 2 usage error.\n";
 
+/* One line per identity (FORMAT.md 3.10 kind 4, docs/FLEET.md). */
+static void print_identities_text(const struct spulse_defs *d)
+{
+	uint32_t i, n = spulse_defs_identity_count(d);
+	struct spulse_identity id;
+	char hex[33];
+
+	for (i = 0; i < n; i++) {
+		if (spulse_defs_identity(d, i, &id))
+			continue;
+		spulse_recording_id_hex(id.recording_id, hex);
+		printf("identity %u              host=%s recording=%s start_us=%llu"
+		       " kernel=%s machine_id=%s boot_id=%s\n", i, id.host, hex,
+		       (unsigned long long)id.start_us, id.kernel,
+		       id.machine_id, id.boot_id);
+	}
+}
+
+static void print_identities_json(const struct spulse_defs *d)
+{
+	uint32_t i, n = spulse_defs_identity_count(d);
+	struct spulse_identity id;
+	char hex[33];
+
+	printf(",\"identities\":%u,\"sources\":[", n);
+	for (i = 0; i < n; i++) {
+		if (spulse_defs_identity(d, i, &id))
+			continue;
+		spulse_recording_id_hex(id.recording_id, hex);
+		printf("%s{\"source\":%u,\"host\":", i ? "," : "", i);
+		cli_json_string(stdout, id.host, strlen(id.host));
+		printf(",\"recording_id\":\"%s\",\"start_us\":%llu,"
+		       "\"machine_id\":", hex, (unsigned long long)id.start_us);
+		cli_json_string(stdout, id.machine_id, strlen(id.machine_id));
+		printf(",\"boot_id\":");
+		cli_json_string(stdout, id.boot_id, strlen(id.boot_id));
+		printf(",\"kernel\":");
+		cli_json_string(stdout, id.kernel, strlen(id.kernel));
+		putchar('}');
+	}
+	putchar(']');
+}
+
 static void print_text(const char *file, const struct spulse_info *in,
-		       const char *reader)
+		       const char *reader, const struct spulse_defs *d)
 {
 	printf("%s: valid SPULSE spool (checked with %s)\n", file, reader);
 	printf("start_us               %llu\n", (unsigned long long)in->start_us);
@@ -74,6 +121,9 @@ static void print_text(const char *file, const struct spulse_info *in,
 	printf("triggers               %llu\n", (unsigned long long)in->triggers);
 	printf("extensions-skipped     %llu\n",
 	       (unsigned long long)in->ext_skipped);
+	printf("identities             %llu\n",
+	       (unsigned long long)in->identities);
+	print_identities_text(d);
 	printf("complete_bytes         %llu\n",
 	       (unsigned long long)in->complete_bytes);
 	if (in->recovered_from_truncated_tail)
@@ -82,7 +132,8 @@ static void print_text(const char *file, const struct spulse_info *in,
 }
 
 static void print_json(const char *file, const struct spulse_info *in,
-		       const char *reader, uint64_t file_bytes)
+		       const char *reader, uint64_t file_bytes,
+		       const struct spulse_defs *d)
 {
 	printf("{\"file\":");
 	cli_json_string(stdout, file, strlen(file));
@@ -93,7 +144,7 @@ static void print_json(const char *file, const struct spulse_info *in,
 	       "\"offcpu\":%llu,\"triggers\":%llu,\"ext_skipped\":%llu,"
 	       "\"recovered\":%s,"
 	       "\"complete_bytes\":%llu,\"file_bytes\":%llu,"
-	       "\"start_us\":%llu,\"interval_us\":%llu}\n",
+	       "\"start_us\":%llu,\"interval_us\":%llu",
 	       reader, (unsigned long long)in->samples,
 	       (unsigned long long)in->modules,
 	       (unsigned long long)in->frames,
@@ -111,6 +162,8 @@ static void print_json(const char *file, const struct spulse_info *in,
 	       (unsigned long long)file_bytes,
 	       (unsigned long long)in->start_us,
 	       (unsigned long long)in->interval_us);
+	print_identities_json(d);
+	printf("}\n");
 }
 
 int cmd_check(int argc, char **argv)
@@ -161,9 +214,10 @@ int cmd_check(int argc, char **argv)
 		}
 		info = spulse_snapshot_info(s);
 		if (json)
-			print_json(file, info, reader, (uint64_t)st.st_size);
+			print_json(file, info, reader, (uint64_t)st.st_size,
+				   spulse_snapshot_defs(s));
 		else
-			print_text(file, info, reader);
+			print_text(file, info, reader, spulse_snapshot_defs(s));
 		spulse_snapshot_close(s);
 	} else {
 		struct spulse_replay *r;
@@ -176,9 +230,10 @@ int cmd_check(int argc, char **argv)
 		}
 		info = spulse_replay_info(r);
 		if (json)
-			print_json(file, info, reader, (uint64_t)st.st_size);
+			print_json(file, info, reader, (uint64_t)st.st_size,
+				   spulse_replay_defs(r));
 		else
-			print_text(file, info, reader);
+			print_text(file, info, reader, spulse_replay_defs(r));
 		spulse_replay_close(r);
 	}
 	return EXIT_OK;

@@ -36,6 +36,9 @@ static const char dump_help[] =
 "      trigger dt_ns=I time_ns=I reason=manual|signal|offcpu|runq seq=N\n"
 "              value_ns=U threshold_ns=U window_start_ns=U window_end_ns=U\n"
 "              text=S                                        (one line)\n"
+"      identity source=N recording_id=HEX start_us=U host=S machine_id=S\n"
+"               boot_id=S kernel=S                       (one line)\n"
+"      thread-source thread=N source=N\n"
 "      ext kind=N len=N          (an extension kind this reader skips)\n"
 "\n"
 "    Strings (S) escape bytes outside 0x21..0x7e, '\\' and '=' as \\xNN, so a\n"
@@ -129,6 +132,26 @@ static void print_ext(const struct spulse_record *rec, int64_t *last_event)
 		*last_event = t->time_ns;
 		break;
 	}
+	case SPULSE_EXT_IDENTITY: {
+		const struct spulse_identity *id = &rec->u.identity;
+		char hex[33];
+
+		spulse_recording_id_hex(id->recording_id, hex);
+		printf("identity source=%u recording_id=%s start_us=%llu host=",
+		       id->source, hex, (unsigned long long)id->start_us);
+		put_escaped(id->host, (uint32_t)strlen(id->host));
+		printf(" machine_id=");
+		put_escaped(id->machine_id, (uint32_t)strlen(id->machine_id));
+		printf(" boot_id=");
+		put_escaped(id->boot_id, (uint32_t)strlen(id->boot_id));
+		printf(" kernel=");
+		put_escaped(id->kernel, (uint32_t)strlen(id->kernel));
+		break;
+	}
+	case SPULSE_EXT_THREAD_SOURCE:
+		printf("thread-source thread=%u source=%u",
+		       rec->u.thread_source.thread, rec->u.thread_source.source);
+		break;
 	default:
 		printf("ext kind=%u len=%u", rec->u.ext_unknown.kind,
 		       rec->u.ext_unknown.len);

@@ -16,7 +16,7 @@ static const char synth_help[] =
 "SYNOPSIS\n"
 "    spulse synth -o FILE [--samples N] [--threads T] [--depth D] [--seed S]\n"
 "                 [--kallsyms] [--quiet] [--cpus C] [--off-cpu N]\n"
-"                 [--triggers N] [--unknown-ext N]\n"
+"                 [--triggers N] [--unknown-ext N] [--host NAME]\n"
 "\n"
 "DESCRIPTION\n"
 "    Writes a synthetic profile through the libspulse Recorder. The same\n"
@@ -48,6 +48,11 @@ static const char synth_help[] =
 "    --kallsyms         also write FILE.kallsyms naming the synthetic kernel\n"
 "                       functions (for spulse report/flame/export)\n"
 "    -q, --quiet        no summary line\n"
+"    --host NAME        write an identity record (FORMAT.md 3.10 kind 4)\n"
+"                       first: host NAME, kernel \"synth\", empty machine-id\n"
+"                       and boot-id, a recording id made from NAME and the\n"
+"                       seed (the same arguments give the same bytes); for\n"
+"                       multi-host tests (spulse merge, sql, push)\n"
 "    --cpus C           C CPUs, 1..65536: a cpu record before every sample\n"
 "                       whose CPU differs from the previous one; each thread\n"
 "                       stays on one CPU and migrates in 5% of its samples\n"
@@ -121,6 +126,29 @@ static int write_kallsyms(const char *file)
 	return rc;
 }
 
+/* --host: a deterministic identity (FNV-1a of NAME and the seed). */
+static int synth_identity(struct spulse_recorder *rec, const char *host,
+			  uint64_t seed, uint64_t start_us)
+{
+	struct spulse_identity id = {
+		.start_us = start_us, .host = host, .machine_id = "",
+		.boot_id = "", .kernel = "synth",
+	};
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	const unsigned char *c;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		for (c = (const unsigned char *)host; *c; c++)
+			h = (h ^ *c) * 0x100000001b3ULL;
+		h = (h ^ (uint64_t)i) * 0x100000001b3ULL;
+		id.recording_id[i] = (uint8_t)(h >> 56);
+	}
+	id.recording_id[6] = (uint8_t)((id.recording_id[6] & 0x0f) | 0x40);
+	id.recording_id[8] = (uint8_t)((id.recording_id[8] & 0x3f) | 0x80);
+	return spulse_rec_identity(rec, &id, NULL);
+}
+
 int cmd_synth(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -135,6 +163,7 @@ int cmd_synth(int argc, char **argv)
 		{ "off-cpu", required_argument, NULL, 'O' },
 		{ "triggers", required_argument, NULL, 'T' },
 		{ "unknown-ext", required_argument, NULL, 'U' },
+		{ "host", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -143,6 +172,7 @@ int cmd_synth(int argc, char **argv)
 	struct spulse_recorder_opts ro = { .sz = sizeof(ro) };
 	struct spulse_recorder *rec;
 	struct synth_stats st;
+	const char *host = NULL;
 	const char *out = NULL;
 	bool kallsyms = false, quiet = false;
 	uint64_t v, bytes;
@@ -199,6 +229,12 @@ int cmd_synth(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'k': kallsyms = true; break;
+		case 'H':
+			if (!*optarg || strlen(optarg) > SPULSE_MAX_HOST)
+				return cli_usage_error("synth", "--host: 1..%d "
+						       "bytes", SPULSE_MAX_HOST);
+			host = optarg;
+			break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(synth_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("synth", "bad option");
@@ -220,7 +256,9 @@ int cmd_synth(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 	t0 = now_s();
-	rc = synth_generate_stats(rec, &p, &st);
+	rc = host ? synth_identity(rec, host, p.seed, ro.start_us) : 0;
+	if (rc >= 0)
+		rc = synth_generate_stats(rec, &p, &st);
 	bytes = spulse_recorder_bytes(rec);
 	rc2 = spulse_recorder_close(rec);
 	dt = now_s() - t0;

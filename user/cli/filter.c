@@ -151,6 +151,8 @@ int filter_option(struct filter *f, int c, const char *arg)
 		return parse_strs("--dso", arg, &f->dsos, &f->ndsos);
 	case FILTER_OPT_TIME:
 		return parse_time(f, arg);
+	case FILTER_OPT_HOST:
+		return parse_strs("--host", arg, &f->hosts, &f->nhosts);
 	case FILTER_OPT_KERNEL:
 	case FILTER_OPT_USER: {
 		int want = c == FILTER_OPT_KERNEL ? FILTER_FRAMES_KERNEL :
@@ -170,7 +172,29 @@ int filter_option(struct filter *f, int c, const char *arg)
 
 bool filter_has_thread(const struct filter *f)
 {
-	return f->npids || f->ntids || f->ncomms;
+	return f->npids || f->ntids || f->ncomms || f->nhosts;
+}
+
+const char *filter_thread_host(const struct spulse_defs *d, uint32_t thread)
+{
+	struct spulse_identity id;
+	uint32_t src = spulse_defs_thread_source(d, thread);
+
+	if (src == SPULSE_NONE || spulse_defs_identity(d, src, &id))
+		return "unknown";
+	return id.host;
+}
+
+bool filter_host(const struct filter *f, const char *host)
+{
+	size_t i;
+
+	if (!f->nhosts)
+		return true;
+	for (i = 0; i < f->nhosts; i++)
+		if (!strcmp(f->hosts[i], host))
+			return true;
+	return false;
 }
 
 static bool has_u32(const uint32_t *v, size_t n, uint32_t x)
@@ -250,6 +274,7 @@ const char *filter_describe(const struct filter *f, char *buf, size_t len)
 	put_list(buf, len, &n, "tid", f->tids, NULL, f->ntids);
 	put_list(buf, len, &n, "comm", NULL, f->comms, f->ncomms);
 	put_list(buf, len, &n, "dso", NULL, f->dsos, f->ndsos);
+	put_list(buf, len, &n, "host", NULL, f->hosts, f->nhosts);
 	if (f->has_time && n < len) {
 		if (isinf(f->t_end))
 			n += (size_t)snprintf(buf + n, len - n,
@@ -295,7 +320,13 @@ int filter_copy(struct filter *dst, const struct filter *src)
 {
 	*dst = *src;
 	dst->pids = dst->tids = NULL;
-	dst->comms = dst->dsos = NULL;
+	dst->comms = dst->dsos = dst->hosts = NULL;
+	if (copy_strs(&dst->hosts, src->hosts, src->nhosts)) {
+		dst->ncomms = dst->ndsos = dst->npids = dst->ntids = 0;
+		dst->nhosts = dst->hosts ? src->nhosts : 0;
+		filter_free(dst);
+		return -ENOMEM;
+	}
 	if (copy_ids(&dst->pids, src->pids, src->npids) ||
 	    copy_ids(&dst->tids, src->tids, src->ntids) ||
 	    copy_strs(&dst->comms, src->comms, src->ncomms) ||
@@ -321,6 +352,9 @@ void filter_free(struct filter *f)
 		free(f->comms[i]);
 	for (i = 0; f->dsos && i < f->ndsos; i++)
 		free(f->dsos[i]);
+	for (i = 0; f->hosts && i < f->nhosts; i++)
+		free(f->hosts[i]);
+	free(f->hosts);
 	free(f->comms);
 	free(f->dsos);
 	memset(f, 0, sizeof(*f));

@@ -27,6 +27,8 @@ struct filter {
 	size_t npids, ntids;
 	char **comms, **dsos;	/* malloc'd copies (--comm, --dso) */
 	size_t ncomms, ndsos;
+	char **hosts;		/* malloc'd copies (--host) */
+	size_t nhosts;
 	bool has_time;		/* --time START,END */
 	double t_start, t_end;	/* seconds from the origin; END may be inf */
 	int frames;		/* enum filter_frames */
@@ -40,6 +42,7 @@ enum {
 	FILTER_OPT_TIME,
 	FILTER_OPT_KERNEL,
 	FILTER_OPT_USER,
+	FILTER_OPT_HOST,
 };
 
 #define FILTER_LONGOPTS \
@@ -48,7 +51,8 @@ enum {
 	{ "dso", required_argument, NULL, FILTER_OPT_DSO }, \
 	{ "time", required_argument, NULL, FILTER_OPT_TIME }, \
 	{ "kernel", no_argument, NULL, FILTER_OPT_KERNEL }, \
-	{ "user", no_argument, NULL, FILTER_OPT_USER }
+	{ "user", no_argument, NULL, FILTER_OPT_USER }, \
+	{ "host", required_argument, NULL, FILTER_OPT_HOST }
 
 /**
  * filter_option() - apply one filter option
@@ -63,12 +67,21 @@ enum {
  */
 int filter_option(struct filter *f, int c, const char *arg);
 
-/* Is any per-thread filter (pid, tid, comm) set? */
+/* Is any per-thread filter (pid, tid, comm, host) set? */
 bool filter_has_thread(const struct filter *f);
 
 /* Does a thread with this pid, tid and comm pass? */
 bool filter_thread(const struct filter *f, uint32_t pid, uint32_t tid,
 		   const char *comm, size_t comm_len);
+
+/*
+ * Host name of @thread: its source's identity host (docs/FLEET.md), or
+ * "unknown" in a spool without identities.
+ */
+const char *filter_thread_host(const struct spulse_defs *d, uint32_t thread);
+
+/* Does a thread of host @host pass --host? */
+bool filter_host(const struct filter *f, const char *host);
 
 /* Does the module path (or "[kernel.kallsyms]"-style name) @dso match
  * --dso (exactly, or by its last path component)? */

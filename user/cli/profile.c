@@ -137,7 +137,8 @@ static int resolve_filters(struct profile *p)
 			p->thread_ok[i] =
 				spulse_defs_thread(p->defs, i, &t) == 0 &&
 				filter_thread(f, t.pid, t.tid, t.comm,
-					      t.comm_len);
+					      t.comm_len) &&
+				filter_host(f, filter_thread_host(p->defs, i));
 		}
 	}
 	if (f->frames) {

@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filter.h"
 #include "sort.h"
 
 static const char *const key_names[SORT_NKEYS] = {
 	[SORT_SYM] = "sym", [SORT_DSO] = "dso", [SORT_COMM] = "comm",
 	[SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_SRCLINE] = "srcline",
+	[SORT_HOST] = "host",
 };
 
 const char *sort_key_name(int key)
@@ -33,7 +35,7 @@ int sort_parse(struct sort_spec *s, const char *arg)
 				break;
 		if (k == SORT_NKEYS) {
 			fprintf(stderr, "spulse: --sort: unknown key '%.*s' "
-				"(keys: sym, dso, comm, pid, tid, srcline, "
+				"(keys: sym, dso, comm, pid, tid, srcline, host, "
 				"comma-separated)\n", (int)len, c);
 			return EXIT_USAGE;
 		}
@@ -60,7 +62,8 @@ bool sort_has(const struct sort_spec *s, int key)
 
 static bool is_thread_key(int k)
 {
-	return k == SORT_COMM || k == SORT_PID || k == SORT_TID;
+	return k == SORT_COMM || k == SORT_PID || k == SORT_TID ||
+	       k == SORT_HOST;
 }
 
 bool sort_needs_thread(const struct sort_spec *s)
@@ -198,6 +201,9 @@ static int64_t thread_part(struct sort_table *t, uint32_t thread)
 		case SORT_TID:
 			snprintf(tmp, sizeof(tmp), "%u", th.tid);
 			put_part(&k, tmp);
+			break;
+		case SORT_HOST:
+			put_part(&k, filter_thread_host(t->p->defs, thread));
 			break;
 		}
 	}
@@ -395,6 +401,9 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 		return "?";
 	if (key == SORT_COMM)
 		snprintf(buf, len, "%.*s", (int)th.comm_len, th.comm);
+	else if (key == SORT_HOST)
+		snprintf(buf, len, "%s", filter_thread_host(t->p->defs,
+							    r->thread));
 	else
 		snprintf(buf, len, "%u", key == SORT_PID ? th.pid : th.tid);
 	return buf;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Report rows keyed by --sort keys (sym, dso, comm, pid, tid, srcline,
+ * Report rows keyed by --sort keys (sym, dso, comm, pid, tid, srcline, host,
  * comma-combined): self and total weight per row, aggregated once per
  * (stack, thread) cell of a counted profile, never per sample. Shared by
  * spulse report and spulse diff.
@@ -22,6 +22,7 @@ enum sort_key {
 	SORT_PID,
 	SORT_TID,
 	SORT_SRCLINE,	/* file:line of the frame address (sym_frame) */
+	SORT_HOST,	/* the thread's host (identity, docs/FLEET.md) */
 	SORT_NKEYS
 };
 
