@@ -51,6 +51,10 @@ struct drain {
 	int out_fd;			/* spool fd until the Recorder owns it */
 	struct spulse_recorder *rec;
 	uint64_t base_us;		/* spool start_us */
+	/* who records: written after the header of the spool and each dump */
+	struct spulse_identity ident;
+	char ident_buf[1024];
+	bool have_ident;
 
 	struct drain_input meta;
 	bool have_meta;
@@ -364,22 +368,72 @@ static int new_generation(struct drain *d)
 	return 0;
 }
 
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * This host's identity (FORMAT.md 3.10 kind 4) for a spool starting at
+ * @start_us; a failure is logged and the spool has no identity.
+ * SPULSE_RECORDING_ID (32 hex digits) replaces the random recording id, so
+ * that two runs on the same input write the same bytes (tests).
+ */
+static void make_identity(struct drain *d, uint64_t start_us)
+{
+	const char *env = getenv("SPULSE_RECORDING_ID");
+	uint8_t rid[16];
+	int ret = spulse_identity_local(&d->ident, start_us, d->ident_buf,
+					sizeof(d->ident_buf));
+	int i, hi, lo;
+
+	d->have_ident = ret == 0;
+	if (ret < 0) {
+		fprintf(d->log, "spulse-drain: host identity: %s\n",
+			strerror(-ret));
+		return;
+	}
+	if (!env)
+		return;
+	for (i = 0; i < 16; i++) {
+		if (strlen(env) != 32)
+			break;
+		hi = hex_nibble(env[2 * i]);
+		lo = hex_nibble(env[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			break;
+		rid[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (i < 16)
+		fprintf(d->log, "spulse-drain: SPULSE_RECORDING_ID is not 32 "
+			"hex digits: ignored\n");
+	else
+		memcpy(d->ident.recording_id, rid, sizeof(rid));
+}
+
 /* Open the Recorder on the first stream header (meta preferred). */
 static int open_recorder(struct drain *d, const struct drain_input *in)
 {
 	struct spulse_recorder_opts ro = { .sz = sizeof(ro) };
+	struct timespec ts;
 	int ret;
 
 	ro.start_us = in ? in->start_us : 0;
 	ro.interval_us = in ? in->interval_us : 0;
+	/* the identity repeats the header's start: fix "now" here */
+	if (!ro.start_us) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ro.start_us = (uint64_t)ts.tv_sec * 1000000 +
+			      (uint64_t)ts.tv_nsec / 1000;
+	}
+	make_identity(d, ro.start_us);
 	if (d->flight) {
-		struct timespec ts;
-
-		if (!ro.start_us) {
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ro.start_us = (uint64_t)ts.tv_sec * 1000000 +
-				      (uint64_t)ts.tv_nsec / 1000;
-		}
 		d->base_us = ro.start_us;
 		d->interval_us = ro.interval_us;
 		ret = new_generation(d);
@@ -397,6 +451,14 @@ static int open_recorder(struct drain *d, const struct drain_input *in)
 	}
 	d->out_fd = -1;
 	d->base_us = in ? in->start_us : 0;
+	if (d->have_ident) {
+		ret = spulse_rec_identity(d->rec, &d->ident, NULL);
+		if (ret < 0) {
+			fprintf(d->log, "spulse-drain: %s: identity record: %s\n",
+				d->o.output, strerror(-ret));
+			return ret;
+		}
+	}
 	return 0;
 }
 
