@@ -3,11 +3,17 @@
  * /proc/kallsyms parser: "ADDR TYPE NAME[\t[MODULE]]" lines. Only text
  * symbols (t, T, w, W) with a non-zero address are kept (an all-zero file
  * comes from kptr_restrict and resolves nothing).
+ *
+ * Cost (a 5 MB, 120k-line host file): the file is read whole into one
+ * buffer kept in struct kallsyms and parsed in place: names and module
+ * names are NUL-terminated inside it, no allocation per line. The kernel
+ * writes the image and each module in address order, so the symbols are
+ * sorted by a natural merge of their ascending runs: no work at all when
+ * the file is sorted, O(n log runs) otherwise.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,52 +21,205 @@
 
 #include "kallsyms.h"
 
-static int cmp_ksym(const void *a, const void *b)
+/* Read all of @fd (st_size is 0 for /proc/kallsyms itself); NUL-ended. */
+static int read_all(int fd, size_t hint, char **out, size_t *len)
 {
-	const struct ksym *x = a, *y = b;
+	size_t cap = hint + 1 > 65536 ? hint + 1 : 65536, n = 0;
+	char *buf = malloc(cap);
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = -errno;
+
+			free(buf);
+			return e;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
 }
 
-static int parse_line(char *line, struct ksym *out)
+static int hexval(unsigned char c)
 {
-	char *end, *type, *name, *mod;
-	unsigned long long addr;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
 
-	addr = strtoull(line, &end, 16);
-	if (end == line || (*end != ' ' && *end != '\t'))
-		return 0;
-	type = strtok(end, " \t\n");
-	name = strtok(NULL, " \t\n");
-	mod = strtok(NULL, " \t\n");
-	if (!type || !name || !addr || strlen(type) != 1 ||
-	    !strchr("tTwW", type[0]))
-		return 0;
-	out->addr = addr;
-	out->name = strdup(name);
-	out->module = NULL;
-	if (mod && mod[0] == '[') {
-		size_t len = strlen(mod);
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
 
-		if (len > 2 && mod[len - 1] == ']') {
-			mod[len - 1] = 0;
-			out->module = strdup(mod + 1);
+/* One line [p, end) (end is its '\n' or the buffer's NUL): 1 and @out
+ * filled when it is a text symbol, else 0. Writes NULs into the line. */
+static int parse_line(char *p, char *end, struct ksym *out)
+{
+	uint64_t addr = 0;
+	char *name, *mod = NULL;
+	char type;
+	int digits = 0, h;
+
+	while (p < end && (h = hexval((unsigned char)*p)) >= 0) {
+		if (++digits > 16)
+			return 0;
+		addr = addr << 4 | (uint64_t)h;
+		p++;
+	}
+	if (!digits || p == end || !is_blank(*p) || !addr)
+		return 0;
+	while (p < end && is_blank(*p))
+		p++;
+	if (p + 1 >= end || !is_blank(p[1]))
+		return 0;
+	type = *p;
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	p += 2;
+	while (p < end && is_blank(*p))
+		p++;
+	if (p == end || *p == '\r')
+		return 0;
+	name = p;
+	while (p < end && !is_blank(*p) && *p != '\r')
+		p++;
+	if (p < end) {
+		*p++ = 0;
+		while (p < end && is_blank(*p))
+			p++;
+		if (p < end && *p == '[') {
+			char *m = ++p;
+
+			while (p < end && !is_blank(*p) && *p != '\r')
+				p++;
+			if (p - m > 1 && p[-1] == ']') {
+				p[-1] = 0;
+				mod = m;
+			}
 		}
 	}
-	if (!out->name)
-		return -ENOMEM;
+	/* the name may run to the line's end: end the line there */
+	*end = 0;
+	out->addr = addr;
+	out->name = name;
+	out->module = mod;
 	return 1;
+}
+
+/* Address order; equal addresses in file order (names point into the
+ * buffer, so their pointers are the file order) until tie_names(). */
+static bool ksym_before(const struct ksym *x, const struct ksym *y)
+{
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	return x->name < y->name;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* Natural merge sort: merge neighbouring ascending runs until one is left. */
+static int sort_syms(struct kallsyms *k)
+{
+	struct ksym *a = k->syms, *b = NULL;
+	size_t n = k->n, i;
+
+	for (i = 1; i < n && !ksym_before(&a[i], &a[i - 1]); i++)
+		;
+	if (i >= n)
+		return 0;
+	b = malloc(n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		size_t runs = 0, lo = 0;
+
+		while (lo < n) {
+			size_t mid = lo + 1, hi, x, y, o = lo;
+
+			while (mid < n && !ksym_before(&a[mid], &a[mid - 1]))
+				mid++;
+			hi = mid < n ? mid + 1 : n;
+			while (hi < n && !ksym_before(&a[hi], &a[hi - 1]))
+				hi++;
+			for (x = lo, y = mid; x < mid || y < hi;)
+				b[o++] = y >= hi || (x < mid &&
+					 !ksym_before(&a[y], &a[x])) ? a[x++]
+								     : a[y++];
+			runs++;
+			lo = hi;
+		}
+		{
+			struct ksym *t = a;
+
+			a = b;
+			b = t;
+		}
+		if (runs == 1)
+			break;
+	}
+	if (a != k->syms) {
+		memcpy(k->syms, a, n * sizeof(*a));
+		b = a;
+	}
+	free(b);
+	return 0;
+}
+
+/* Of several symbols at one address, lookups return the last: order each
+ * such group by name so that the pick never depends on the file's order. */
+static void tie_names(struct kallsyms *k)
+{
+	size_t i = 0, j;
+
+	while (i < k->n) {
+		for (j = i + 1; j < k->n && k->syms[j].addr == k->syms[i].addr;
+		     j++)
+			;
+		if (j - i > 1)
+			qsort(&k->syms[i], j - i, sizeof(*k->syms), cmp_name);
+		i = j;
+	}
 }
 
 int kallsyms_load(const char *path, struct kallsyms *k)
 {
-	size_t cap = 0, linecap = 0;
-	char *line = NULL;
+	size_t len = 0, cap, lines = 0;
+	char *p, *end;
 	struct stat st;
-	FILE *f;
-	int rc = 0, fd;
+	int rc, fd;
 
 	memset(k, 0, sizeof(*k));
 	/* never block (a FIFO), regular files only */
@@ -71,41 +230,29 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 		close(fd);
 		return -EINVAL;
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -errno;
+	rc = read_all(fd, (size_t)st.st_size, &k->buf, &len);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	for (p = k->buf; (p = memchr(p, '\n', len - (size_t)(p - k->buf)));
+	     p++)
+		lines++;
+	cap = lines + 1;
+	k->syms = malloc(cap * sizeof(*k->syms));
+	if (!k->syms)
+		return -ENOMEM;
+	for (p = k->buf; p < k->buf + len; p = end + 1) {
+		end = memchr(p, '\n', len - (size_t)(p - k->buf));
+		if (!end)
+			end = k->buf + len;
+		if (parse_line(p, end, &k->syms[k->n]))
+			k->n++;
 	}
-	while (getline(&line, &linecap, f) > 0) {
-		struct ksym s;
-		int r = parse_line(line, &s);
-
-		if (r < 0) {
-			rc = r;
-			break;
-		}
-		if (!r)
-			continue;
-		if (k->n == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct ksym *ns = realloc(k->syms, ncap * sizeof(*ns));
-
-			if (!ns) {
-				free(s.name);
-				free(s.module);
-				rc = -ENOMEM;
-				break;
-			}
-			k->syms = ns;
-			cap = ncap;
-		}
-		k->syms[k->n++] = s;
-	}
-	free(line);
-	fclose(f);
-	if (!rc && k->n)
-		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
-	for (size_t i = 0; !rc && i < k->n; i++) {
+	rc = sort_syms(k);
+	if (rc < 0)
+		return rc;
+	tie_names(k);
+	for (size_t i = 0; i < k->n; i++) {
 		if (k->syms[i].module)
 			continue;
 		if (!strcmp(k->syms[i].name, "_stext"))
@@ -113,14 +260,14 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 		else if (!strcmp(k->syms[i].name, "_etext"))
 			k->etext = k->syms[i].addr;
 	}
-	return rc;
+	return 0;
 }
 
 static bool same_owner(const struct ksym *a, const struct ksym *b)
 {
 	if (!a->module || !b->module)
 		return !a->module && !b->module;
-	return !strcmp(a->module, b->module);
+	return a->module == b->module || !strcmp(a->module, b->module);
 }
 
 /* @i: the symbol with the greatest address <= @addr; is @addr inside? */
@@ -159,12 +306,7 @@ const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr)
 
 void kallsyms_free(struct kallsyms *k)
 {
-	size_t i;
-
-	for (i = 0; i < k->n; i++) {
-		free(k->syms[i].name);
-		free(k->syms[i].module);
-	}
 	free(k->syms);
+	free(k->buf);
 	memset(k, 0, sizeof(*k));
 }

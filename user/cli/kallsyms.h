@@ -8,13 +8,14 @@
 
 struct ksym {
 	uint64_t addr;
-	char *name;
-	char *module;		/* NULL for the kernel image */
+	char *name;		/* inside kallsyms.buf */
+	char *module;		/* NULL for the kernel image; inside .buf */
 };
 
 struct kallsyms {
 	struct ksym *syms;	/* text symbols sorted by address */
 	size_t n;
+	char *buf;		/* the file; names point into it */
 	uint64_t stext, etext;	/* _stext/_etext of the image, 0 unknown */
 };
 
@@ -22,8 +23,9 @@ struct kallsyms {
  * when the file has no _etext) an address may lie and still belong to it. */
 #define KSYM_TAIL_MAX	0x100000ULL
 
-/* Load @path (opened O_NONBLOCK; -EINVAL when not a regular file); 0 or a
- * negative errno. Free with kallsyms_free() always. */
+/* Load @path (opened O_NONBLOCK; -EINVAL when not a regular file): read
+ * whole, parsed in place, sorted only when the file is not (merge of its
+ * ascending runs). 0 or a negative errno. Free with kallsyms_free() always. */
 int kallsyms_load(const char *path, struct kallsyms *k);
 
 /*

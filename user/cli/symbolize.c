@@ -40,7 +40,8 @@ struct frame_entry {
 struct symbolizer {
 	const struct spulse_defs *defs;
 	struct kallsyms ksyms;
-	bool have_ksyms;
+	char *ksyms_path;		/* loaded on the first kernel frame */
+	bool have_ksyms, ksyms_tried;
 	struct strtab modkeys;		/* "escaped path\tbuild-id" -> mods[] */
 	struct mod_entry *mods;
 	size_t nmods, mods_cap;
@@ -188,17 +189,29 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 		symbolizer_free(s);
 		return NULL;
 	}
-	if (kallsyms) {
-		int rc = kallsyms_load(kallsyms, &s->ksyms);
-
-		if (rc < 0)
-			fprintf(stderr, "spulse: %s: %s (kernel frames stay hex)\n",
-				kallsyms, rc == -EINVAL ? "not a regular file"
-							: strerror(-rc));
-		else
-			s->have_ksyms = true;
+	if (kallsyms && !(s->ksyms_path = strdup(kallsyms))) {
+		symbolizer_free(s);
+		return NULL;
 	}
 	return s;
+}
+
+/* The kallsyms file is read on the first kernel frame: spools without
+ * kernel frames never pay for it. */
+static void load_ksyms(struct symbolizer *s)
+{
+	int rc;
+
+	s->ksyms_tried = true;
+	if (!s->ksyms_path)
+		return;
+	rc = kallsyms_load(s->ksyms_path, &s->ksyms);
+	if (rc < 0)
+		fprintf(stderr, "spulse: %s: %s (kernel frames stay hex)\n",
+			s->ksyms_path, rc == -EINVAL ? "not a regular file"
+						     : strerror(-rc));
+	else
+		s->have_ksyms = true;
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -220,6 +233,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->jits);
 	sym_dwfl_opts_fini(&s->dopts);
 	kallsyms_free(&s->ksyms);
+	free(s->ksyms_path);
 	strtab_free(&s->modkeys);
 	strtab_free(&s->labels);
 	strtab_free(&s->strs);
@@ -541,7 +555,7 @@ static int set_label(struct symbolizer *s, struct sym_frame *sf,
 }
 
 static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
-			  struct sym_frame *sf, char *buf, size_t cap)
+			  struct sym_frame *sf, char **lbl)
 {
 	struct spulse_module m;
 	struct mod_entry *e;
@@ -570,41 +584,46 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 	}
 	brackets = sf->dso[0] == '[';
 	if (sf->func)
-		snprintf(buf, cap, "%s", sf->func);
-	else
-		snprintf(buf, cap, brackets ? "0x%llx %s" : "0x%llx [%s]",
-			 (unsigned long long)f->addr, sf->dso);
-	return 0;
+		*lbl = strdup(sf->func);
+	else if (asprintf(lbl, brackets ? "0x%llx %s" : "0x%llx [%s]",
+			  (unsigned long long)f->addr, sf->dso) < 0)
+		*lbl = NULL;
+	return *lbl ? 0 : -ENOMEM;
 }
 
 static int resolve_kernel(struct symbolizer *s, const struct spulse_frame *f,
-			  struct sym_frame *sf, char *buf, size_t cap)
+			  struct sym_frame *sf, char **lbl)
 {
 	const struct ksym *k = NULL;
 
 	sf->dso = "[kernel.kallsyms]";
+	if (!s->ksyms_tried)
+		load_ksyms(s);
 	if (s->have_ksyms)
 		k = kallsyms_lookup(&s->ksyms, f->addr);
-	if (!k) {
-		snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
+	if (!k)
 		return 0;
-	}
 	sf->func = k->name;
 	sf->func_off = f->addr - k->addr;
 	if (k->module) {
-		snprintf(buf, cap, "[%s]", k->module);
-		sf->dso = intern(s, buf);
+		char *d;
+
+		if (asprintf(&d, "[%s]", k->module) < 0)
+			return -ENOMEM;
+		sf->dso = intern(s, d);
+		free(d);
 		if (!sf->dso)
 			return -ENOMEM;
 	}
-	snprintf(buf, cap, "%s", k->name);
-	return 0;
+	*lbl = strdup(k->name);
+	return *lbl ? 0 : -ENOMEM;
 }
 
 static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 {
 	struct spulse_frame f;
-	char buf[1024];
+	char hex[32], *lbl = NULL;
+	const char *text = hex;
 	int rc = 0;
 
 	if (spulse_defs_frame(s->defs, id, &f) < 0)
@@ -615,14 +634,14 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 	sf->dso = "[unknown]";
 	switch (f.kind) {
 	case SPULSE_FRAME_MODULE:
-		rc = resolve_module(s, &f, sf, buf, sizeof(buf));
+		rc = resolve_module(s, &f, sf, &lbl);
 		break;
 	case SPULSE_FRAME_KERNEL:
-		rc = resolve_kernel(s, &f, sf, buf, sizeof(buf));
+		rc = resolve_kernel(s, &f, sf, &lbl);
 		break;
 	case SPULSE_FRAME_TRUNCATED:
 		sf->dso = "";
-		snprintf(buf, sizeof(buf), "[truncated]");
+		text = "[truncated]";
 		break;
 	case SPULSE_FRAME_USER: {
 		const struct jit_map *map = NULL;
@@ -634,19 +653,23 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 			if (!sf->func || !sf->dso)
 				return -ENOMEM;
 			sf->func_off = f.addr - j->start;
-			snprintf(buf, sizeof(buf), "%s", sf->func);
+			text = sf->func;
 			break;
 		}
 	}
 		/* fall through */
 	default:
-		snprintf(buf, sizeof(buf), "0x%llx",
-			 (unsigned long long)f.addr);
 		break;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		free(lbl);
 		return rc;
-	return set_label(s, sf, buf);
+	}
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)f.addr);
+	/* whole names, whatever their length (C++ templates run to KBs) */
+	rc = set_label(s, sf, lbl ? lbl : text);
+	free(lbl);
+	return rc;
 }
 
 const struct sym_frame *symbolizer_frame(struct symbolizer *s, uint32_t id)
