@@ -241,6 +241,46 @@ EOT
 		! grep -q "_etext\|kfn_a" "$WORK/out"
 }
 
+# Names longer than any fixed buffer (2500 bytes; C++ templates get there)
+# stay whole: two functions that differ only in their last bytes are two
+# report rows, two folded stacks and two flame boxes.
+cli_long_names_stay_whole() {
+	local base r1 r2 n
+	base=$(printf 'f%.0s' $(seq 1 2500))
+	printf 'int %s_one(int x) { return x + 1; }\nint %s_two(int x) { return x * 3; }\n' \
+		"$base" "$base" >"$WORK/long.c"
+	cc -O1 -fPIC -shared -o "$WORK/long.so" "$WORK/long.c" || return 1
+	r1=$(rel_of "$WORK/long.so" "${base}_one") || return 1
+	r2=$(rel_of "$WORK/long.so" "${base}_two") || return 1
+	"$SPOOLGEN" >"$WORK/l.spulse" <<EOT || return 1
+# header start_us=1700000000000000 interval_us=1000
+module id=0 pid=100 start=0x7f0000000000 end=0x7f0010000000 file_offset=0x0 path=$WORK/long.so build_id=
+frame id=0 kind=module module=0 rel=$r1
+frame id=1 kind=module module=0 rel=$r2
+stack id=0 parent=root frame=0
+stack id=1 parent=root frame=1
+thread id=0 pid=100 tid=100 comm=t
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=1
+sample dt_ns=1000 thread=0 stack=1
+EOT
+	timeout 30 "$SP" report "$WORK/l.spulse" >"$WORK/out" || return 1
+	# whole names: 1 + 2500 + 4 bytes, the row ends with them
+	grep -Eq "^ *33\.33% +1 .* ${base}_one \[" "$WORK/out" ||
+		{ echo "no _one row"; head -c 600 "$WORK/out"; return 1; }
+	grep -Eq "^ *66\.67% +2 .* ${base}_two \[" "$WORK/out" ||
+		{ echo "no _two row"; head -c 600 "$WORK/out"; return 1; }
+	timeout 30 "$SP" flame "$WORK/l.spulse" --folded >"$WORK/folded" ||
+		return 1
+	n=$(grep -Ec "(^|;)${base}_(one 1|two 2)$" "$WORK/folded")
+	[ "$n" = 2 ] || { echo "folded: $n of 2 stacks"; return 1; }
+	timeout 30 "$SP" flame "$WORK/l.spulse" -o "$WORK/l.svg" || return 1
+	grep -q "${base}_one" "$WORK/l.svg" && grep -q "${base}_two" "$WORK/l.svg" ||
+		{ echo "svg lacks a whole name"; return 1; }
+	n=$(grep -Eo "<title>${base}_(one|two)[^<]*" "$WORK/l.svg" | sort -u | wc -l)
+	[ "$n" = 2 ] || { echo "svg: $n distinct boxes, wanted 2"; return 1; }
+}
+
 for SP in "${spulses[@]}"; do
 	export SP
 	fl=$(flavour_of "$SP")
