@@ -46,8 +46,16 @@ test_top_window_keeps_only_the_last_seconds() {
 
 test_top_errors_and_usage() {
 	build_known || return 1
-	expect_rc 2 "$SP" top || return 1
-	grep -q 'FILE is required' err || die "no-file message" || return 1
+	# no FILE: top records by itself; a recorder that fails before any
+	# spool exits 1 with its status and output (never the real recorder
+	# here: it would load spulse.ko into the host kernel)
+	printf '#!/bin/sh\necho "fake recorder: no module" >&2\nexit 3\n' >fail_rec
+	chmod +x fail_rec
+	SPULSE_TOP_RECORD_CMD=$PWD/fail_rec expect_rc 1 "$SP" top -p 1 || return 1
+	grep -q 'recorder exited (status 3) before writing a spool' err &&
+		grep -q 'fake recorder: no module' err ||
+		die "failed recorder: $(cat err)" || return 1
+	expect_rc 2 "$SP" top a.spulse b.spulse || return 1
 	expect_rc 2 "$SP" top -w 0 known.spulse || return 1
 	expect_rc 2 "$SP" top -i 0.001 known.spulse || return 1
 	expect_rc 2 "$SP" top -n 0 known.spulse || return 1
@@ -99,6 +107,49 @@ test_top_live_screen_follows_the_writer_in_tmux() {
 	[ "$(cat rc 2>/dev/null)" = rc=0 ] || die "q: $(cat rc 2>/dev/null)" ||
 		return 1
 	[ -f tty ] || die "terminal modes not restored"
+}
+
+# spulse top -p PID with no FILE records by itself: a fake recorder
+# (SPULSE_TOP_RECORD_CMD, given the arguments spulse record would get)
+# runs top_writer into top's private temp file; the screen shows its
+# functions, q stops both, the recorder is reaped and the file removed.
+test_top_records_by_itself_and_q_stops_both() {
+	local sock=spulse-top-$$-$RANDOM i seen="" path rpid
+	local tm="tmux -L $sock -f /dev/null"
+	cp "$TOP_WRITER" ./top_writer || return 1
+	cat >fake_rec <<EOT
+#!/bin/sh
+echo "\$*" >$WORK/rec.args
+echo \$\$ >$WORK/rec.pid
+while [ \$# -gt 0 ]; do [ "\$1" = -o ] && out=\$2; shift; done
+exec $WORK/top_writer "\$out" alpha:600
+EOT
+	chmod +x fake_rec
+	$tm new-session -d -x 110 -y 20 -s t "sh -c 'SPULSE_TOP_RECORD_CMD=$WORK/fake_rec $SP top -p 4242 -w 1 -i 0.2; echo rc=\$? >$WORK/rc; sleep 30'" ||
+		die "tmux failed" || return 1
+	for i in $(seq 1 100); do
+		$tm capture-pane -p -t t >screen 2>/dev/null
+		[ "$(top_first screen)" = top_alpha ] && seen=1 && break
+		sleep 0.1
+	done
+	$tm send-keys -t t q
+	for i in $(seq 1 100); do
+		[ -f rc ] && break
+		sleep 0.1
+	done
+	$tm kill-server 2>/dev/null
+	[ -n "$seen" ] || die "top_alpha never shown: $(cat screen)" || return 1
+	grep -q '^spulse top .*/spulse-top\.[^/]*/top\.spulse: ' screen ||
+		die "header: $(head -1 screen)" || return 1
+	[ "$(cat rc 2>/dev/null)" = rc=0 ] || die "q: $(cat rc 2>/dev/null)" ||
+		return 1
+	read -r _ _ path _ <rec.args
+	grep -Eqx 'record -o [^ ]*/spulse-top\.[^/ ]*/top\.spulse -p 4242' rec.args ||
+		die "recorder args: $(cat rec.args)" || return 1
+	rpid=$(cat rec.pid)
+	! kill -0 "$rpid" 2>/dev/null || { kill "$rpid"; die "recorder $rpid still runs"; return 1; }
+	[ ! -e "$path" ] && [ ! -e "$(dirname "$path")" ] ||
+		die "temp dir left: $(ls -la "$(dirname "$path")")"
 }
 else
 	echo "note: spulse top terminal test not run (needs tmux and $TOP_WRITER)" >&2

@@ -13,8 +13,16 @@
  * (batch mode, as top -b). The symbolizer is rebuilt when the spool has
  * defined new frames or modules since the last refresh (it sizes its
  * caches by the definitions it saw when made).
+ *
+ * With no FILE, top records by itself: it spawns `spulse record -o TMP
+ * [-p PID]` (this binary, /proc/self/exe; SPULSE_TOP_RECORD_CMD names
+ * another program taking the same arguments, for tests) into a private
+ * mkdtemp directory, tails TMP, and on quit stops the recorder with SIGTERM
+ * (SIGKILL after 10 s), reaps it and removes the directory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
@@ -22,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +47,7 @@ static const char top_help[] =
 "\n"
 "SYNOPSIS\n"
 "    spulse top [-p PID,..] [-n N] [-w SECONDS] [-i SECONDS]\n"
-"               [--iterations N] [--kallsyms PATH] [--symfs DIR] FILE\n"
+"               [--iterations N] [--kallsyms PATH] [--symfs DIR] [FILE]\n"
 "\n"
 "DESCRIPTION\n"
 "    Follows FILE as spulse record, spulse-drain or any libspulse Recorder\n"
@@ -55,8 +65,15 @@ static const char top_help[] =
 "    restores the terminal. Otherwise (a pipe, a file) every refresh is\n"
 "    printed as one block, ending with an empty line.\n"
 "\n"
-"    spulse top needs FILE: recording by itself (spulse top -p PID with no\n"
-"    file) is not built; run spulse record -o FILE in another terminal.\n"
+"    Without FILE, top records by itself: it runs spulse record -o TMP\n"
+"    (with -p PID when exactly one PID is given; else the whole system,\n"
+"    filtered by --pid) in the background, TMP being a file in a private\n"
+"    directory made by mkdtemp under $TMPDIR (default /tmp), and follows\n"
+"    TMP. The recorder needs what spulse record needs (root, spulse.ko);\n"
+"    its messages go to a log in that directory, printed when it fails.\n"
+"    On quit the recorder is stopped with SIGTERM (as Ctrl-C stops\n"
+"    spulse record; SIGKILL after 10 s), waited for, and the directory\n"
+"    with TMP and its sidecars is removed.\n"
 "\n"
 "OPTIONS\n"
 "    -p, --pid PID,..    only samples of these processes\n"
@@ -73,10 +90,12 @@ static const char top_help[] =
 "    spulse top app.spulse\n"
 "    spulse top -w 2 -i 0.5 -n 15 app.spulse\n"
 "    spulse top --iterations 1 app.spulse     (one block, then exit)\n"
+"    spulse top -p 1234                       (records pid 1234 itself)\n"
 "\n"
 "EXIT STATUS\n"
 "    0 quit by q, ^C or --iterations, 1 unreadable or corrupt FILE (the\n"
-"    error names the byte offset), 2 usage error.\n";
+"    error names the byte offset) or the recorder (no FILE) failed,\n"
+"    2 usage error.\n";
 
 struct top_sample {
 	int64_t time_ns;
@@ -346,9 +365,11 @@ static int top_draw(struct top *t)
 		}
 		t->label_cap = nc;
 	}
-	memset(t->self, 0, t->label_cap * sizeof(*t->self));
-	memset(t->incl, 0, t->label_cap * sizeof(*t->incl));
-	memset(t->stamp, 0xff, t->label_cap * sizeof(*t->stamp));
+	if (t->label_cap) {	/* none yet: a spool just begun */
+		memset(t->self, 0, t->label_cap * sizeof(*t->self));
+		memset(t->incl, 0, t->label_cap * sizeof(*t->incl));
+		memset(t->stamp, 0xff, t->label_cap * sizeof(*t->stamp));
+	}
 	for (i = 0; i < nstacks; i++) {
 		struct spulse_stack s;
 		uint64_t c = t->stack_count[i];
@@ -433,6 +454,182 @@ static bool wait_key(struct top *t, bool tty_in)
 	return false;
 }
 
+/* ---- recording by itself (no FILE) --------------------------------- */
+
+struct rec {
+	pid_t pid;		/* the recorder, 0 none */
+	char *dir, *file, *log;
+};
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d))) {
+			char *p;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (asprintf(&p, "%s/%s", dir, e->d_name) >= 0) {
+				unlink(p);
+				free(p);
+			}
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Spawn the recorder into a private directory; 0 or EXIT_INVALID. */
+static int rec_start(struct rec *r, const struct top *t)
+{
+	const char *tmp = getenv("TMPDIR"), *cmd = getenv("SPULSE_TOP_RECORD_CMD");
+	char pidbuf[16], *argv[8];
+	int n = 0, fd;
+
+	if (asprintf(&r->dir, "%s/spulse-top.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		r->dir = NULL;
+		return EXIT_INVALID;
+	}
+	if (!mkdtemp(r->dir)) {
+		fprintf(stderr, "spulse top: mkdtemp %s: %s\n", r->dir,
+			strerror(errno));
+		free(r->dir);
+		r->dir = NULL;
+		return EXIT_INVALID;
+	}
+	if (asprintf(&r->file, "%s/top.spulse", r->dir) < 0 ||
+	    asprintf(&r->log, "%s/record.log", r->dir) < 0)
+		return EXIT_INVALID;
+	argv[n++] = cmd && *cmd ? (char *)cmd : "spulse";
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = r->file;
+	if (t->npids == 1) {
+		snprintf(pidbuf, sizeof(pidbuf), "%u", t->pids[0]);
+		argv[n++] = "-p";
+		argv[n++] = pidbuf;
+	}
+	argv[n] = NULL;
+	fflush(NULL);
+	r->pid = fork();
+	if (r->pid < 0) {
+		r->pid = 0;
+		fprintf(stderr, "spulse top: fork: %s\n", strerror(errno));
+		return EXIT_INVALID;
+	}
+	if (!r->pid) {
+		/* own process group: the terminal's ^C reaches top only, and
+		 * top stops the recorder; no terminal input or output */
+		setpgid(0, 0);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0)
+			dup2(fd, STDIN_FILENO);
+		fd = open(r->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if (cmd && *cmd)
+			execvp(cmd, argv);
+		else
+			execv("/proc/self/exe", argv);
+		fprintf(stderr, "spulse top: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	setpgid(r->pid, r->pid);
+	return EXIT_OK;
+}
+
+static void rec_print_log(const struct rec *r)
+{
+	char buf[4096];
+	FILE *f = fopen(r->log, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(f);
+}
+
+/* Has the recorder exited? Its status goes to *status. */
+static bool rec_exited(struct rec *r, int *status)
+{
+	if (!r->pid)
+		return true;
+	if (waitpid(r->pid, status, WNOHANG) == r->pid) {
+		r->pid = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Stop and reap the recorder (SIGTERM, SIGKILL after 10 s), remove TMP. */
+static void rec_stop(struct rec *r)
+{
+	int status, i;
+
+	if (r->pid) {
+		kill(r->pid, SIGTERM);
+		for (i = 0; i < 1000 && waitpid(r->pid, &status, WNOHANG) == 0;
+		     i++) {
+			struct timespec ts = { 0, 10000000L };
+
+			nanosleep(&ts, NULL);
+		}
+		if (i == 1000) {
+			kill(r->pid, SIGKILL);
+			waitpid(r->pid, &status, 0);
+		}
+		r->pid = 0;
+	}
+	if (r->dir)
+		rm_tree(r->dir);
+	free(r->dir);
+	free(r->file);
+	free(r->log);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Wait (up to 60 s, q or ^C) until the recorder's spool has a header. */
+static int rec_open(struct rec *r, struct top *t,
+		    const struct spulse_read_opts *ro, struct spulse_error *err)
+{
+	int rc = -ENOENT, status = 0, i;
+
+	for (i = 0; i < 600 && !stop; i++) {
+		struct timespec ts = { 0, 100000000L };
+
+		if (!access(r->file, F_OK)) {
+			rc = spulse_tail_open(r->file, ro, &t->tail, err);
+			if (rc == 0)
+				return EXIT_OK;
+		}
+		if (rec_exited(r, &status)) {
+			fprintf(stderr, "spulse top: the recorder exited (%s %d) "
+				"before writing a spool; its output:\n",
+				WIFEXITED(status) ? "status" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status)
+						  : WTERMSIG(status));
+			rec_print_log(r);
+			return EXIT_INVALID;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (!stop) {
+		fprintf(stderr, "spulse top: no spool from the recorder after 60 s"
+			"; its output:\n");
+		rec_print_log(r);
+	}
+	(void)rc;
+	return EXIT_INVALID;
+}
+
 static int parse_pids(struct top *t, const char *arg)
 {
 	char *dup = strdup(arg), *tok, *save = NULL;
@@ -511,6 +708,7 @@ int cmd_top(int argc, char **argv)
 	struct spulse_error err = { 0 };
 	struct top t = { .interval = 1.0, .window_ns = 5000000000LL };
 	struct sigaction sa;
+	struct rec rec = { 0 };
 	unsigned long it = 0;
 	bool tty_in;
 	double w = 5;
@@ -567,30 +765,44 @@ int cmd_top(int argc, char **argv)
 			return cli_usage_error("top", "bad option");
 		}
 	}
-	if (argc - optind != 1) {
+	if (argc - optind > 1) {
 		top_free(&t);
-		return cli_usage_error("top", argc == optind ?
-			"FILE is required (recording from top itself is not "
-			"built: run spulse record -o FILE)" :
-			"expected exactly one FILE");
+		return cli_usage_error("top", "expected at most one FILE");
 	}
-	t.file = argv[optind];
-	rc = spulse_tail_open(t.file, &ro, &t.tail, &err);
-	if (rc < 0) {
-		cli_print_read_error(t.file, rc, &err);
-		top_free(&t);
-		return EXIT_INVALID;
-	}
-	t.defs = spulse_tail_defs(t.tail);
-	if (!t.kallsyms)
-		t.def_kallsyms = symbolizer_default_kallsyms(t.file);
-	t.tty_out = isatty(STDOUT_FILENO);
-	tty_in = isatty(STDIN_FILENO);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (argc == optind) {
+		rc = rec_start(&rec, &t);
+		if (!rc)
+			rc = rec_open(&rec, &t, &ro, &err);
+		if (rc) {
+			rec_stop(&rec);
+			top_free(&t);
+			return rc;
+		}
+		t.file = rec.file;
+	} else {
+		t.file = argv[optind];
+		rc = spulse_tail_open(t.file, &ro, &t.tail, &err);
+		if (rc < 0) {
+			cli_print_read_error(t.file, rc, &err);
+			top_free(&t);
+			return EXIT_INVALID;
+		}
+	}
+	t.defs = spulse_tail_defs(t.tail);
+	/* the recorder writes TMP.kallsyms after TMP: name it anyway (it is
+	 * read on the first kernel frame) */
+	if (!t.kallsyms && rec.file && asprintf(&t.def_kallsyms, "%s.kallsyms",
+						rec.file) < 0)
+		t.def_kallsyms = NULL;
+	else if (!t.kallsyms && !rec.file)
+		t.def_kallsyms = symbolizer_default_kallsyms(t.file);
+	t.tty_out = isatty(STDOUT_FILENO);
+	tty_in = isatty(STDIN_FILENO);
 	if (tty_in && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
 		struct termios raw = saved_tio;
 
@@ -617,5 +829,6 @@ int cmd_top(int argc, char **argv)
 	if (t.tty_out && rc == EXIT_OK)
 		fputc('\n', stdout);
 	top_free(&t);
+	rec_stop(&rec);
 	return rc;
 }
