@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -29,16 +30,43 @@ static void db_error(sqlite3 *db, const char *what)
 	fprintf(stderr, "spulse sql: %s: %s\n", what, sqlite3_errmsg(db));
 }
 
+/* Is the last error of @db "locked by another connection"? */
+static bool db_busy(sqlite3 *db)
+{
+	int rc = sqlite3_errcode(db) & 0xff;
+
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+/* Run @sql; an error is printed unless it is SQLITE_BUSY (retried). */
 static int exec(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, "spulse sql: %s\n", msg ? msg : "error");
+		if (!db_busy(db))
+			fprintf(stderr, "spulse sql: %s\n",
+				msg ? msg : "error");
 		sqlite3_free(msg);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Concurrent loads wait for each other through the busy timeout, but a
+ * few paths (a journal mode change, WAL recovery by another process)
+ * return SQLITE_BUSY at once: those are retried here for the same time.
+ */
+#define BUSY_TIMEOUT_MS	600000
+
+static bool busy_retry(sqlite3 *db, int *waited_ms)
+{
+	if (!db_busy(db) || *waited_ms >= BUSY_TIMEOUT_MS)
+		return false;
+	usleep(20000);
+	*waited_ms += 20;
+	return true;
 }
 
 static int user_version(sqlite3 *db, int *v)
@@ -69,11 +97,13 @@ static int table_count(sqlite3 *db, int *n)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* Schema check and creation; 0, -1 (printed) or -2 (busy: retry). */
+static int db_setup(sqlite3 *db, const char *path);
+
 int sql_db_open(const char *path, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
-	char ver[64];
-	int v, n;
+	int rc, waited = 0;
 
 	*out = NULL;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE |
@@ -85,47 +115,61 @@ int sql_db_open(const char *path, sqlite3 **out)
 		return -1;
 	}
 	/* concurrent loads into one database wait for each other */
-	sqlite3_busy_timeout(db, 600000);
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	while ((rc = db_setup(db, path)) == -2)
+		if (!busy_retry(db, &waited))
+			break;
+	if (rc < 0) {
+		if (rc == -2)
+			db_error(db, path);
+		sqlite3_close(db);
+		return -1;
+	}
+	*out = db;
+	return 0;
+}
+
+static int db_setup(sqlite3 *db, const char *path)
+{
+	char ver[64];
+	int v, n;
+
 	/* not a database (or another error) shows here first */
 	if (table_count(db, &n) < 0 || user_version(db, &v) < 0) {
+		if (db_busy(db))
+			return -2;
 		fprintf(stderr, "spulse sql: %s: %s\n", path,
 			sqlite3_errmsg(db));
-		goto fail;
+		return -1;
 	}
-	if (exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-		 "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;") < 0)
-		goto fail;
 	if (n && v != SQL_SCHEMA_VERSION) {
 		fprintf(stderr, "spulse sql: %s: not a spulse database of "
 			"schema version %d (user_version %d, %d objects)\n",
 			path, SQL_SCHEMA_VERSION, v, n);
-		goto fail;
+		return -1;
 	}
-	if (!n) {
-		snprintf(ver, sizeof(ver), "PRAGMA user_version=%d;",
-			 SQL_SCHEMA_VERSION);
-		if (exec(db, "BEGIN IMMEDIATE") < 0)
-			goto fail;
-		/* a concurrent creator may have won the race */
-		if (table_count(db, &n) < 0) {
+	if (exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		 "PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;") < 0)
+		return db_busy(db) ? -2 : -1;
+	if (n)
+		return 0;
+	snprintf(ver, sizeof(ver), "PRAGMA user_version=%d;",
+		 SQL_SCHEMA_VERSION);
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return db_busy(db) ? -2 : -1;
+	/* a concurrent creator may have won the race */
+	if (table_count(db, &n) < 0 ||
+	    (!n && (exec(db, sql_schema_tables) < 0 ||
+		    exec(db, sql_schema_views) < 0 || exec(db, ver) < 0)) ||
+	    exec(db, "COMMIT") < 0) {
+		bool busy = db_busy(db);
+
+		if (!busy)
 			db_error(db, path);
-			exec(db, "ROLLBACK");
-			goto fail;
-		}
-		if (!n && (exec(db, sql_schema_tables) < 0 ||
-			   exec(db, sql_schema_views) < 0 ||
-			   exec(db, ver) < 0)) {
-			exec(db, "ROLLBACK");
-			goto fail;
-		}
-		if (exec(db, "COMMIT") < 0)
-			goto fail;
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return busy ? -2 : -1;
 	}
-	*out = db;
 	return 0;
-fail:
-	sqlite3_close(db);
-	return -1;
 }
 
 /* ---- loading one spool ------------------------------------------------ */
@@ -935,7 +979,7 @@ int sql_load_spool(sqlite3 *db, const char *file,
 	struct stat sb;
 	uint32_t fresh;
 	bool in_tx = false;
-	int i, rc;
+	int i, rc, waited = 0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&l, 0, sizeof(l));
@@ -982,8 +1026,12 @@ int sql_load_spool(sqlite3 *db, const char *file,
 			goto fail;
 		}
 	}
-	if (exec(db, "BEGIN IMMEDIATE") < 0)
-		goto fail;
+	while (exec(db, "BEGIN IMMEDIATE") < 0) {
+		if (!busy_retry(db, &waited)) {
+			db_error(db, "starting the transaction");
+			goto fail;
+		}
+	}
 	in_tx = true;
 	if (find_present(&l, &fresh) < 0)
 		goto fail;
