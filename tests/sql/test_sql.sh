@@ -169,7 +169,15 @@ test_sql_hosts_per_host_rows_equal_each_report() {
 			return 1
 	done
 	[ "$(q db "SELECT count(DISTINCT recording_id), min(length(recording_id)) FROM recordings")" = "2|32" ] ||
-		die "recording ids: $(q db "SELECT * FROM recordings")"
+		die "recording ids: $(q db "SELECT * FROM recordings")" || return 1
+	# the same recordings inside a merged spool are not added again
+	"$SP" merge --help >/dev/null 2>&1 || return 0
+	local c
+	c=$(counts db)
+	expect_rc 0 "$SP" merge -o m.spulse web2.spulse web1.spulse || return 1
+	expect_rc 0 "$SP" sql db m.spulse || return 1
+	grep -q "m.spulse: already in db (2 recordings)" out || die "merged re-add: $(cat out)" || return 1
+	[ "$(counts db)" = "$c" ] || die "merged spool of known recordings changed the database"
 }
 
 test_sql_corrupt_spool_reports_offset_and_changes_nothing() {
