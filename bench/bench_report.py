@@ -3,7 +3,7 @@
 """bench-report: spulse's readers against perf's on the same samples.
 
     bench_report.py --spulse BIN --perfdata-gen BIN --dir DIR
-                    [--samples N] [--runs R] [--real SPOOL]
+                    [--samples N] [--runs R] [--real SPOOL[,SPOOL...]]
 
 Spools (--spools demo,perf,synth): a real one recorded in the VM
 (--real, default demo.spulse from `make demo`, skipped when missing) and a
@@ -128,10 +128,15 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     spools = []
     if "demo" in which:
-        if a.real and os.path.exists(a.real):
-            spools.append(("real (VM demo)", a.real, None))
-        else:
-            print("note: no real spool (%s): run `make demo` first" % a.real)
+        # --real A[,B...]: the first is the demo spool, the others further
+        # VM recordings (e.g. 30 s of build/workload/gt at 999 Hz)
+        for i, real in enumerate((a.real or "").split(",")):
+            if real and os.path.exists(real):
+                spools.append(("real (VM demo)" if not i else "real (VM %d)" % i,
+                               real, None))
+            elif real:
+                print("note: no real spool (%s): %s" % (
+                    real, "run `make demo` first" if not i else "missing"))
     if "perf" in which and a.perf_cmd and a.spoolgen:
         # a real perf.data of a host program, and the spool made from it
         data = os.path.join(a.dir, "real-perf.data")

@@ -115,10 +115,13 @@ $(CLI_BENCH_DIR)/perfdata_gen: $(TOP)/bench/perfdata_gen.c $(CLI_LIB) $(CLI_HDRS
 	$(CC) $(USER_CFLAGS) -o $@ $< $(CLI_LIB)
 
 REPORT_BENCH_SPOOLS ?= demo,perf,synth
+# VM-recorded spools (comma-separated; the first is the demo's), e.g.
+# REPORT_BENCH_REAL=$(TOP)/demo.spulse,/tmp/s4-vm/bench.spulse
+REPORT_BENCH_REAL ?= $(TOP)/demo.spulse
 bench-report: $(BUILD)/spulse $(CLI_BENCH_DIR)/perfdata_gen \
 		$(BUILD)/tests/cli/spoolgen $(BUILD)/workload/gt
 	@python3 $(TOP)/bench/bench_report.py --spulse $(BUILD)/spulse \
 		--perfdata-gen $(CLI_BENCH_DIR)/perfdata_gen --dir $(CLI_BENCH_DIR) \
 		--samples $(REPORT_BENCH_SAMPLES) --runs $(REPORT_BENCH_RUNS) \
-		--real $(TOP)/demo.spulse --spools $(REPORT_BENCH_SPOOLS) \
+		--real $(REPORT_BENCH_REAL) --spools $(REPORT_BENCH_SPOOLS) \
 		--perf-cmd $(BUILD)/workload/gt --spoolgen $(BUILD)/tests/cli/spoolgen

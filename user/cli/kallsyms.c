@@ -253,7 +253,7 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 		return rc;
 	tie_names(k);
 	for (size_t i = 0; i < k->n; i++) {
-		if (k->syms[i].module)
+		if (k->syms[i].module || k->syms[i].name[0] != '_')
 			continue;
 		if (!strcmp(k->syms[i].name, "_stext"))
 			k->stext = k->syms[i].addr;
