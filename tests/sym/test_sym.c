@@ -24,6 +24,7 @@
 
 #include <libspulse.h>
 
+#include "../../user/cli/kallsyms.h"
 #include "../../user/cli/symbolize.h"
 #include "../../user/drain/kallsyms_copy.h"
 
@@ -855,6 +856,103 @@ static void test_kernel_bounded_by_text_and_modules(void)
 	free(ks);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Lines out of address order (modules listed in any order, an image
+ * written backwards): sorted by the merge, lookups as for a sorted file. */
+static void test_kallsyms_unsorted_file_is_sorted(void)
+{
+	char *ks = fmt("%s/kallsyms.unsorted", work);
+	const struct ksym *a;
+	struct kallsyms k;
+	int rc;
+
+	write_file(ks, "ffffffffc0002000 t m2_fn\t[m2]\n"
+		       "ffffffffc0001000 t m1_fn\t[m1]\n"
+		       "ffffffff81000300 T kfn_c\n"
+		       "ffffffff81000200 t kfn_b\n"
+		       "ffffffff81000100 T kfn_a\n"
+		       "ffffffff81000000 T _stext\n"
+		       "ffffffff81000150 D not_text\n"
+		       "ffffffff82000000 T _etext\n");
+	rc = kallsyms_load(ks, &k);
+	CHECK(rc == 0 && k.n == 7, "rc %d n %zu", rc, k.n);
+	for (size_t i = 1; i < k.n; i++)
+		CHECK(k.syms[i - 1].addr <= k.syms[i].addr, "order at %zu", i);
+	CHECK(k.stext == 0xffffffff81000000ULL && k.etext == 0xffffffff82000000ULL,
+	      "stext/etext");
+	a = kallsyms_lookup(&k, 0xffffffff81000250);
+	CHECK(a && !strcmp(a->name, "kfn_b"), "%s", a ? a->name : "(null)");
+	a = kallsyms_lookup(&k, 0xffffffffc0001010);
+	CHECK(a && !strcmp(a->name, "m1_fn") && !strcmp(a->module, "m1"),
+	      "%s", a ? a->name : "(null)");
+	a = kallsyms_lookup(&k, 0xffffffffc0002010);
+	CHECK(a && !strcmp(a->module, "m2"), "m2");
+	kallsyms_free(&k);
+	free(ks);
+}
+
+/* Several symbols at one address: the same one (the greatest name) wins
+ * whatever the file's order; a last line without '\n' still counts. */
+static void test_kallsyms_equal_addresses_pick_by_name(void)
+{
+	char *ks = fmt("%s/kallsyms.eq", work);
+	const char *order[2] = {
+		"ffffffff81000100 T alias_a\nffffffff81000100 T alias_z\n"
+		"ffffffff81000100 W alias_m\nffffffff81000400 T tail_fn",
+		"ffffffff81000100 W alias_m\nffffffff81000100 T alias_z\n"
+		"ffffffff81000100 T alias_a\nffffffff81000400 T tail_fn",
+	};
+
+	for (int i = 0; i < 2; i++) {
+		const struct ksym *a;
+		struct kallsyms k;
+
+		write_file(ks, order[i]);
+		CHECK(kallsyms_load(ks, &k) == 0 && k.n == 4, "load %d", i);
+		a = kallsyms_lookup(&k, 0xffffffff81000120);
+		CHECK(a && !strcmp(a->name, "alias_z"), "order %d: %s", i,
+		      a ? a->name : "(null)");
+		a = kallsyms_lookup(&k, 0xffffffff81000410);
+		CHECK(a && !strcmp(a->name, "tail_fn"), "order %d: last line", i);
+		kallsyms_free(&k);
+	}
+	free(ks);
+}
+
+/* The kallsyms file is read on the first kernel frame only: symbolizing
+ * module frames never touches it (a missing file: no warning yet). */
+static void test_kallsyms_read_on_first_kernel_frame(void)
+{
+	char *ks = fmt("%s/kallsyms.missing", work);
+	char *prog = fmt("%s/symprog", symt);
+	struct spool sp;
+	uint32_t mod, uf, kf;
+
+	spool_begin(&sp, "klazy");
+	mod = spool_module(&sp, prog, NULL);
+	uf = spool_frame(&sp, mod, rel_of(prog, "sym_caller"));
+	kf = spool_abs(&sp, SPULSE_FRAME_KERNEL, 0xffffffff81000210);
+	capture_stderr();
+	spool_open(&sp, ks);
+	CHECK(!strcmp(label(&sp, uf), "sym_caller"), "%s", label(&sp, uf));
+	CHECK(!strstr(captured(), "kallsyms"), "kallsyms read before a kernel frame");
+	capture_stderr();
+	CHECK(!strcmp(label(&sp, kf), "0xffffffff81000210"), "%s",
+	      label(&sp, kf));
+	CHECK(strstr(captured(), "kallsyms.missing: No such file"),
+	      "no warning on the first kernel frame");
+	spool_end(&sp);
+	free(prog);
+	free(ks);
+}
+
 static void test_kallsyms_fifo_never_blocks(void)
 {
 	char *ks = fmt("%s/kallsyms.fifo", work);
@@ -1177,6 +1275,9 @@ static const struct {
 	T(vdso_without_sidecar_is_hex),
 	T(kernel_bounded_by_text_and_modules),
 	T(kallsyms_fifo_never_blocks),
+	T(kallsyms_unsorted_file_is_sorted),
+	T(kallsyms_equal_addresses_pick_by_name),
+	T(kallsyms_read_on_first_kernel_frame),
 	T(jit_from_saved_perf_map),
 	T(jit_tmp_map_only_when_fresh),
 	T(drain_copies_jit_maps),
