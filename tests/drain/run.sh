@@ -6,6 +6,9 @@
 #                      is the optimized drainer)
 # Prints PASS/FAIL per test and writes $BUILD/check/drain.result.
 set -u
+# the drainer's identity record carries a random recording id; the same
+# one for every run here, so that two runs' spools compare equal
+export SPULSE_RECORDING_ID=0123456789abcdef0123456789abcdef
 bin=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}

@@ -72,6 +72,7 @@ static const char flame_help[] =
 "                        COUNT_BEFORE COUNT_AFTER\" lines (difffolded)\n"
 "\n"
 "  Filters (as in spulse report): --pid P,.., --tid T,.., --comm C,..,\n"
+"    --host H,.. (hosts of a merged spool, docs/FLEET.md),\n"
 "    --dso D,.., --time START,END (seconds from the earliest sample),\n"
 "    --kernel (kernel frames only), --user (user frames only)\n"
 "\n"
@@ -247,7 +248,7 @@ static int flame_clickhouse(struct ch_query_opts *ch,
 	const struct filter *f = &p->filter;
 
 	if (!ch->url)
-		return cli_usage_error("flame", "--database and --host need "
+		return cli_usage_error("flame", "--database needs "
 				       "--clickhouse URL");
 	if (nfiles)
 		return cli_usage_error("flame", "--clickhouse takes no FILE");
@@ -258,6 +259,10 @@ static int flame_clickhouse(struct ch_query_opts *ch,
 		return cli_usage_error("flame", "--clickhouse supports "
 				       "--folded, -o, --title, --host and "
 				       "--time only");
+	/* --host is the shared filter option (filter.h): the server filters too */
+	for (size_t i = 0; i < f->nhosts; i++)
+		if (ch_query_add_hosts(ch, f->hosts[i]) != 1)
+			return EXIT_INVALID;
 	ch->filter = f;
 	ch->inverted = o->inverted;
 	return ch_flame(ch, o->out, o->folded, o->title);
@@ -279,7 +284,6 @@ int cmd_flame(int argc, char **argv)
 		{ "diff", no_argument, NULL, 'd' },
 		{ "clickhouse", required_argument, NULL, CH_OPT_CLICKHOUSE },
 		{ "database", required_argument, NULL, CH_OPT_DATABASE },
-		{ "host", required_argument, NULL, CH_OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -327,7 +331,7 @@ int cmd_flame(int argc, char **argv)
 			goto out;
 	}
 	nfiles = argc - optind;
-	if (ch.url || ch.db || ch.nhosts) {
+	if (ch.url || ch.db) {
 		rc = flame_clickhouse(&ch, &o, &p, nfiles);
 		goto out;
 	}

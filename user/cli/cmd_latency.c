@@ -51,6 +51,7 @@ static const char latency_help[] =
 "\n"
 "  Filters (as in spulse report), applied to the intervals:\n"
 "    --pid P,.., --tid T,.., --comm C,..   the interval's thread\n"
+"    --host H,..         the interval's thread's host (docs/FLEET.md)\n"
 "    --dso D,..          a frame of the switch-out stack in these modules\n"
 "    --time START,END    switch-out from START to before END, seconds\n"
 "                        from the spool's earliest sample (or interval)\n"

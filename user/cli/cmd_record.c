@@ -109,6 +109,7 @@ static void rec_usage(FILE *f)
 DRAIN_FLIGHT_USAGE
 "    With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
 "    spulse record triggers a dump.\n"
+"    -h, --help       this text\n"
 "\n"
 "EXAMPLES\n"
 "    spulse record -F 999 -o py.spulse -- python3 script.py\n"

@@ -46,7 +46,7 @@ static const char report_help[] =
 "    --by self|total     sort by self (default) or total weight\n"
 "    --sort KEYS         row keys, comma-separated, combinable (as perf\n"
 "                        report --sort): sym (function and module; the\n"
-"                        default), dso (module path), comm, pid, tid,\n"
+"                        default), dso (module path), comm, pid, tid, host,\n"
 "                        srcline (file:line of the frame's address, ??:0\n"
 "                        when unknown); e.g. --sort comm,sym\n"
 "    --percent-limit P   leave out rows whose --by share is below P%\n"
@@ -63,13 +63,15 @@ static const char report_help[] =
 "                        {\"unit\":\"samples\"|\"ns\",\"total\":N,\"rows\":[\n"
 "                         {\"function\":..,\"module\":..,\"self\":N,\n"
 "                          \"total\":N},...]}; with --sort the row holds\n"
-"                        the keys given (comm, pid, tid, srcline;\n"
+"                        the keys given (comm, pid, tid, srcline, host;\n"
 "                        function and module for sym, module for dso)\n"
 "\n"
 "  Filters (combinable; the same in flame, diff and latency):\n"
 "    --pid P,..          only samples of these processes\n"
 "    --tid T,..          only samples of these threads\n"
 "    --comm C,..         only threads with these names (exact)\n"
+"    --host H,..         only threads of these hosts (the spool's identity;\n"
+"                        \"unknown\" in spools without one; docs/FLEET.md)\n"
 "    --dso D,..          only samples whose stack has a frame in one of\n"
 "                        these modules (full path, or its file name, or\n"
 "                        [kernel.kallsyms])\n"
@@ -97,7 +99,7 @@ static const char report_help[] =
 "                        BY on the server); --time counts from the\n"
 "                        earliest pushed sample\n"
 "    --database DB       ClickHouse database (default spulse)\n"
-"    --host H,..         only samples of these hosts\n"
+"    --host H,..         (with --clickhouse) only samples of these hosts\n"
 "\n"
 "  Off-CPU (spools recorded with offcpu=1):\n"
 "    --off-cpu           time off CPU by function instead of samples: self\n"
@@ -655,9 +657,8 @@ static int report_clickhouse(struct ch_query_opts *ch,
 	const struct filter *f = &p->filter;
 
 	if (!ch->url)
-		return cli_usage_error("report", "--database and --host need "
-				       "--clickhouse URL (a spool's own "
-				       "--host filter is not there yet)");
+		return cli_usage_error("report", "--database needs "
+				       "--clickhouse URL");
 	if (nfiles)
 		return cli_usage_error("report", "--clickhouse takes no FILE "
 				       "(it reports every pushed spool)");
@@ -669,6 +670,10 @@ static int report_clickhouse(struct ch_query_opts *ch,
 				       "--time, --top, --by, --percent-limit "
 				       "and --json only (frames were "
 				       "symbolized by spulse push)");
+	/* --host is the shared filter option (filter.h): the server filters too */
+	for (size_t i = 0; i < f->nhosts; i++)
+		if (ch_query_add_hosts(ch, f->hosts[i]) != 1)
+			return EXIT_INVALID;
 	ch->filter = f;
 	ch->top = o->top;
 	ch->by_total = o->by_total;
@@ -692,7 +697,6 @@ int cmd_report(int argc, char **argv)
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "clickhouse", required_argument, NULL, CH_OPT_CLICKHOUSE },
 		{ "database", required_argument, NULL, CH_OPT_DATABASE },
-		{ "host", required_argument, NULL, CH_OPT_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -753,7 +757,7 @@ int cmd_report(int argc, char **argv)
 			return rc;
 		}
 	}
-	if (ch.url || ch.db || ch.nhosts) {
+	if (ch.url || ch.db) {
 		rc = report_clickhouse(&ch, &o, &p, argc - optind);
 		ch_query_free(&ch);
 		profile_close(&p);

@@ -948,7 +948,7 @@ static int cut_pending(struct drain *d, unsigned int k, int64_t we_max)
 		return -ENOMEM;
 	}
 	ret = drain_cut(fds, n, path, d->base_us, d->interval_us, ws, we, &p->t,
-			&cs, &err);
+			d->have_ident ? &d->ident : NULL, &cs, &err);
 	free(fds);
 	if (ret < 0) {
 		fprintf(d->log, "spulse-drain: dump %s: %s\n", path, err.msg);

@@ -689,7 +689,8 @@ out:
 
 int drain_cut(const int *fds, size_t nfds, const char *path, uint64_t start_us,
 	      uint64_t interval_us, int64_t ws, int64_t we,
-	      const struct spulse_trigger *mark, struct drain_cut_stats *st,
+	      const struct spulse_trigger *mark,
+	      const struct spulse_identity *id, struct drain_cut_stats *st,
 	      struct spulse_error *err)
 {
 	struct spulse_recorder_opts ro = { .sz = sizeof(ro) };
@@ -708,10 +709,16 @@ int drain_cut(const int *fds, size_t nfds, const char *path, uint64_t start_us,
 			 strerror(-ret));
 		return ret;
 	}
-	ret = spulse_rec_trigger(c.rec, mark);
+	ret = id ? spulse_rec_identity(c.rec, id, NULL) : 0;
 	if (ret < 0)
-		snprintf(err->msg, sizeof(err->msg), "trigger record: %s",
+		snprintf(err->msg, sizeof(err->msg), "identity record: %s",
 			 strerror(-ret));
+	if (!ret) {
+		ret = spulse_rec_trigger(c.rec, mark);
+		if (ret < 0)
+			snprintf(err->msg, sizeof(err->msg),
+				 "trigger record: %s", strerror(-ret));
+	}
 	for (i = 0; !ret && i < nfds; i++)
 		ret = cut_one(&c, fds[i], ws, we, err);
 	cret = spulse_recorder_close(c.rec);

@@ -133,6 +133,7 @@ struct drain_cut_stats {
  * @ws: window start (offset ns, inclusive)
  * @we: window end (inclusive)
  * @mark: the trigger record written first (time, reason, seq, window, text)
+ * @id: the recording identity written before it (NULL: none)
  * @st: counts copied
  * @err: what failed
  *
@@ -147,7 +148,8 @@ struct drain_cut_stats {
  */
 int drain_cut(const int *fds, size_t nfds, const char *path, uint64_t start_us,
 	      uint64_t interval_us, int64_t ws, int64_t we,
-	      const struct spulse_trigger *mark, struct drain_cut_stats *st,
+	      const struct spulse_trigger *mark,
+	      const struct spulse_identity *id, struct drain_cut_stats *st,
 	      struct spulse_error *err);
 
 #endif
