@@ -45,11 +45,16 @@ static const char usage[] =
 "    --symfs DIR         look module files up under DIR first\n"
 "    --debug-dir DIR     extra directory of separate debug files\n"
 "    --no-demangle       keep C++/Rust names mangled\n"
+"    -h, --help          this text\n"
 "\n"
 "EXAMPLES\n"
 "    spulse sql prof.db a.spulse b.spulse\n"
 "    sqlite3 prof.db 'SELECT * FROM top_functions LIMIT 10'\n"
-"    sqlite3 prof.db 'SELECT * FROM host_functions WHERE host = \"web1\"'\n";
+"    sqlite3 prof.db 'SELECT * FROM host_functions WHERE host = \"web1\"'\n"
+"\n"
+"EXIT STATUS\n"
+"    0 every IN loaded (or already present), 1 an IN was unreadable or\n"
+"    corrupt or the database could not be written, 2 usage error\n";
 
 enum {
 	OPT_KALLSYMS = 0x1200, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEMANGLE,
