@@ -1,7 +1,7 @@
 # ClickHouse at fleet scale (issue 12): spulse push / report --clickhouse /
 # flame --clickhouse over ClickHouse's HTTP interface (libcurl), the test
 # suite "clickhouse" (tests/clickhouse/: a private clickhouse-server
-# started by the test) and make bench-clickhouse. docs/FLEET-clickhouse.md.
+# started by the test) and make bench-clickhouse. docs/FLEET.md.
 
 CLI_EXTRA_LDLIBS += -lcurl
 

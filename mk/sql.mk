@@ -1,5 +1,5 @@
 # spulse sql (issue 12 Deliver 3): spools into SQLite with query views
-# (user/cli/cmd_sql.c, sql_*.c; docs/FLEET-sqlite.md), its test suite "sql"
+# (user/cli/cmd_sql.c, sql_*.c; docs/FLEET.md), its test suite "sql"
 # (tests/sql/) and the ingest benchmark (make bench-sql).
 
 CLI_EXTRA_LDLIBS += -lsqlite3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Test suite "sql" (spulse sql, docs/FLEET-sqlite.md): run every test_sql_*
+# Test suite "sql" (spulse sql, docs/FLEET.md): run every test_sql_*
 # function of tests/sql/test_*.sh against each spulse binary given (the
 # -O2 build and the ASan+UBSan build), one line per test, and write
 # $BUILD/check/sql.result ("PASSED FAILED"). Queries go through the

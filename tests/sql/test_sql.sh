@@ -278,7 +278,7 @@ test_sql_sample_counts_match_samples_and_time_window_query() {
 	q s.db "SELECT spool, thread, stack, recording, samples, first_ns, last_ns
 		FROM sample_counts ORDER BY 1, 2, 3" >counted || return 1
 	[ -s grouped ] && cmp -s grouped counted || die "sample_counts differ from the samples" || return 1
-	# a time window over the samples table (docs/FLEET-sqlite.md) = report --time
+	# a time window over the samples table (docs/FLEET.md) = report --time
 	same_as_report s.db "WITH o AS (SELECT min(time_ns) AS t0 FROM samples),
 		w AS (SELECT spool, stack, count(*) AS n FROM samples, o
 		      WHERE time_ns >= t0 + 2000000000 AND time_ns < t0 + 5000000000

@@ -2,7 +2,7 @@
 /*
  * ClickHouse over its HTTP interface (libcurl): queries whose answer is
  * read as TabSeparated, and INSERTs whose rows are sent as RowBinary
- * (docs/FLEET-clickhouse.md). Used by spulse push and by report / flame
+ * (docs/FLEET.md). Used by spulse push and by report / flame
  * --clickhouse.
  */
 #ifndef SPULSE_CH_HTTP_H

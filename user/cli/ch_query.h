@@ -3,7 +3,7 @@
  * spulse report / flame --clickhouse: the aggregation runs on the server
  * (GROUP BY over the pushed samples joined with the pushed stacks); only
  * the aggregated rows come back, printed as the local report / flame
- * --folded print them (docs/FLEET-clickhouse.md).
+ * --folded print them (docs/FLEET.md).
  */
 #ifndef SPULSE_CH_QUERY_H
 #define SPULSE_CH_QUERY_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The spulse tables in ClickHouse (docs/FLEET-clickhouse.md): created by
+ * The spulse tables in ClickHouse (docs/FLEET.md): created by
  * spulse push, read by report / flame --clickhouse.
  */
 #ifndef SPULSE_CH_SCHEMA_H

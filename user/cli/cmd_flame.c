@@ -52,7 +52,7 @@ static const char flame_help[] =
 "    stacks) of every spool pushed with spulse push, the stacks summed by\n"
 "    ClickHouse (GROUP BY on the server), as the local flame draws them;\n"
 "    --database DB (default spulse), --host H,.. and --time (from the\n"
-"    earliest pushed sample) select samples (docs/FLEET-clickhouse.md).\n"
+"    earliest pushed sample) select samples (docs/FLEET.md).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output OUT    output file (default: standard output)\n"

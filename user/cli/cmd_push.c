@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * spulse push: spools into ClickHouse over its HTTP interface, idempotent
- * (docs/FLEET-clickhouse.md). Per spool: a first pass counts and validates
+ * (docs/FLEET.md). Per spool: a first pass counts and validates
  * it (a corrupt spool is refused before any row is sent), then frames
  * (symbolized), stacks, recordings and samples go in numbered batches of
  * deterministic content; each table's batches already on the server with
@@ -38,7 +38,7 @@ static const char push_help[] =
 "DESCRIPTION\n"
 "    Sends each spool's samples, stacks and symbolized frames to\n"
 "    ClickHouse's HTTP interface (batched RowBinary INSERTs) into the\n"
-"    MergeTree tables of docs/FLEET-clickhouse.md, creating the database\n"
+"    MergeTree tables of docs/FLEET.md, creating the database\n"
 "    and tables when missing. A spool is pushed once: pushing it again\n"
 "    does nothing, and a push killed midway is resumed by running it\n"
 "    again (batches already stored are skipped, none is stored twice).\n"

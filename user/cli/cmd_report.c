@@ -93,7 +93,7 @@ static const char report_help[] =
 "    --debug-dir DIR     look for separate debug files under DIR first\n"
 "                        (DIR/.build-id/xx/rest.debug, .gnu_debuglink)\n"
 "\n"
-"  Fleet (docs/FLEET-clickhouse.md):\n"
+"  Fleet (docs/FLEET.md):\n"
 "    --clickhouse URL    no FILE: the same report over every spool pushed\n"
 "                        with spulse push, computed by ClickHouse (GROUP\n"
 "                        BY on the server); --time counts from the\n"

@@ -28,7 +28,7 @@ static const char usage[] =
 "    off-CPU intervals, plus views: top_functions, host_functions,\n"
 "    recording_functions, thread_functions, folded_stacks, host_folded,\n"
 "    stack_paths, host_summary, thread_summary, offcpu_functions,\n"
-"    offcpu_folded, frame_symbols (docs/FLEET-sqlite.md).\n"
+"    offcpu_folded, frame_symbols (docs/FLEET.md).\n"
 "\n"
 "    Incremental: a recording already in OUT.db (same recording id, or,\n"
 "    for a spool without identity, the same SHA-256 of its bytes) is not\n"

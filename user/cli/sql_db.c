@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `spulse sql` store: open a database, load one spool per transaction
- * (docs/FLEET-sqlite.md). The spool is read with a Replay (validated on
+ * (docs/FLEET.md). The spool is read with a Replay (validated on
  * open, bounded memory), its frames symbolized as `spulse report` does
  * (profile.c: the same symbolizer, kallsyms sidecar and options), every
  * definition inserted once, samples and intervals streamed through

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SQLite store of `spulse sql` (docs/FLEET-sqlite.md): opening a
+ * The SQLite store of `spulse sql` (docs/FLEET.md): opening a
  * database, its schema (tables, indexes, views) and the load of one spool.
  */
 #ifndef SPULSE_SQL_DB_H

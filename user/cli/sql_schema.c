@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SQLite schema of `spulse sql`: tables, indexes and views. Every
- * object is documented with example queries in docs/FLEET-sqlite.md; keep
+ * object is documented with example queries in docs/FLEET.md; keep
  * the two in step.
  */
 #include "sql_schema.h"

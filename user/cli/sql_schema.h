@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* SQL text of the `spulse sql` schema (sql_schema.c, docs/FLEET-sqlite.md). */
+/* SQL text of the `spulse sql` schema (sql_schema.c, docs/FLEET.md). */
 #ifndef SPULSE_SQL_SCHEMA_H
 #define SPULSE_SQL_SCHEMA_H
 
