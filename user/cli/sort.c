@@ -9,6 +9,13 @@
 #include "filter.h"
 #include "sort.h"
 
+/* The module a --sort dso row shows: the truncated marker has no module of
+ * its own and is its own row, "[truncated]". */
+static const char *frame_dso(const struct sym_frame *sf)
+{
+	return sf->kind == SPULSE_FRAME_TRUNCATED ? "[truncated]" : sf->dso;
+}
+
 static const char *const key_names[SORT_NKEYS] = {
 	[SORT_SYM] = "sym", [SORT_DSO] = "dso", [SORT_COMM] = "comm",
 	[SORT_PID] = "pid", [SORT_TID] = "tid", [SORT_SRCLINE] = "srcline",
@@ -154,7 +161,7 @@ static int64_t frame_part(struct sort_table *t, uint32_t frame)
 			put_part(&k, sf->func ? sf->dso : "");
 			break;
 		case SORT_DSO:
-			put_part(&k, sf->dso);
+			put_part(&k, frame_dso(sf));
 			break;
 		case SORT_SRCLINE:
 			if (sf->file && sf->line) {
@@ -393,7 +400,7 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 		if (key == SORT_SYM)
 			return sf->label;
 		if (key == SORT_DSO)
-			return sf->dso;
+			return frame_dso(sf);
 		return srcline_text(sf, buf, len);
 	}
 	if (r->thread == SPULSE_NONE ||
@@ -424,8 +431,8 @@ const char *sort_module(const struct sort_table *t, uint32_t row,
 		*len = m.path_len;
 		return m.path;
 	}
-	*len = sf ? strlen(sf->dso) : 1;
-	return sf ? sf->dso : "?";
+	*len = sf ? strlen(frame_dso(sf)) : 1;
+	return sf ? frame_dso(sf) : "?";
 }
 
 const char *sort_key_text(const struct sort_table *t, uint32_t row,
