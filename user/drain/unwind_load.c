@@ -73,7 +73,7 @@ struct upid {
 };
 
 struct drain_unwind {
-	int fd;
+	char *path;		/* DIR/unwind, opened per message (below) */
 	FILE *log;
 	char *cache;		/* NULL: no cache */
 	unsigned int max_files;
@@ -158,12 +158,23 @@ static void hex(char *out, size_t outlen, const uint8_t *b, size_t n)
 	pthread_mutex_unlock(&(u)->mu);		\
 } while (0)
 
-/* One write(2) = one message; returns 0 or -errno. */
+/*
+ * One write(2) = one message; returns 0 or -errno. The file is opened for
+ * each message and closed after it: an open debugfs file of spulse.ko holds
+ * a reference on the module (its fops name THIS_MODULE, which debugfs'
+ * release path needs), so keeping it open would make `rmmod spulse` fail
+ * with EBUSY for as long as the drainer runs. Messages are rare (one per
+ * table and per changed map set), so the open costs nothing that matters.
+ */
 static int send_msg(struct drain_unwind *u, const void *msg, size_t len)
 {
 	int64_t t = u->trace ? now_ns() : 0;
-	ssize_t n = write(u->fd, msg, len);
+	int fd = open(u->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : write(fd, msg, len);
 	int ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+
+	if (fd >= 0)
+		close(fd);
 
 	if (u->trace) {
 		const struct spulse_ut_msg *h = msg;
@@ -715,11 +726,17 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	u->trace = getenv("SPULSE_UNWIND_TRACE") &&
 		   !strcmp(getenv("SPULSE_UNWIND_TRACE"), "1");
 	u->t0 = now_ns();
-	u->fd = open(d.path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (u->fd < 0) {
+	ret = open(d.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (ret < 0) {
 		ret = -errno;
 		free(u);
 		return ret;
+	}
+	close(ret);
+	u->path = strdup(d.path);
+	if (!u->path) {
+		free(u);
+		return -ENOMEM;
 	}
 	if (u->skip_pid)
 		read_self_maps(u);
@@ -845,7 +862,7 @@ void drain_unwind_close(struct drain_unwind *u)
 	for (i = 0; i < u->nfiles; i++) {
 		struct ufile *f = &u->files[i];
 
-		if (f->state == UF_LOADED && u->fd >= 0) {
+		if (f->state == UF_LOADED) {
 			struct {
 				struct spulse_ut_msg h;
 				struct spulse_ut_del d;
@@ -864,8 +881,7 @@ void drain_unwind_close(struct drain_unwind *u)
 	for (i = 0; i < u->cappids; i++)
 		free(u->pids[i].ids);
 	free(u->pids);
-	if (u->fd >= 0)
-		close(u->fd);
+	free(u->path);
 	pthread_cond_destroy(&u->cv_work);
 	pthread_cond_destroy(&u->cv_idle);
 	pthread_mutex_destroy(&u->mu);
