@@ -140,12 +140,17 @@ for s in m["samples"]:
     if not fr: continue
     if dsos and not any(dso_ok(frames[f][4]) for f in fr): continue
     total += 1
+    def mod_of(f):
+        # a dso row of the truncated marker is named [truncated]
+        if frames[f][0] == "truncated" and "dso" in keys:
+            return "[truncated]"
+        return frames[f][4]
     def key(f):
         out = []
         for k in keys:
             if k == "sym":
-                out += [("function", frames[f][3]), ("module", frames[f][4])]
-            elif k == "dso": out.append(("module", frames[f][4]))
+                out += [("function", frames[f][3]), ("module", mod_of(f))]
+            elif k == "dso": out.append(("module", mod_of(f)))
             elif k == "comm": out.append(("comm", th[3]))
             elif k == "pid": out.append(("pid", th[1]))
             elif k == "tid": out.append(("tid", th[2]))

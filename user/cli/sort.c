@@ -422,6 +422,7 @@ const char *sort_module(const struct sort_table *t, uint32_t row,
 	const struct sym_frame *sf = profile_frame(t->p, t->rows[row].frame);
 	struct spulse_frame fr;
 	struct spulse_module m;
+	const char *dso;
 
 	if (spulse_defs_frame(t->p->defs,
 			      profile_real_frame(t->p, t->rows[row].frame),
@@ -431,8 +432,15 @@ const char *sort_module(const struct sort_table *t, uint32_t row,
 		*len = m.path_len;
 		return m.path;
 	}
-	*len = sf ? strlen(frame_dso(sf)) : 1;
-	return sf ? frame_dso(sf) : "?";
+	if (!sf) {
+		*len = 1;
+		return "?";
+	}
+	/* a dso row of the truncated marker is named; a sym row keeps its
+	 * empty module (the marker has none) */
+	dso = sort_has(&t->spec, SORT_DSO) ? frame_dso(sf) : sf->dso;
+	*len = strlen(dso);
+	return dso;
 }
 
 const char *sort_key_text(const struct sort_table *t, uint32_t row,
