@@ -115,3 +115,39 @@ test_host_synth_host_writes_an_identity() {
 		die "merge renamed the host" || return 1
 	expect_rc 2 "$SP" synth -q -o c.spulse --host ''
 }
+
+# flame --root host: one tower per host of a merged spool, each tower the
+# host's own flame graph (its folded lines prefixed with the host name)
+test_host_flame_root_host_is_a_tower_per_host() {
+	local h
+	host_spools || return 1
+	"$SP" flame --folded --root host all.spulse >got 2>/dev/null || return 1
+	: >want
+	for h in web1 db1; do
+		"$SP" flame --folded $h.spulse 2>/dev/null | sed "s/^/$h;/" >>want ||
+			return 1
+	done
+	sort want >want.s
+	sort got >got.s
+	[ -s want.s ] && cmp -s want.s got.s ||
+		die "flame --root host: $(diff want.s got.s | head -5)" || return 1
+	expect_rc 2 "$SP" flame --root nosuch all.spulse || return 1
+	grep -q 'comm, pid, tid or host' err || die "usage: $(cat err)"
+}
+
+# export --format json: every thread carries its host
+test_host_export_json_threads_carry_their_host() {
+	host_spools || return 1
+	"$SP" export --format json -o j.json all.spulse 2>/dev/null || return 1
+	python3 - <<'PY' || die "json hosts"
+import json
+j = json.load(open("j.json"))
+hosts = {t["host"] for t in j["threads"]}
+assert hosts == {"web1", "db1"}, hosts
+n = {}
+for s in j["samples"]:
+    h = j["threads"][s["thread"]]["host"]
+    n[h] = n.get(h, 0) + 1
+assert n == {"web1": 3000, "db1": 1500}, n
+PY
+}

@@ -16,7 +16,7 @@ static const char flame_help[] =
 "\n"
 "SYNOPSIS\n"
 "    spulse flame FILE [-o OUT.svg] [--folded] [--title TEXT] [--inverted]\n"
-"                 [--root comm|pid|tid] [FILTERS] [--kallsyms PATH]\n"
+"                 [--root comm|pid|tid|host] [FILTERS] [--kallsyms PATH]\n"
 "                 [--symfs DIR] [--inline] [--no-demangle] [--debug-dir DIR]\n"
 "                 [--off-cpu | --wakers] [--state S,D,...]\n"
 "                 [--metric offcpu|blocked|runq]\n"
@@ -59,8 +59,10 @@ static const char flame_help[] =
 "    --folded            folded stacks instead of SVG\n"
 "    --title TEXT        SVG title (default: FILE, or \"BEFORE -> AFTER\")\n"
 "    --inverted          icicle graph: root at the top, callees below\n"
-"    --root comm|pid|tid a first frame per thread name, per process\n"
-"                        (\"COMM PID\") or per thread (\"COMM PID/TID\")\n"
+"    --root comm|pid|tid|host\n"
+"                        a first frame per thread name, per process\n"
+"                        (\"COMM PID\"), per thread (\"COMM PID/TID\") or per\n"
+"                        host (a merged spool's hosts, docs/FLEET.md)\n"
 "                        above \"all\", so each gets its own tower\n"
 "    --diff              two FILEs: a differential flame graph as\n"
 "                        FlameGraph's difffolded.pl + flamegraph.pl: the\n"
@@ -115,7 +117,7 @@ static const char flame_help[] =
 struct flame_opts {
 	const char *out, *title;
 	bool folded, wakers, inverted, diff;
-	int root;		/* 0, 'c', 'p', 't' (--root comm|pid|tid) */
+	int root;		/* 0, 'c', 'p', 't', 'H' (--root comm|pid|tid|host) */
 };
 
 /**
@@ -320,9 +322,11 @@ int cmd_flame(int argc, char **argv)
 				o.root = 'p';
 			else if (!strcmp(optarg, "tid"))
 				o.root = 't';
+			else if (!strcmp(optarg, "host"))
+				o.root = 'H';
 			else
 				rc = cli_usage_error("flame", "--root must be "
-						     "comm, pid or tid");
+						     "comm, pid, tid or host");
 			break;
 		case 'h': fputs(flame_help, stdout); goto out;
 		default: rc = cli_usage_error("flame", "bad option");

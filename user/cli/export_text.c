@@ -246,6 +246,7 @@ static int json_frames(struct profile *p, FILE *f, const struct export_opts *o)
 static void json_threads(struct profile *p, FILE *f)
 {
 	uint32_t nt = spulse_defs_count(p->defs, SPULSE_TAG_THREAD), id;
+	const char *host;
 
 	fputs(",\"threads\":[", f);
 	for (id = 0; id < nt; id++) {
@@ -255,6 +256,10 @@ static void json_threads(struct profile *p, FILE *f)
 		fprintf(f, "%s\n{\"id\":%u,\"pid\":%u,\"tid\":%u,\"comm\":",
 			id ? "," : "", id, t.pid, t.tid);
 		cli_json_string(f, t.comm ? t.comm : "", t.comm_len);
+		/* the thread's host (docs/FLEET.md): "unknown" without identity */
+		host = filter_thread_host(p->defs, id);
+		fputs(",\"host\":", f);
+		cli_json_string(f, host, strlen(host));
 		fputc('}', f);
 	}
 	fputs("]", f);

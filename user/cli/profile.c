@@ -217,7 +217,9 @@ const char *profile_thread_label(const struct profile *p, uint32_t thread,
 		snprintf(buf, len, "[unknown thread]");
 		return buf;
 	}
-	if (key == 'c')
+	if (key == 'H')
+		snprintf(buf, len, "%s", filter_thread_host(p->defs, thread));
+	else if (key == 'c')
 		snprintf(buf, len, "%.*s", (int)t.comm_len, t.comm);
 	else if (key == 'p')
 		snprintf(buf, len, "%.*s %u", (int)t.comm_len, t.comm, t.pid);
