@@ -148,12 +148,15 @@ for pair in 001:manual 002:signal; do
 	why=${pair#*:}
 	f=$out/fl-$i.spulse
 	"$spulse" dump "$f" >"$out/fl-$i.dump" 2>&1
+	# a dump starts with its identity (the recording's host), then the
+	# trigger mark that cut it
 	if json=$("$spulse" check --json "$f" 2>&1) &&
-		sed -n 2p "$out/fl-$i.dump" | grep -q "^trigger .*reason=$why seq=" &&
+		sed -n 2p "$out/fl-$i.dump" | grep -q "^identity " &&
+		sed -n 3p "$out/fl-$i.dump" | grep -q "^trigger .*reason=$why seq=" &&
 		[ "$(sed -n 's/.*"samples":\([0-9]*\).*/\1/p' <<<"$json")" -gt 0 ]; then
 		pass "flight-dump-$i-$why ($(sed -n 's/.*"offcpu":\([0-9]*\).*/\1/p' <<<"$json") intervals)"
 	else
-		fail "flight-dump-$i-$why" "${json:-} $(sed -n 1,3p "$out/fl-$i.dump")"
+		fail "flight-dump-$i-$why" "${json:-} $(sed -n 1,4p "$out/fl-$i.dump")"
 	fi
 done
 if grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" >/dev/null; then
