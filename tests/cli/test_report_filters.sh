@@ -288,7 +288,7 @@ test_report_filter_bad_values_exit_2() {
 	expect_rc 2 "$SP" report model.spulse --percent-limit 101 || return 1
 	expect_rc 2 "$SP" report model.spulse -g sideways || return 1
 	expect_rc 2 "$SP" report model.spulse -g caller,x || return 1
-	expect_rc 2 "$SP" flame model.spulse --root host || return 1
+	expect_rc 2 "$SP" flame model.spulse --root colour || return 1
 	expect_rc 2 "$SP" flame --diff model.spulse || return 1
 	expect_rc 2 "$SP" diff model.spulse || return 1
 	expect_rc 2 "$SP" diff model.spulse model.spulse --by size
