@@ -2,25 +2,9 @@
 # its own directory $WORK with $SP the spulse binary, $CH_URL the server
 # and $DB a database of its own. A test fails by returning non-zero.
 
-die() {
-	echo "FAILED: $*" >&2
-	return 1
-}
-
-# expect_rc WANT CMD...: run CMD (stdout -> out, stderr -> err), check rc.
-expect_rc() {
-	local want=$1 rc
-	shift
-	"$@" >out 2>err
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "command: $*" >&2
-		echo "stdout:" >&2; head -n 20 out >&2
-		echo "stderr:" >&2; head -n 20 err >&2
-		die "exit status $rc, wanted $want"
-		return 1
-	fi
-}
+# die, expect_rc: the CLI suite's (tests/cli/lib.sh)
+# shellcheck source=../cli/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 
 # chq SQL: run SQL in $DB, answer on stdout (TabSeparated).
 chq() {
@@ -59,7 +43,3 @@ rows_of() {
 	tail -n +2 "$1"
 }
 
-# free_port: a TCP port nothing listens on (just bound and released).
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}

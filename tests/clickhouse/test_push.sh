@@ -301,7 +301,7 @@ test_corrupt_spool_sends_nothing() {
 test_refused_connection_is_clear() {
 	synth_hosts 1 1000 || return 1
 	local port
-	port=$(free_port)
+	port=$(ch_free_port)
 	expect_rc 1 "$SP" push --clickhouse "http://127.0.0.1:$port" h1.spulse || return 1
 	grep -qi "127.0.0.1:$port.*connect" err || die "$(cat err)"
 	expect_rc 1 "$SP" report --clickhouse "http://127.0.0.1:$port" || return 1
@@ -312,7 +312,7 @@ test_refused_connection_is_clear() {
 test_http_500_is_clear() {
 	synth_hosts 1 1000 || return 1
 	local port
-	port=$(free_port)
+	port=$(ch_free_port)
 	python3 - "$port" <<'PY' &
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
@@ -344,7 +344,7 @@ PY
 test_silent_server_times_out() {
 	synth_hosts 1 1000 || return 1
 	local port
-	port=$(free_port)
+	port=$(ch_free_port)
 	python3 - "$port" <<'PY' &
 import socket, sys, time
 s = socket.socket()
