@@ -35,6 +35,12 @@ int cmd_record(int argc, char **argv);
  */
 bool cli_parse_u64(const char *opt, const char *s, uint64_t *out);
 
+/*
+ * Parse a --by value ("self" or "total") into @by_total. Returns EXIT_OK,
+ * or prints the usage error for @cmd and returns EXIT_USAGE.
+ */
+int cli_parse_by(const char *cmd, const char *s, bool *by_total);
+
 /* Print "spulse CMD: MSG\n" and a hint to use --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -393,13 +393,7 @@ int cmd_diff(int argc, char **argv)
 				rc = EXIT_USAGE;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "self"))
-				d.by_total = false;
-			else if (!strcmp(optarg, "total"))
-				d.by_total = true;
-			else
-				rc = cli_usage_error("diff",
-					"--by must be self or total");
+			rc = cli_parse_by("diff", optarg, &d.by_total);
 			break;
 		case 'j': json = true; break;
 		case 'o':

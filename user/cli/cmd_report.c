@@ -723,13 +723,8 @@ int cmd_report(int argc, char **argv)
 				rc = EXIT_USAGE;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "self"))
-				o.by_total = false;
-			else if (!strcmp(optarg, "total"))
-				o.by_total = true;
-			else
-				rc = cli_usage_error("report",
-					"--by must be self or total");
+			rc = cli_parse_by("report", optarg, &o.by_total) ?
+			     EXIT_USAGE : 1;
 			break;
 		case 'j': o.json = true; break;
 		case 'o': rc = sort_parse(&o.spec, optarg); break;
