@@ -584,17 +584,18 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 	}
 }
 
-/* Remember a module record's pid, for the JIT maps copied at the end. */
+/*
+ * Remember a module record's pid, for the JIT maps copied at the end. A
+ * process's module records come in a run, so only a repeat of the last pid
+ * is skipped here; unique_pids() sorts out the rest when the maps are
+ * copied (no per-record scan of every pid seen).
+ */
 static void note_pid(struct drain *d, uint32_t pid)
 {
 	uint32_t *p;
-	size_t i;
 
 	if (d->npids && d->pids[d->npids - 1] == pid)
 		return;
-	for (i = 0; i < d->npids; i++)
-		if (d->pids[i] == pid)
-			return;
 	if (d->npids == d->cappids) {
 		size_t cap = d->cappids ? 2 * d->cappids : 64;
 
@@ -607,6 +608,25 @@ static void note_pid(struct drain *d, uint32_t pid)
 	d->pids[d->npids++] = pid;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort d->pids and drop duplicates. */
+static void unique_pids(struct drain *d)
+{
+	size_t i, n = 0;
+
+	qsort(d->pids, d->npids, sizeof(*d->pids), cmp_u32);
+	for (i = 0; i < d->npids; i++)
+		if (!n || d->pids[n - 1] != d->pids[i])
+			d->pids[n++] = d->pids[i];
+	d->npids = n;
+}
+
 /* The record-time sidecars of @spool besides .kallsyms: SPOOL.vdso and
  * SPOOL.perf-PID.map (with @jit); failures are warnings. */
 static void capture_sidecars(struct drain *d, const char *spool, bool jit)
@@ -617,8 +637,10 @@ static void capture_sidecars(struct drain *d, const char *spool, bool jit)
 		fprintf(d->log, "spulse-drain: warning: %s.vdso: %s\n", spool,
 			strerror((int)-r));
 	if (jit && d->npids) {
-		int n = drain_capture_jit_maps(spool, d->pids, d->npids);
+		int n;
 
+		unique_pids(d);
+		n = drain_capture_jit_maps(spool, d->pids, d->npids);
 		if (n < 0)
 			fprintf(d->log, "spulse-drain: warning: %s: JIT maps: "
 				"%s\n", spool, strerror(-n));
