@@ -1,33 +1,70 @@
 #!/usr/bin/env bash
-# Run each libFuzzer target for FUZZ_SECONDS on a work corpus seeded from
-# the committed one; write "PASSED FAILED" (targets) to RESULT.
-# FUZZ_FORK=N: N worker processes per target (libFuzzer -fork=N).
-# FUZZ_REPORT=1: also print coverage, corpus size and findings per target
-# (make fuzz-long).
+# Run each libFuzzer target on a work corpus seeded from the committed one;
+# write "PASSED FAILED" (targets) to RESULT.
+#   FUZZ_SECONDS=N      wall seconds per target (default 15; make check)
+#   FUZZ_CPU_SECONDS=N  instead: run each target in chunks of at most
+#                       FUZZ_CHUNK wall seconds (default 600) until the
+#                       fuzzer processes have used N CPU seconds (user+sys,
+#                       measured by /usr/bin/time), so a busy or niced
+#                       machine still gives each target its CPU budget
+#                       (make fuzz-long: 3600 = one CPU-hour per target)
+#   FUZZ_JOBS=N         targets run N at a time (default 1)
+#   FUZZ_FORK=N         N libFuzzer worker processes per target (-fork=N)
+#   FUZZ_REPORT=1       also print coverage, corpus size and findings
 # usage: run.sh RESULT BINDIR SEEDDIR TARGET...
 set -u
-result=$1 bindir=$2 seeds=$3
+result=$1 bindir=$(cd "$2" && pwd) seeds=$(cd "$3" && pwd)
 shift 3
 secs=${FUZZ_SECONDS:-15}
+cpu_budget=${FUZZ_CPU_SECONDS:-}
+chunk=${FUZZ_CHUNK:-600}
+jobs=${FUZZ_JOBS:-1}
 fork=${FUZZ_FORK:-}
-passed=0
-failed=0
-for t in "$@"; do
-	work=$bindir/work/$t
-	mkdir -p "$work"
-	log=$bindir/$t.log
-	extra=()
+
+# One libFuzzer run of WALL seconds; appends to LOG; prints its CPU time
+# (user+sys) in hundredths of a second.
+fuzz_once() {	# target wall log
+	local t=$1 wall=$2 log=$3 work=$bindir/work/$1 extra=() tf
 	[ -n "$fork" ] && [ "$fork" -gt 1 ] && extra+=(-fork="$fork" -ignore_crashes=1)
-	start=$(date +%s)
-	if (cd "$work" && "$bindir/fuzz_$t" -max_total_time="$secs" \
+	tf=$(mktemp)
+	(cd "$work" && /usr/bin/time -f '%U %S' -o "$tf" \
+		"$bindir/fuzz_$t" -max_total_time="$wall" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$work/" "${extra[@]}" \
-		"$work" "$seeds/$t") >"$log" 2>&1; then
-		ok=1
+		"$work" "$seeds/$t") >>"$log" 2>&1
+	local rc=$?
+	# time(1) may print "Command exited with non-zero status N" first
+	awk 'NF == 2 && $1 ~ /^[0-9.]+$/ {printf "%d\n", ($1 + $2) * 100}' "$tf" | tail -1
+	rm -f "$tf"
+	return $rc
+}
+
+# Fuzz one target; writes its summary lines to $bindir/$t.summary and
+# "ok" or "failed" to $bindir/$t.verdict.
+run_target() {	# target
+	local t=$1 work=$bindir/work/$1 log=$bindir/$1.log ok=1
+	local start cpu=0 used chunks=0 wall_used=0 t0
+	mkdir -p "$work"
+	: >"$log"
+	start=$(date +%s)
+	if [ -n "$cpu_budget" ]; then
+		while [ "$cpu" -lt $((cpu_budget * 100)) ]; do
+			t0=$(date +%s)
+			used=$(fuzz_once "$t" "$chunk" "$log") || ok=0
+			cpu=$((cpu + ${used:-0}))
+			chunks=$((chunks + 1))
+			wall_used=$((wall_used + $(date +%s) - t0))
+			[ "$ok" -eq 1 ] || break
+			[ "${used:-0}" -gt 0 ] || { ok=0; break; }
+		done
 	else
-		ok=0
+		cpu=$(fuzz_once "$t" "$secs" "$log") || ok=0
+		cpu=${cpu:-0}
+		wall_used=$(($(date +%s) - start))
+		chunks=1
 	fi
 	# libFuzzer -fork=N exits 0 even when a worker crashed: count artifacts
+	local found runs last cov ft corp
 	found=$(find "$work" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' \
 		-o -name 'timeout-*' -o -name 'oom-*' \) -newermt "@$start" | wc -l)
 	[ "$found" -eq 0 ] || ok=0
@@ -35,23 +72,45 @@ for t in "$@"; do
 	if [ "$runs" -eq 0 ]; then	# -fork prints no final stats
 		runs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
 	fi
-	if [ "$ok" -eq 1 ]; then
-		echo "ok fuzz_$t: ${runs:-?} runs in ${secs}s"
+	{
+		if [ "$ok" -eq 1 ]; then
+			echo "ok fuzz_$t: ${runs:-?} runs in ${wall_used}s"
+		else
+			echo "FAILED fuzz_$t (log: $log)"
+			grep -E 'ERROR|invariant|SUMMARY' "$log" | head -5
+		fi
+		if [ "${FUZZ_REPORT:-}" = 1 ]; then
+			last=$(grep -E 'cov: [0-9]+' "$log" | tail -1)
+			cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | awk '{print $2}')
+			ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | awk '{print $2}')
+			corp=$(find "$work" -maxdepth 1 -type f ! -name 'crash-*' ! -name 'leak-*' \
+				! -name 'timeout-*' ! -name 'oom-*' | wc -l)
+			echo "   fuzz_$t: execs ${runs:-?}, cov ${cov:-?}, ft ${ft:-?}," \
+				"corpus $corp files, findings $found," \
+				"CPU s $((cpu / 100)) (measured), wall s $wall_used, runs $chunks"
+		fi
+	} >"$bindir/$t.summary"
+	[ "$ok" -eq 1 ] && echo ok >"$bindir/$t.verdict" || echo failed >"$bindir/$t.verdict"
+}
+
+pids=()
+for t in "$@"; do
+	rm -f "$bindir/$t.verdict" "$bindir/$t.summary"
+	run_target "$t" &
+	pids+=($!)
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+done
+wait
+passed=0
+failed=0
+for t in "$@"; do
+	cat "$bindir/$t.summary" 2>/dev/null || echo "FAILED fuzz_$t (no summary)"
+	if [ "$(cat "$bindir/$t.verdict" 2>/dev/null)" = ok ]; then
 		passed=$((passed + 1))
 	else
-		echo "FAILED fuzz_$t (log: $log)"
-		grep -E 'ERROR|invariant|SUMMARY' "$log" | head -5
 		failed=$((failed + 1))
-	fi
-	if [ "${FUZZ_REPORT:-}" = 1 ]; then
-		last=$(grep -E 'cov: [0-9]+' "$log" | tail -1)
-		cov=$(echo "$last" | grep -oE 'cov: [0-9]+' | awk '{print $2}')
-		ft=$(echo "$last" | grep -oE 'ft: [0-9]+' | awk '{print $2}')
-		corp=$(find "$work" -maxdepth 1 -type f ! -name 'crash-*' ! -name 'leak-*' \
-			! -name 'timeout-*' ! -name 'oom-*' | wc -l)
-		echo "   fuzz_$t: execs ${runs:-?}, cov ${cov:-?}, ft ${ft:-?}," \
-			"corpus $corp files, findings $found" \
-			"(CPU s $(( secs * (${fork:-1} > 1 ? ${fork:-1} : 1) )))"
 	fi
 done
 mkdir -p "$(dirname "$result")"
