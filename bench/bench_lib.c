@@ -350,10 +350,10 @@ static int cmp_result(const void *a, const void *b)
 	return (x->secs > y->secs) - (x->secs < y->secs);
 }
 
-/* The median (by CPU time) of BENCH_LIB_RUNS runs, each in a fresh child. */
-static struct result measure(int which, const char *path)
+/* BENCH_LIB_RUNS runs (default 5, at most 31) of reader @which on @path,
+ * each in a fresh child, sorted by CPU time into @rs; returns the count. */
+static int measure_all(int which, const char *path, struct result rs[31])
 {
-	struct result rs[31];
 	const char *e = getenv("BENCH_LIB_RUNS");
 	int runs = e ? atoi(e) : 5, k;
 
@@ -364,7 +364,80 @@ static struct result measure(int which, const char *path)
 	for (k = 0; k < runs; k++)
 		rs[k] = measure_once(which, path);
 	qsort(rs, (size_t)runs, sizeof(rs[0]), cmp_result);
+	return runs;
+}
+
+/* The median (by CPU time) of BENCH_LIB_RUNS runs. */
+static struct result measure(int which, const char *path)
+{
+	struct result rs[31];
+	int runs = measure_all(which, path, rs);
+
 	return rs[runs / 2];
+}
+
+/* MET when every run is at or above @target, NOT MET when every run is
+ * below, INCONCLUSIVE when the runs straddle it. */
+static const char *verdict(double lo, double hi, double target)
+{
+	if (lo >= target)
+		return "MET";
+	if (hi < target)
+		return "NOT MET";
+	return "INCONCLUSIVE";
+}
+
+/* Issue 11's library targets: Replay open+iterate >= 100M samples/s on
+ * the 10M-sample synthetic spool @synth (every run), and Replay's peak RSS
+ * independent of file size (a 1M- and a 10M-sample spool in @dir). */
+static int target_table(const char *dir, const char *synth)
+{
+	struct result rs[31], small[31], big[31];
+	char p1[4096], p10[4096];
+	struct spulse_replay *rp;
+	struct spulse_error err;
+	double lo, hi, med, rss1, rss10;
+	uint64_t n;
+	int runs, k;
+
+	if (spulse_replay_open(synth, NULL, &rp, &err))
+		return 1;
+	n = spulse_replay_info(rp)->samples;
+	spulse_replay_close(rp);
+	runs = measure_all(1, synth, rs);
+	for (k = 0; k < runs; k++)
+		if (rs[k].samples != n)
+			return 1;
+	hi = (double)n / rs[0].secs;	/* sorted by CPU time */
+	lo = (double)n / rs[runs - 1].secs;
+	med = (double)n / rs[runs / 2].secs;
+	printf("\ntargets (issue 11)\n");
+	printf("Replay open+iterate, %llu-sample synthetic spool: median %.1fM samples/s "
+	       "[%.1fM..%.1fM over %d runs] >= 100M: %s\n",
+	       (unsigned long long)n, med / 1e6, lo / 1e6, hi / 1e6, runs,
+	       verdict(lo, hi, 100e6));
+
+	snprintf(p1, sizeof(p1), "%s/bench_lib_1m.spulse", dir);
+	snprintf(p10, sizeof(p10), "%s/bench_lib_10m.spulse", dir);
+	write_spool(p1, 1000000);
+	write_spool(p10, 10000000);
+	runs = measure_all(1, p1, small);
+	measure_all(1, p10, big);
+	rss1 = rss10 = 0;
+	for (k = 0; k < runs; k++) {
+		if ((double)small[k].maxrss_kb > rss1)
+			rss1 = (double)small[k].maxrss_kb;
+		if ((double)big[k].maxrss_kb > rss10)
+			rss10 = (double)big[k].maxrss_kb;
+	}
+	unlink(p1);
+	unlink(p10);
+	/* independent: 10x the file adds less than 1 MiB of peak RSS */
+	printf("Replay peak RSS (max of %d runs): 1M samples %.1f MB, 10M samples %.1f MB; "
+	       "independent of file size (10x file adds < 1 MB): %s\n", runs,
+	       rss1 / 1024.0, rss10 / 1024.0,
+	       rss10 - rss1 < 1024.0 ? "MET" : "NOT MET");
+	return 0;
 }
 
 static const char *const reader_names[] = { "Snapshot (open+iterate)",
@@ -587,6 +660,8 @@ int main(int argc, char **argv)
 		       argv[3], (unsigned long long)n, (double)st.st_size / 1e6,
 		       (double)st.st_size / (double)n);
 		if (sample_table(argv[3], n, (double)st.st_size))
+			return 1;
+		if (target_table(argv[1], argv[3]))
 			return 1;
 	}
 	ids_table(argv[1]);
