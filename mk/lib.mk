@@ -135,7 +135,7 @@ FUZZ_CPU_SECONDS ?= 3600
 FUZZ_JOBS ?= 2
 .PHONY: fuzz-long
 fuzz-long: $(FUZZ_BINS)
-	@FUZZ_CPU_SECONDS=$(FUZZ_CPU_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+	@FUZZ_CPU_SECONDS=$(FUZZ_CPU_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_RESUME=1 \
 		FUZZ_FORK=$(FUZZ_FORK) FUZZ_REPORT=1 $(TOP)/tests/fuzz/run.sh \
 		$(BUILD)/fuzz/fuzz-long.result $(BUILD)/fuzz \
 		$(TOP)/tests/fuzz/corpus $(FUZZ_TARGETS)

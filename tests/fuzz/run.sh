@@ -8,6 +8,12 @@
 #                       measured by /usr/bin/time), so a busy or niced
 #                       machine still gives each target its CPU budget
 #                       (make fuzz-long: 3600 = one CPU-hour per target)
+#   FUZZ_RESUME=1       with FUZZ_CPU_SECONDS: keep a ledger per target
+#                       ($BINDIR/work/TARGET.ledger: one line "CPU
+#                       centiseconds, executions, wall seconds, end time"
+#                       per chunk), count the budget, executions and
+#                       findings over every run recorded there, and
+#                       continue where an interrupted run stopped
 #   FUZZ_JOBS=N         targets run N at a time (default 1)
 #   FUZZ_FORK=N         N libFuzzer worker processes per target (-fork=N)
 #   FUZZ_REPORT=1       also print coverage, corpus size and findings
@@ -43,17 +49,30 @@ fuzz_once() {	# target wall log
 # "ok" or "failed" to $bindir/$t.verdict.
 run_target() {	# target
 	local t=$1 work=$bindir/work/$1 log=$bindir/$1.log ok=1
-	local start cpu=0 used chunks=0 wall_used=0 t0
+	local ledger=$bindir/work/$1.ledger
+	local start cpu=0 used chunks=0 wall_used=0 t0 n
 	mkdir -p "$work"
 	: >"$log"
 	start=$(date +%s)
 	if [ -n "$cpu_budget" ]; then
+		if [ "${FUZZ_RESUME:-}" = 1 ] && [ -s "$ledger" ]; then
+			cpu=$(awk '{s += $1} END {print s + 0}' "$ledger")
+			wall_used=$(awk '{s += $3} END {print s + 0}' "$ledger")
+			chunks=$(wc -l <"$ledger")
+			start=0	# findings: every artifact in the corpus dir
+		fi
 		while [ "$cpu" -lt $((cpu_budget * 100)) ]; do
 			t0=$(date +%s)
-			used=$(fuzz_once "$t" "$chunk" "$log") || ok=0
+			used=$(fuzz_once "$t" "$chunk" "$log.chunk") || ok=0
 			cpu=$((cpu + ${used:-0}))
 			chunks=$((chunks + 1))
 			wall_used=$((wall_used + $(date +%s) - t0))
+			n=$(grep -E '^stat::number_of_executed_units' "$log.chunk" |
+				awk '{s += $2} END {print s + 0}')
+			cat "$log.chunk" >>"$log"
+			rm -f "$log.chunk"
+			[ "${FUZZ_RESUME:-}" = 1 ] &&
+				echo "${used:-0} $n $(($(date +%s) - t0)) $(date +%s)" >>"$ledger"
 			[ "$ok" -eq 1 ] || break
 			[ "${used:-0}" -gt 0 ] || { ok=0; break; }
 		done
@@ -68,7 +87,11 @@ run_target() {	# target
 	found=$(find "$work" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' \
 		-o -name 'timeout-*' -o -name 'oom-*' \) -newermt "@$start" | wc -l)
 	[ "$found" -eq 0 ] || ok=0
-	runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+	if [ "${FUZZ_RESUME:-}" = 1 ] && [ -s "$ledger" ]; then
+		runs=$(awk '{s += $2} END {print s + 0}' "$ledger")
+	else
+		runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+	fi
 	if [ "$runs" -eq 0 ]; then	# -fork prints no final stats
 		runs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
 	fi
