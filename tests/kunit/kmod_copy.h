@@ -9,9 +9,14 @@
 
 #include <kunit/test.h>
 
+struct perf_event;
+
 #include "spulse.h"
 
 void spulse_kunit_take(struct pt_regs *regs);
+void spulse_kunit_throttle(struct perf_event *event);
+/* perf event creations still to fail (copy_sample.c) */
+extern atomic_t spulse_kunit_event_fail;
 
 /* meta.c stand-ins: counts of calls from the sample path. */
 extern atomic_t spulse_kunit_meta_kicks;
