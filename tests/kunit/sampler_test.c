@@ -390,6 +390,58 @@ static void sampler_cpu_online_without_event_is_not_vetoed(struct kunit *test)
 	rt_teardown();
 }
 
+static void take_here(void *unused)
+{
+	struct pt_regs r;
+
+	user_regs(&r, 0x404000);
+	spulse_kunit_take(&r);	/* IPI: interrupts are off */
+}
+
+/*
+ * A CPU first coming online when its sampler state cannot be allocated
+ * still comes online: it is counted, gets no event, and what would be
+ * written on it is dropped as busy (its buffers were never touched).
+ */
+static void sampler_cpu_online_without_memory_is_not_vetoed(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct spulse_cpu_stats st;
+	struct spulse_cpu *c;
+	unsigned int cpu;
+	u64 bytes;
+	int r;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 online CPUs");
+	cpu = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	rt_setup(test, &p, DIR_NAME);
+	c = per_cpu_ptr(spulse.cpu, cpu);
+	KUNIT_EXPECT_FALSE(test, c->ready);	/* never online since load */
+	bytes = spulse.percpu_bytes;
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	atomic_set(&spulse_kunit_alloc_fail, 1);
+	r = add_cpu(cpu);
+	atomic_set(&spulse_kunit_alloc_fail, 0);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
+	KUNIT_EXPECT_FALSE(test, c->ready);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_state, 1U);
+	KUNIT_EXPECT_EQ(test, spulse.percpu_bytes, bytes);
+	KUNIT_EXPECT_NULL(test, c->event);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_event, 1U);
+	KUNIT_EXPECT_NULL(test, c->batch.buf);
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, take_here, NULL,
+						       1), 0);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.dropped_busy, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.written, 0ULL);
+	spulse_sample_exit();
+	rt_teardown();
+}
+
 /* A kernel function entry whose "caller" slot holds no kernel text. */
 static noinline int sampler_victim(int x)
 {
@@ -585,6 +637,7 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_throttling_is_counted),
 	KUNIT_CASE(sampler_flush_pause_is_counted),
 	KUNIT_CASE(sampler_cpu_online_without_event_is_not_vetoed),
+	KUNIT_CASE(sampler_cpu_online_without_memory_is_not_vetoed),
 	KUNIT_CASE(sampler_kernel_unwind_error_marks_truncated),
 	KUNIT_CASE(sampler_phase_stats_split_handler_time),
 	KUNIT_CASE(sampler_repeated_stack_hits_cache),
