@@ -8,6 +8,7 @@
 #include <linux/stddef.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -133,11 +134,11 @@ void spulse_control_flush(void)
 	mutex_lock(&spulse.lock);
 	was = spulse.running;
 	if (was)
-		spulse_sample_enable(false);
+		spulse_sample_pause(true);
 	spulse_relay_flush();
 	spulse_meta_flush();
 	if (was)
-		spulse_sample_enable(true);
+		spulse_sample_pause(false);
 	mutex_unlock(&spulse.lock);
 }
 
@@ -241,6 +242,28 @@ static const struct spulse_stat_key spulse_ph_keys[] = {
 	SPULSE_STAT(phase_in_relay_ns),
 };
 
+/* Losses before the handler, kernel unwind truncation (sample.c). */
+static const struct spulse_stat_key spulse_loss_keys[] = {
+	SPULSE_STAT(seen),
+	SPULSE_STAT(throttled),
+	SPULSE_STAT(lost_throttled),
+	SPULSE_STAT(event_enabled_ns),
+	SPULSE_STAT(event_running_ns),
+	SPULSE_STAT(kstack_truncated),
+};
+
+/* sample_phase_stats=1 only: the sample handler's phase timers. */
+static const struct spulse_stat_key spulse_sph_keys[] = {
+	SPULSE_STAT(sample_phase_n),
+	SPULSE_STAT(sample_phase_outliers),
+	SPULSE_STAT(sample_phase_ns),
+	SPULSE_STAT(sample_phase_kstack_ns),
+	SPULSE_STAT(sample_phase_ustack_ns),
+	SPULSE_STAT(sample_phase_meta_ns),
+	SPULSE_STAT(sample_phase_encode_ns),
+	SPULSE_STAT(sample_phase_relay_ns),
+};
+
 /* User unwinding of samples. */
 static const struct spulse_stat_key spulse_uw_keys[] = {
 	SPULSE_STAT(ustack_table_steps),
@@ -268,6 +291,36 @@ static void spulse_stats_add_offcpu(struct spulse_cpu_stats *t,
 	for (i = 0; i < ARRAY_SIZE(spulse_uw_keys); i++)
 		*spulse_stat(t, spulse_uw_keys[i].off) +=
 			READ_ONCE(*spulse_stat(c, spulse_uw_keys[i].off));
+	for (i = 0; i < ARRAY_SIZE(spulse_loss_keys); i++)
+		*spulse_stat(t, spulse_loss_keys[i].off) +=
+			READ_ONCE(*spulse_stat(c, spulse_loss_keys[i].off));
+	for (i = 0; i < ARRAY_SIZE(spulse_sph_keys); i++)
+		*spulse_stat(t, spulse_sph_keys[i].off) +=
+			READ_ONCE(*spulse_stat(c, spulse_sph_keys[i].off));
+}
+
+static void spulse_stats_show_losses(struct seq_file *m,
+				     struct spulse_cpu_stats *t)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(spulse_loss_keys); i++)
+		seq_printf(m, "%s %llu\n", spulse_loss_keys[i].key,
+			   *spulse_stat(t, spulse_loss_keys[i].off));
+	seq_printf(m, "samples_expected %llu\n",
+		   div64_u64(t->event_running_ns * spulse.p.freq,
+			     NSEC_PER_SEC));
+	seq_printf(m, "flush_paused_ns %llu\n",
+		   READ_ONCE(spulse.flush_paused_ns));
+	seq_printf(m, "flush_lost_max %llu\n", READ_ONCE(spulse.flush_lost_max));
+	seq_printf(m, "cpus_no_event %u\n", READ_ONCE(spulse.cpus_no_event));
+	seq_printf(m, "cpus_no_state %u\n", READ_ONCE(spulse.cpus_no_state));
+	seq_printf(m, "percpu_bytes %llu\n", READ_ONCE(spulse.percpu_bytes));
+	if (!spulse.p.sample_phase_stats)
+		return;
+	for (i = 0; i < ARRAY_SIZE(spulse_sph_keys); i++)
+		seq_printf(m, "%s %llu\n", spulse_sph_keys[i].key,
+			   *spulse_stat(t, spulse_sph_keys[i].off));
 }
 
 static void spulse_stats_show_unwind(struct seq_file *m,
@@ -316,6 +369,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 {
 	struct spulse_cpu_stats t = {};
 	u64 records = 0, bytes = 0, sc_hits = 0, sc_misses = 0;
+	u64 ss_hits = 0, ss_misses = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -332,6 +386,8 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		bytes += READ_ONCE(c->enc.bytes);
 		sc_hits += READ_ONCE(c->enc.scache.hits);
 		sc_misses += READ_ONCE(c->enc.scache.misses);
+		ss_hits += READ_ONCE(c->scache.hits);
+		ss_misses += READ_ONCE(c->scache.misses);
 	}
 	seq_printf(m, "state %s\n",
 		   READ_ONCE(spulse.running) ? "running" : "stopped");
@@ -350,9 +406,12 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
 	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
+	spulse_stats_show_losses(m, &t);
 	spulse_stats_show_offcpu(m, &t);
 	seq_printf(m, "stack_cache_hits %llu\n", sc_hits);
 	seq_printf(m, "stack_cache_misses %llu\n", sc_misses);
+	seq_printf(m, "sample_cache_hits %llu\n", ss_hits);
+	seq_printf(m, "sample_cache_misses %llu\n", ss_misses);
 	spulse_stats_show_unwind(m, &t);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);

@@ -192,6 +192,7 @@ int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 	b->len += spulse_enc_sample(b->buf + b->len,
 				    (s64)(s->t_ns - e->last_ns), thread, leaf);
 	b->records++;
+	b->leaf = leaf;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build);
@@ -456,3 +457,48 @@ void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b)
 	spulse_enc_reset(e);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_rollback);
+
+/**
+ * spulse_batch_build_leaf() - encode one sample whose stack is interned
+ * @e: this CPU's encoder
+ * @b: batch
+ * @s: the sample (@s->frames and @s->n are not used)
+ * @leaf: its leaf stack id, interned and written in this stream
+ * @gen: @e->gen when @leaf was written (a stack cache's entry)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * For a caller that keeps its own cache of stacks already written (the
+ * sampler's raw-chain cache): only the thread (if new) and the sample
+ * record are encoded. @leaf stays valid while @e->gen is @gen; every
+ * rollback or reset bumps it. Commit as spulse_batch_build().
+ *
+ * Return: 0, -ESTALE (@gen is not the current generation: nothing was
+ * encoded, build from the frames instead), or as spulse_batch_build().
+ */
+int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
+			    const struct spulse_sample *s, u32 leaf, u64 gen,
+			    u64 start_us, u64 interval_us)
+{
+	u32 thread;
+	int r;
+
+	if (e->gen != gen || !e->header_done)
+		return -ESTALE;
+	/* the header is written: this only saves the counters (or resets) */
+	r = spulse_batch_begin(e, b, start_us, interval_us);
+	if (r || e->gen != gen)
+		return -ESTALE;	/* the tables were full and reset */
+	r = spulse_batch_thread(e, b, s->pid, s->tid, s->comm, &thread);
+	if (!r && !spulse_batch_room(b, SPULSE_SAMPLE_MAX))
+		r = -E2BIG;
+	if (r) {
+		spulse_batch_rollback(e, b);
+		return r;
+	}
+	b->len += spulse_enc_sample(b->buf + b->len,
+				    (s64)(s->t_ns - e->last_ns), thread, leaf);
+	b->records++;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build_leaf);

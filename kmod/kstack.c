@@ -45,13 +45,19 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_kstack_trim);
  * @cap: capacity of @out (>= @max + SPULSE_KSTACK_SLACK)
  * @max: kernel depth limit
  * @too_deep: set when the stack has more than @max frames
+ * @truncated: set when the unwind stopped before the stack's end: the ORC
+ *	unwinder reported an error (no ORC entry, unreadable or implausible
+ *	stack), or it reached a frame whose address is not kernel text other
+ *	than the user-mode register frame at kernel entry. A clean end is the
+ *	entry register frame of a user task or the end-of-stack hint of a
+ *	kernel thread.
  *
  * NMI-safe: the ORC unwinder reads only the stack and the ORC tables.
  *
  * Return: number of frames in @out.
  */
 int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
-			  u32 max, bool *too_deep)
+			  u32 max, bool *too_deep, bool *truncated)
 {
 	u32 n = 0;
 #ifdef CONFIG_UNWINDER_ORC
@@ -59,30 +65,39 @@ int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 	unsigned long addr;
 
 	*too_deep = false;
+	*truncated = false;
 	if (!max)
 		return 0;
 	out[n++] = instruction_pointer(regs);
 	for (unwind_start(&st, current, regs, NULL); !unwind_done(&st);
 	     unwind_next_frame(&st)) {
 		addr = unwind_get_return_address(&st);
-		if (!addr)
+		if (!addr) {
+			/* the user register frame at kernel entry: the end */
+			if (!st.regs || !user_mode(st.regs))
+				*truncated = true;
 			break;
+		}
 		if (n >= max) {
 			*too_deep = true;
 			break;
 		}
 		out[n++] = st.signal ? addr : addr - 1;
 	}
+	if (unwind_error(&st))
+		*truncated = true;
 	return n;
 #else
 	int first;
 	u32 i, got;
 
 	*too_deep = false;
+	*truncated = false;
 	got = stack_trace_save(out, cap, 0);
 	first = spulse_kstack_trim(out, got, instruction_pointer(regs));
 	if (first < 0) {
 		out[0] = instruction_pointer(regs);
+		*truncated = true;
 		return 1;
 	}
 	for (i = first; i < got; i++) {

@@ -68,6 +68,10 @@ static bool offcpu_phase_stats;
 module_param(offcpu_phase_stats, bool, 0444);
 MODULE_PARM_DESC(offcpu_phase_stats, "debug: time the phases of the off-CPU probes (phase_* keys in stats)");
 
+static bool sample_phase_stats;
+module_param(sample_phase_stats, bool, 0444);
+MODULE_PARM_DESC(sample_phase_stats, "debug: time the phases of the sample handler (sample_phase_* keys in stats)");
+
 static char *unwind = "auto";
 module_param(unwind, charp, 0444);
 MODULE_PARM_DESC(unwind, "user stacks: auto (tables where loaded, else frame pointers), fp or tables");
@@ -98,6 +102,7 @@ static int spulse_load_params(void)
 	p->offcpu_min_us = offcpu_min_us;
 	p->offcpu_threads = offcpu_threads;
 	p->offcpu_phase_stats = offcpu_phase_stats;
+	p->sample_phase_stats = sample_phase_stats;
 	p->unwind_mem_kb = unwind_mem_kb;
 	if (spulse_parse_unwind(unwind ? unwind : "", &p->unwind)) {
 		pr_err("invalid unwind=%s: must be auto, fp or tables\n", unwind);

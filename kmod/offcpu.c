@@ -189,7 +189,7 @@ static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
 	spulse_oc_phase(ph, pt, kns);
 	if (too_deep)
 		return false;
-	if (tsk->mm && !(tsk->flags & PF_KTHREAD)) {
+	if (spulse_task_has_user(tsk)) {
 		nu = spulse_ustack_capture(task_pt_regs(tsk), p->unwind,
 					   &c->uc, c->ubuf, p->max_user_depth,
 					   &res);

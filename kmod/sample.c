@@ -11,6 +11,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched/task_stack.h>
@@ -19,13 +20,54 @@
 
 #include "spulse.h"
 
-/* Capture one sample into c->frames (root..leaf); returns the node count. */
+/* perf's "throttled until the next tick" mark (kernel/events/core.c). */
+#define SPULSE_PERF_THROTTLED	(~0ULL)
+
+/*
+ * sample_phase_stats=1: the phase times of one sample, added to the stats
+ * at its end unless the whole sample took longer than
+ * SPULSE_PHASE_OUTLIER_NS (under TCG on a busy host the vCPU is preempted
+ * mid-sample now and then; such a sample would swamp the means).
+ */
+#define SPULSE_PHASE_OUTLIER_NS	(1000 * NSEC_PER_USEC)
+
+struct spulse_phases {
+	u64 kstack;
+	u64 ustack;
+	u64 meta;
+	u64 encode;
+	u64 relay;
+};
+
+/*
+ * Add the time since *@t to *@acc and restart *@t. Off it is one
+ * predictable branch on a read-only parameter.
+ */
+static __always_inline void spulse_ph(bool on, u64 *t, u64 *acc)
+{
+	u64 now;
+
+	if (likely(!on))
+		return;
+	now = ktime_get_mono_fast_ns();
+	*acc += now - *t;
+	*t = now;
+}
+
+/*
+ * Capture one sample into c->frames (root..leaf); returns the node count.
+ * A kernel unwind that stopped on an error keeps only the kernel part,
+ * under the truncated marker: the frames lost are its outer ones, and the
+ * format's marker (a root node) says exactly that.
+ */
 static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
-			  struct task_struct *tsk, u32 tgid, bool *too_deep)
+			  struct task_struct *tsk, u32 tgid, bool *too_deep,
+			  bool ph, u64 *pt, struct spulse_phases *pp)
 {
 	const struct spulse_params *p = &spulse.p;
 	struct pt_regs *uregs = NULL;
 	struct spulse_uw_res res = {};
+	bool ktrunc = false;
 	int nk = 0, nu = 0, i;
 	u32 n = 0;
 
@@ -36,10 +78,14 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 		nk = spulse_kstack_capture(regs, c->kbuf,
 					   p->max_kernel_depth +
 					   SPULSE_KSTACK_SLACK,
-					   p->max_kernel_depth, too_deep);
+					   p->max_kernel_depth, too_deep,
+					   &ktrunc);
+		spulse_ph(ph, pt, &pp->kstack);
 		if (*too_deep)
 			return 0;
-		if (tsk->mm && !(tsk->flags & PF_KTHREAD))
+		if (ktrunc)
+			c->stats.kstack_truncated++;
+		else if (spulse_task_has_user(tsk))
 			uregs = task_pt_regs(tsk);
 	}
 	if (uregs) {
@@ -49,27 +95,89 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 		c->stats.ustack_fp_steps += res.fp_steps;
 		c->stats.ustack_complete += res.complete;
 		c->stats.ustack_truncated += res.truncated;
+		spulse_ph(ph, pt, &pp->ustack);
 		if (!p->target_pid && tgid)
 			spulse_note_pid(c, tgid);
 		if (nu && !spulse_meta_known(tgid, c->ubuf[0]))
 			spulse_meta_kick();
+		spulse_ph(ph, pt, &pp->meta);
 	}
-	if (res.truncated || (!nu && !nk))
+	c->chain.trunc = ktrunc || res.truncated || (!nu && !nk);
+	c->chain.nu = nu;
+	c->chain.nk = nk;
+	if (c->chain.trunc)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
-	for (i = nu - 1; i >= 0; i--)
+	for (i = nu - 1; i >= 0; i--) {
+		c->chain.addr[nu - 1 - i] = c->ubuf[i];
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
 							c->ubuf[i] };
-	for (i = nk - 1; i >= 0; i--)
+	}
+	for (i = nk - 1; i >= 0; i--) {
+		c->chain.addr[nu + nk - 1 - i] = c->kbuf[i];
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
 							c->kbuf[i] };
+	}
 	return n;
+}
+
+/*
+ * Encode the captured sample: from the raw-chain cache when this stream
+ * has written the same stack before (only the thread if new and the
+ * sample record are encoded), else frame by frame through the intern
+ * tables. Returns spulse_batch_build()'s result; *@h and *@put say what
+ * to cache once the batch is written.
+ */
+static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
+			 u64 *h, bool *put)
+{
+	u32 leaf;
+	int r;
+
+	*put = false;
+	if (c->scache.ent && (u32)c->chain.nu + c->chain.nk <=
+	    SPULSE_SCACHE_DEPTH) {
+		*h = spulse_scache_hash(&c->chain);
+		if (spulse_scache_find(&c->scache, c->enc.gen, *h, &c->chain,
+				       &leaf)) {
+			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
+						    c->enc.gen, spulse.start_us,
+						    spulse.interval_us);
+			if (r != -ESTALE) {
+				c->scache.hits += !r;
+				return r;
+			}
+		}
+		c->scache.misses++;
+		*put = true;
+	}
+	return spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
+				  spulse.interval_us);
+}
+
+static void spulse_phases_add(struct spulse_cpu_stats *st,
+			      const struct spulse_phases *pp, u64 total)
+{
+	if (total > SPULSE_PHASE_OUTLIER_NS) {
+		st->sample_phase_outliers++;
+		return;
+	}
+	st->sample_phase_n++;
+	st->sample_phase_ns += total;
+	st->sample_phase_kstack_ns += pp->kstack;
+	st->sample_phase_ustack_ns += pp->ustack;
+	st->sample_phase_meta_ns += pp->meta;
+	st->sample_phase_encode_ns += pp->encode;
+	st->sample_phase_relay_ns += pp->relay;
 }
 
 static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 {
 	struct task_struct *tsk = current;
+	bool ph = spulse.p.sample_phase_stats;
+	struct spulse_phases pp = {};
 	struct spulse_sample s;
-	bool too_deep;
+	bool too_deep, put;
+	u64 pt = 0, d, h = 0;
 
 	s.pid = task_tgid_nr(tsk);
 	if (spulse.p.target_pid && s.pid != spulse.p.target_pid)
@@ -82,36 +190,77 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	c->busy = 1;
 	barrier();
 	s.t_ns = ktime_get_mono_fast_ns() - spulse.start_mono;
+	pt = s.t_ns + spulse.start_mono;
 	s.tid = task_pid_nr(tsk);
 	memcpy(s.comm, tsk->comm, sizeof(s.comm));
 	s.frames = c->frames;
-	s.n = spulse_capture(c, regs, tsk, s.pid, &too_deep);
+	s.n = spulse_capture(c, regs, tsk, s.pid, &too_deep, ph, &pt,
+				 &pp);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
-	} else if (spulse_batch_build(&c->enc, &c->batch, &s, spulse.start_us,
-				      spulse.interval_us)) {
+	} else if (spulse_encode(c, &s, &h, &put)) {
 		/* cannot happen with validated sizes; counted, not lost */
 		c->stats.dropped_too_deep++;
-	} else if (!spulse_batch_put(c)) {
-		c->stats.dropped_buffer_full++;
+		spulse_ph(ph, &pt, &pp.encode);
 	} else {
-		spulse_batch_commit(&c->enc, &c->batch, s.t_ns);
-		c->stats.written++;
+		spulse_ph(ph, &pt, &pp.encode);
+		if (!spulse_batch_put(c)) {
+			c->stats.dropped_buffer_full++;
+		} else {
+			spulse_batch_commit(&c->enc, &c->batch, s.t_ns);
+			if (put)
+				spulse_scache_put(&c->scache, c->enc.gen, h,
+						  &c->chain, c->batch.leaf);
+			c->stats.written++;
+		}
+		spulse_ph(ph, &pt, &pp.relay);
 	}
 	c->stats.taken++;
-	c->stats.handler_ns += ktime_get_mono_fast_ns() - spulse.start_mono -
-			       s.t_ns;
+	d = ktime_get_mono_fast_ns() - spulse.start_mono - s.t_ns;
+	c->stats.handler_ns += d;
+	if (unlikely(ph))
+		spulse_phases_add(&c->stats, &pp, d);
 	barrier();
 	c->busy = 0;
+}
+
+/*
+ * Throttling: perf stops an event that overflowed max_samples_per_tick
+ * times in one tick (hw.interrupts set to its mark in the overflow that
+ * does it, which still reaches this handler) until the next tick restarts
+ * it. Count the episode and, at the next overflow, the periods it missed.
+ */
+static void spulse_throttle_account(struct spulse_cpu *c,
+				    struct perf_event *event)
+{
+	u64 now, period, gap;
+
+	if (unlikely(c->thr_ns)) {
+		now = ktime_get_mono_fast_ns();
+		period = NSEC_PER_SEC / spulse.p.freq;
+		gap = now - c->thr_ns;
+		if (gap > period)
+			c->stats.lost_throttled += div64_u64(gap, period) - 1;
+		c->thr_ns = 0;
+	}
+	if (unlikely(event->hw.interrupts == SPULSE_PERF_THROTTLED)) {
+		c->stats.throttled++;
+		c->thr_ns = ktime_get_mono_fast_ns();
+	}
 }
 
 static void spulse_overflow(struct perf_event *event,
 			    struct perf_sample_data *data,
 			    struct pt_regs *regs)
 {
+	struct spulse_cpu *c;
+
 	if (!READ_ONCE(spulse.running))
 		return;
-	spulse_take(this_cpu_ptr(spulse.cpu), regs);
+	c = this_cpu_ptr(spulse.cpu);
+	c->stats.seen++;
+	spulse_throttle_account(c, event);
+	spulse_take(c, regs);
 }
 
 static struct perf_event *spulse_event_create(int cpu)
@@ -129,17 +278,56 @@ static struct perf_event *spulse_event_create(int cpu)
 						spulse_overflow, NULL);
 }
 
+/*
+ * Add what @c->event was enabled and running since the last fold to the
+ * stats (time running < time enabled: the event was multiplexed off the
+ * PMU). Process context, hotplug excluded, the event off or on.
+ */
+static void spulse_event_fold(struct spulse_cpu *c)
+{
+	u64 enabled = 0, running = 0;
+
+	if (!c->event)
+		return;
+	perf_event_read_value(c->event, &enabled, &running);
+	if (enabled >= c->ev_enabled && running >= c->ev_running) {
+		WRITE_ONCE(c->stats.event_enabled_ns, c->stats.event_enabled_ns +
+			   enabled - c->ev_enabled);
+		WRITE_ONCE(c->stats.event_running_ns, c->stats.event_running_ns +
+			   running - c->ev_running);
+	}
+	c->ev_enabled = enabled;
+	c->ev_running = running;
+}
+
+/*
+ * A CPU came online: give it an event. At load a failure fails the load;
+ * later the CPU comes online without one (counted in cpus_no_event, said
+ * once in dmesg), so a failed event never vetoes a CPU. A CPU without
+ * sampler state (percpu.c) gets no event either.
+ */
 static int spulse_cpu_online(unsigned int cpu)
 {
 	struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
-	struct perf_event *ev = spulse_event_create(cpu);
+	struct perf_event *ev = ERR_PTR(-ENOMEM);
 
+	if (c->ready)
+		ev = spulse_event_create(cpu);
 	if (IS_ERR(ev)) {
-		pr_err("cannot create perf event on cpu%u: %ld\n", cpu,
-		       PTR_ERR(ev));
-		return PTR_ERR(ev);
+		if (spulse.ev_loading) {
+			pr_err("cannot create perf event on cpu%u: %ld\n", cpu,
+			       PTR_ERR(ev));
+			return PTR_ERR(ev);
+		}
+		WRITE_ONCE(spulse.cpus_no_event, spulse.cpus_no_event + 1);
+		pr_warn_once("cpu%u came online without a perf event (%ld): not sampled (cpus_no_event in stats)\n",
+			     cpu, PTR_ERR(ev));
+		return 0;
 	}
 	c->event = ev;
+	c->ev_enabled = 0;
+	c->ev_running = 0;
+	c->thr_ns = 0;
 	if (spulse.running)
 		perf_event_enable(ev);
 	return 0;
@@ -151,6 +339,7 @@ static int spulse_cpu_offline(unsigned int cpu)
 
 	if (c->event) {
 		perf_event_disable(c->event);
+		spulse_event_fold(c);
 		perf_event_release_kernel(c->event);
 		c->event = NULL;
 	}
@@ -190,7 +379,9 @@ static int spulse_pick_event(void)
 /**
  * spulse_sample_init() - pick the event and create one per online CPU
  *
- * Events are created disabled; spulse_sample_enable() turns them on.
+ * Context: process context (load). Events are created disabled;
+ * spulse_sample_enable() turns them on. CPUs coming online later get
+ * theirs from the hotplug state set up here.
  *
  * Return: 0 or a negative errno (nothing left allocated).
  */
@@ -200,8 +391,10 @@ int spulse_sample_init(void)
 
 	if (r)
 		return r;
+	spulse.ev_loading = true;
 	r = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "spulse:online",
 			      spulse_cpu_online, spulse_cpu_offline);
+	spulse.ev_loading = false;
 	if (r < 0)
 		return r;
 	spulse.cpuhp_state = r;
@@ -216,6 +409,7 @@ void spulse_sample_exit(void)
 	if (spulse.cpuhp_state > 0)
 		cpuhp_remove_state(spulse.cpuhp_state);
 	spulse.cpuhp_state = 0;
+	spulse.cpus_no_event = 0;
 }
 
 /**
@@ -224,7 +418,9 @@ void spulse_sample_exit(void)
  *
  * Caller holds spulse.lock. Takes the hotplug read lock so that the set of
  * events and spulse.running change together. perf_event_disable() returns
- * once the event is off on its CPU, so no handler is running afterwards.
+ * once the event is off on its CPU, so no handler is running afterwards;
+ * then each event's enabled/running times are folded into the stats and a
+ * pending throttle gap is forgotten (the off time is not a throttle loss).
  */
 void spulse_sample_enable(bool on)
 {
@@ -233,14 +429,48 @@ void spulse_sample_enable(bool on)
 	cpus_read_lock();
 	WRITE_ONCE(spulse.running, on);
 	for_each_online_cpu(cpu) {
-		struct perf_event *ev = per_cpu_ptr(spulse.cpu, cpu)->event;
+		struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 
-		if (!ev)
+		if (!c->event)
 			continue;
-		if (on)
-			perf_event_enable(ev);
-		else
-			perf_event_disable(ev);
+		if (on) {
+			perf_event_enable(c->event);
+			continue;
+		}
+		perf_event_disable(c->event);
+		spulse_event_fold(c);
+		c->thr_ns = 0;
 	}
 	cpus_read_unlock();
+}
+
+/**
+ * spulse_sample_pause() - turn the events off or back on around a flush
+ * @pause: off (true) or back on (false)
+ *
+ * Caller holds spulse.lock and calls this only while running. The events
+ * are off between the two calls, so samples due then are never taken; the
+ * time is added to flush_paused_ns and, times the number of events, to
+ * flush_lost_max (an upper bound: an event on a CPU that does not run the
+ * target would not have sampled it).
+ */
+void spulse_sample_pause(bool pause)
+{
+	u64 d, n = 0;
+	int cpu;
+
+	if (pause) {
+		spulse_sample_enable(false);
+		spulse.pause_t0 = ktime_get_mono_fast_ns();
+		return;
+	}
+	d = ktime_get_mono_fast_ns() - spulse.pause_t0;
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		n += !!per_cpu_ptr(spulse.cpu, cpu)->event;
+	cpus_read_unlock();
+	WRITE_ONCE(spulse.flush_paused_ns, spulse.flush_paused_ns + d);
+	WRITE_ONCE(spulse.flush_lost_max, spulse.flush_lost_max +
+		   div64_u64(d * n * spulse.p.freq, NSEC_PER_SEC));
+	spulse_sample_enable(true);
 }

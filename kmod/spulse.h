@@ -72,6 +72,8 @@ enum spulse_event {
  * @offcpu_threads: slot-table size (threads off CPU at the same time)
  * @offcpu_phase_stats: time the phases of the off-CPU probes (debug; the
  *	phase_* stats keys)
+ * @sample_phase_stats: time the phases of the sample handler (debug; the
+ *	sample_phase_* stats keys)
  * @unwind: how user stacks are unwound (enum spulse_unwind_mode)
  * @unwind_mem_kb: bound on all unwind table and map memory, KiB
  */
@@ -88,6 +90,7 @@ struct spulse_params {
 	u32 offcpu_min_us;
 	u32 offcpu_threads;
 	bool offcpu_phase_stats;
+	bool sample_phase_stats;
 	enum spulse_unwind_mode unwind;
 	u32 unwind_mem_kb;
 };
@@ -224,6 +227,7 @@ struct spulse_enc {
  * @saved_stack: see @saved_frame
  * @saved_thread: see @saved_frame
  * @saved_header: header state before the batch
+ * @leaf: leaf stack id of the sample spulse_batch_build() encoded
  */
 struct spulse_batch {
 	u8 *buf;
@@ -234,6 +238,7 @@ struct spulse_batch {
 	u32 saved_stack;
 	u32 saved_thread;
 	bool saved_header;
+	u32 leaf;
 };
 
 /**
@@ -258,6 +263,9 @@ void spulse_enc_reset(struct spulse_enc *e);
 int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 		       const struct spulse_sample *s, u64 start_us,
 		       u64 interval_us);
+int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
+			    const struct spulse_sample *s, u32 leaf, u64 gen,
+			    u64 start_us, u64 interval_us);
 void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
 			 u64 t_ns);
 void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b);
@@ -591,7 +599,7 @@ int spulse_kstack_trim(const unsigned long *ent, unsigned int n,
 		       unsigned long ip);
 #define SPULSE_KSTACK_SLACK	64	/* handler frames stack_trace_save sees */
 int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
-			  u32 max, bool *too_deep);
+			  u32 max, bool *too_deep, bool *truncated);
 
 /* buildid.c */
 u32 spulse_note_build_id(const u8 *buf, size_t len, u8 *id);
@@ -614,6 +622,22 @@ struct spulse_cpu_stats {
 	u64 dropped_busy;
 	u64 dropped_too_deep;
 	u64 handler_ns;
+	/* losses before the handler (docs/KERNEL.md, "Losses") */
+	u64 seen;
+	u64 throttled;
+	u64 lost_throttled;
+	u64 event_enabled_ns;
+	u64 event_running_ns;
+	u64 kstack_truncated;
+	/* sample_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
+	u64 sample_phase_n;
+	u64 sample_phase_outliers;
+	u64 sample_phase_ns;
+	u64 sample_phase_kstack_ns;
+	u64 sample_phase_ustack_ns;
+	u64 sample_phase_meta_ns;
+	u64 sample_phase_encode_ns;
+	u64 sample_phase_relay_ns;
 	/* off-CPU intervals (docs/KERNEL.md, "Off-CPU": the identities) */
 	u64 offcpu_taken;
 	u64 offcpu_written;
@@ -680,6 +704,7 @@ struct spulse_ucache {
 	u8 buf[SPULSE_UCACHE];
 };
 
+bool spulse_task_has_user(const struct task_struct *t);
 int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			  struct spulse_ucache *uc, u64 *out, u32 max,
 			  struct spulse_uw_res *res);
@@ -691,10 +716,19 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
  * @frames: capture buffer (root..leaf)
  * @ubuf: user walk output (leaf first)
  * @kbuf: kernel capture output (leaf first), max_kernel_depth + slack
- * @busy: nesting guard (NMI that finds it set drops the sample)
+ * @busy: nesting guard (NMI that finds it set drops the sample); stays set
+ *	on a CPU without @ready state
+ * @ready: the encoder tables and batch buffer exist (percpu.c)
  * @stats: counters, written only by this CPU's handler
  * @event: this CPU's perf event, or NULL
+ * @ev_enabled: @event's time enabled at the last fold (sample.c)
+ * @ev_running: @event's time running at the last fold
+ * @thr_ns: time of the sample that throttled @event (0 = not throttled)
  * @uc: user stack window of the current sample
+ * @chain: the current sample's raw stack (root..leaf in @chain.addr, room
+ *	for max_user_depth + max_kernel_depth), the key of @scache
+ * @scache: stacks of samples already written in this stream, by @chain
+ *	(NULL ent: no cache)
  * @pids: recently sampled tgids (whole-system mode), for the meta worker
  * @pid_head: next slot in @pids
  * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
@@ -709,9 +743,15 @@ struct spulse_cpu {
 	u64 *ubuf;
 	unsigned long *kbuf;
 	int busy;
+	bool ready;
 	struct spulse_cpu_stats stats;
 	struct perf_event *event;
+	u64 ev_enabled;
+	u64 ev_running;
+	u64 thr_ns;
 	struct spulse_ucache uc;
+	struct spulse_oc_stack chain;
+	struct spulse_scache scache;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;
 	struct spulse_oc_who oc_cap;
@@ -739,7 +779,16 @@ static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
  * @interval_us: 1e6 / freq
  * @chan: relay channel
  * @dir: debugfs directory
- * @cpuhp_state: dynamic hotplug state
+ * @cpuhp_state: dynamic hotplug state (events, sample.c)
+ * @cpuhp_prepare: dynamic hotplug prepare state (per-CPU memory, percpu.c)
+ * @cpu_loading: the prepare state is being set up (a failure fails the load)
+ * @cpus_no_state: CPUs that came online without sampler state (no memory)
+ * @percpu_bytes: bytes of per-CPU encoder state allocated
+ * @ev_loading: the event state is being set up (a failure fails the load)
+ * @cpus_no_event: CPUs that came online but got no perf event
+ * @pause_t0: when the events were turned off for the current flush
+ * @flush_paused_ns: time the events were off for flushes
+ * @flush_lost_max: upper bound of samples lost to flushes (events x time)
  * @ev_type: perf type actually used
  * @ev_config: perf config actually used
  * @oc: off-CPU slot table (offcpu=1)
@@ -759,6 +808,15 @@ struct spulse_state {
 	struct rchan *chan;
 	struct dentry *dir;
 	int cpuhp_state;
+	int cpuhp_prepare;
+	bool cpu_loading;
+	u32 cpus_no_state;
+	u64 percpu_bytes;
+	bool ev_loading;
+	u32 cpus_no_event;
+	u64 pause_t0;
+	u64 flush_paused_ns;
+	u64 flush_lost_max;
 	u32 ev_type;
 	u64 ev_config;
 	struct spulse_oc_table oc;
@@ -800,6 +858,7 @@ void spulse_relay_flush_chan(struct rchan *chan);
 int spulse_sample_init(void);
 void spulse_sample_exit(void);
 void spulse_sample_enable(bool on);
+void spulse_sample_pause(bool pause);
 
 /* percpu.c */
 int spulse_cpu_alloc(void);

@@ -110,6 +110,30 @@ static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
 	return 0;
 }
 
+#ifdef PF_USER_WORKER
+#define SPULSE_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define SPULSE_PF_NO_USER	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
+/**
+ * spulse_task_has_user() - whether a task has a user stack to capture
+ * @t: the task
+ *
+ * Kernel threads, tasks without an mm and kernel-created workers that
+ * share a process's mm but never run in user mode (io_uring's io-wq
+ * workers, PF_IO_WORKER in 6.1; PF_USER_WORKER where it exists) have none:
+ * a worker's saved user registers are its creator's with ip = sp = 0, so
+ * a walk would give a frame at 0 and the creator's stale frames.
+ *
+ * Return: true when @t has user registers worth walking.
+ */
+bool spulse_task_has_user(const struct task_struct *t)
+{
+	return t->mm && !(t->flags & SPULSE_PF_NO_USER);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_task_has_user);
+
 /**
  * spulse_ustack_capture() - capture the current task's user stack
  * @uregs: its user registers (the interrupt registers when they are user
@@ -125,8 +149,9 @@ static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
  * rcu_read_lock(), falling back to the frame-pointer step where no row
  * covers the PC unless @mode is tables; without one, spulse_ustack_walk()
  * (@mode tables: the leaf alone, truncated). A 32-bit (compat) task gets
- * only its IP, marked truncated. Safe in NMI, hardirq and scheduler
- * context (copy_from_user_nmi(): no fault handling, no sleeping).
+ * only its IP, marked truncated. Callers check spulse_task_has_user()
+ * before using task_pt_regs(). Safe in NMI, hardirq and scheduler context
+ * (copy_from_user_nmi(): no fault handling, no sleeping).
  *
  * Return: number of frames in @out.
  */

@@ -85,6 +85,21 @@ void rt_stats(struct spulse_cpu_stats *sum)
 		sum->dropped_buffer_full += s->dropped_buffer_full;
 		sum->dropped_busy += s->dropped_busy;
 		sum->dropped_too_deep += s->dropped_too_deep;
+		sum->handler_ns += s->handler_ns;
+		sum->seen += s->seen;
+		sum->throttled += s->throttled;
+		sum->lost_throttled += s->lost_throttled;
+		sum->event_enabled_ns += s->event_enabled_ns;
+		sum->event_running_ns += s->event_running_ns;
+		sum->kstack_truncated += s->kstack_truncated;
+		sum->sample_phase_n += s->sample_phase_n;
+		sum->sample_phase_outliers += s->sample_phase_outliers;
+		sum->sample_phase_ns += s->sample_phase_ns;
+		sum->sample_phase_kstack_ns += s->sample_phase_kstack_ns;
+		sum->sample_phase_ustack_ns += s->sample_phase_ustack_ns;
+		sum->sample_phase_meta_ns += s->sample_phase_meta_ns;
+		sum->sample_phase_encode_ns += s->sample_phase_encode_ns;
+		sum->sample_phase_relay_ns += s->sample_phase_relay_ns;
 	}
 }
 

@@ -9,9 +9,17 @@
 
 #include <kunit/test.h>
 
+struct perf_event;
+
 #include "spulse.h"
 
 void spulse_kunit_take(struct pt_regs *regs);
+void spulse_kunit_throttle(struct perf_event *event);
+/* perf event creations still to fail (copy_sample.c) */
+extern atomic_t spulse_kunit_event_fail;
+/* batch-buffer allocations still to fail (copy_percpu.c) */
+extern atomic_t spulse_kunit_alloc_fail;
+void *spulse_kunit_kvmalloc(size_t size, gfp_t flags);
 
 /* meta.c stand-ins: counts of calls from the sample path. */
 extern atomic_t spulse_kunit_meta_kicks;

@@ -9,11 +9,13 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/math64.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/relay.h>
+#include <linux/cpu.h>
 #include <asm/segment.h>
 
 #include "kmod_copy.h"
@@ -242,6 +244,387 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 	KUNIT_EXPECT_GT(test, kframes, 0U);
 	KUNIT_EXPECT_EQ(test, uframes, 0U);
 	KUNIT_EXPECT_GE(test, in_module * 2, samples);
+	/* a kthread's ORC unwind ends cleanly at its end-of-stack hint */
+	KUNIT_EXPECT_EQ(test, st.kstack_truncated, 0ULL);
+	/*
+	 * The events' times were folded in at disable: a cpu-clock event
+	 * is never multiplexed, and it cannot fire more often than its
+	 * period allows (at most one early overflow per CPU).
+	 */
+	kunit_info(test, "seen %llu enabled %llu running %llu throttled %llu\n",
+		   st.seen, st.event_enabled_ns, st.event_running_ns,
+		   st.throttled);
+	KUNIT_EXPECT_GT(test, st.event_running_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.event_enabled_ns, st.event_running_ns);
+	KUNIT_EXPECT_GE(test, st.seen, st.taken);
+	KUNIT_EXPECT_LE(test, st.seen, div64_u64(st.event_running_ns *
+						 p.freq, NSEC_PER_SEC) +
+			num_online_cpus());
+	rt_teardown();
+}
+
+static void start_events(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+}
+
+static void stop_events(void)
+{
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	spulse_sample_exit();
+}
+
+/*
+ * perf marks the overflow that throttles an event (hw.interrupts set to
+ * its MAX_INTERRUPTS mark, kernel/events/core.c) and restarts the event
+ * at the next tick; the handler counts the episode and, at the next
+ * overflow on that CPU, the periods (1/freq) it missed. (Driving this with
+ * a real event at freq=100000 is no test under TCG: overflows arrive too
+ * slowly to reach max_samples_per_tick, and a software event is never
+ * throttled by perf's handler-time check, so the 10 us hrtimer swamps the
+ * CPU instead: an RCU stall on this kernel.)
+ */
+static void sampler_throttling_is_counted(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct perf_event *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	struct spulse_cpu_stats st;
+	unsigned long flags;
+	u64 t0, t1;
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	rt_setup(test, &p, DIR_NAME);
+	local_irq_save(flags);
+	ev->hw.interrupts = 7;			/* an ordinary overflow */
+	spulse_kunit_throttle(ev);
+	ev->hw.interrupts = ~0ULL;		/* the throttling one */
+	spulse_kunit_throttle(ev);
+	t0 = ktime_get_mono_fast_ns();
+	mdelay(10);				/* throttled until here */
+	ev->hw.interrupts = 1;			/* restarted: first overflow */
+	t1 = ktime_get_mono_fast_ns();
+	spulse_kunit_throttle(ev);
+	spulse_kunit_throttle(ev);		/* nothing pending any more */
+	local_irq_restore(flags);
+	rt_stats(&st);
+	kunit_info(test, "throttled %llu lost %llu over %llu ns\n",
+		   st.throttled, st.lost_throttled, t1 - t0);
+	KUNIT_EXPECT_EQ(test, st.throttled, 1ULL);
+	/* 1000 Hz: >= 10 ms gap = >= 9 missed periods, no more than measured */
+	KUNIT_EXPECT_GE(test, st.lost_throttled, 9ULL);
+	KUNIT_EXPECT_LE(test, st.lost_throttled,
+			div64_u64(ktime_get_mono_fast_ns() - t0 + NSEC_PER_MSEC,
+				  NSEC_PER_MSEC));
+	rt_teardown();
+}
+
+/* The events off around a flush: the time and its sample bound count. */
+static void sampler_flush_pause_is_counted(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(task_tgid_nr(current));
+	u32 events = 0;
+	int cpu;
+
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	start_events(test);
+	for_each_online_cpu(cpu)
+		events += !!per_cpu_ptr(spulse.cpu, cpu)->event;
+	KUNIT_ASSERT_GT(test, events, 0U);
+	mutex_lock(&spulse.lock);
+	spulse_sample_pause(true);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(spulse.running));
+	msleep(50);
+	spulse_sample_pause(false);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
+	mutex_unlock(&spulse.lock);
+	stop_events();
+	KUNIT_EXPECT_GE(test, spulse.flush_paused_ns, 50ULL * NSEC_PER_MSEC);
+	/* 1000 Hz x >= 50 ms x events */
+	KUNIT_EXPECT_GE(test, spulse.flush_lost_max, 50ULL * events);
+	rt_teardown();
+}
+
+/*
+ * A CPU whose event cannot be created still comes online (not vetoed),
+ * without an event and counted; the next online gets one again, and the
+ * CPU keeps the sampler state it had (allocated once).
+ */
+static void sampler_cpu_online_without_event_is_not_vetoed(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	unsigned int cpu;
+	u64 bytes;
+	int r;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 online CPUs");
+	cpu = cpumask_last(cpu_online_mask);
+	rt_setup(test, &p, DIR_NAME);
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	KUNIT_ASSERT_NOT_NULL(test, per_cpu_ptr(spulse.cpu, cpu)->event);
+	bytes = spulse.percpu_bytes;
+	KUNIT_EXPECT_GT(test, bytes, 0ULL);
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	KUNIT_EXPECT_NULL(test, per_cpu_ptr(spulse.cpu, cpu)->event);
+	atomic_set(&spulse_kunit_event_fail, 1);
+	r = add_cpu(cpu);
+	atomic_set(&spulse_kunit_event_fail, 0);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
+	KUNIT_EXPECT_NULL(test, per_cpu_ptr(spulse.cpu, cpu)->event);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_event, 1U);
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	KUNIT_ASSERT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_EXPECT_NOT_NULL(test, per_cpu_ptr(spulse.cpu, cpu)->event);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_event, 1U);
+	KUNIT_EXPECT_TRUE(test, per_cpu_ptr(spulse.cpu, cpu)->ready);
+	KUNIT_EXPECT_EQ(test, spulse.percpu_bytes, bytes);
+	spulse_sample_exit();
+	rt_teardown();
+}
+
+static void take_here(void *unused)
+{
+	struct pt_regs r;
+
+	user_regs(&r, 0x404000);
+	spulse_kunit_take(&r);	/* IPI: interrupts are off */
+}
+
+/*
+ * A CPU first coming online when its sampler state cannot be allocated
+ * still comes online: it is counted, gets no event, and what would be
+ * written on it is dropped as busy (its buffers were never touched).
+ */
+static void sampler_cpu_online_without_memory_is_not_vetoed(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct spulse_cpu_stats st;
+	struct spulse_cpu *c;
+	unsigned int cpu;
+	u64 bytes;
+	int r;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 online CPUs");
+	cpu = cpumask_last(cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	rt_setup(test, &p, DIR_NAME);
+	c = per_cpu_ptr(spulse.cpu, cpu);
+	KUNIT_EXPECT_FALSE(test, c->ready);	/* never online since load */
+	bytes = spulse.percpu_bytes;
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	atomic_set(&spulse_kunit_alloc_fail, 1);
+	r = add_cpu(cpu);
+	atomic_set(&spulse_kunit_alloc_fail, 0);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
+	KUNIT_EXPECT_FALSE(test, c->ready);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_state, 1U);
+	KUNIT_EXPECT_EQ(test, spulse.percpu_bytes, bytes);
+	KUNIT_EXPECT_NULL(test, c->event);
+	KUNIT_EXPECT_EQ(test, spulse.cpus_no_event, 1U);
+	KUNIT_EXPECT_NULL(test, c->batch.buf);
+	KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, take_here, NULL,
+						       1), 0);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.dropped_busy, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.written, 0ULL);
+	spulse_sample_exit();
+	rt_teardown();
+}
+
+/* A kernel function entry whose "caller" slot holds no kernel text. */
+static noinline int sampler_victim(int x)
+{
+	return x + 1;
+}
+
+/*
+ * A kernel unwind that stops on an error: the sample keeps its kernel
+ * part under the truncated marker (root) and is counted.
+ */
+static void sampler_kernel_unwind_error_marks_truncated(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(task_tgid_nr(current));
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	unsigned long fake[8], flags;
+	struct pt_regs r;
+	u32 got, i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(fake); i++)
+		fake[i] = 0x5678;
+	memset(&r, 0, sizeof(r));
+	r.cs = __KERNEL_CS;
+	r.ss = __KERNEL_DS;
+	r.ip = (unsigned long)sampler_victim;
+	r.sp = (unsigned long)fake;
+	rt_setup(test, &p, DIR_NAME);
+	local_irq_save(flags);
+	spulse_kunit_take(&r);
+	local_irq_restore(flags);
+	got = check_streams(test, sk);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.written, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.kstack_truncated, 1ULL);
+	KUNIT_ASSERT_EQ(test, got, 1U);
+	for_each_possible_cpu(cpu) {
+		struct sk_stream *s = sk[cpu];
+		u32 f;
+
+		if (!s->n_samples)
+			continue;
+		f = s->stack_frame[s->last_sample_stack];
+		KUNIT_EXPECT_EQ(test, s->frame_kind[f], (u8)SPULSE_FRAME_KERNEL);
+		KUNIT_EXPECT_EQ(test, s->frame_addr[f],
+				(u64)(unsigned long)sampler_victim);
+		/* marker (root) + the interrupted IP */
+		KUNIT_EXPECT_EQ(test, s->stack_depth[s->last_sample_stack],
+				(u16)2);
+		KUNIT_EXPECT_EQ(test, s->n_trunc_frames, 1U);
+	}
+	KUNIT_EXPECT_EQ(test, sampler_victim(1), 2);
+	rt_teardown();
+}
+
+static void take_same(u32 n, u64 ip)
+{
+	struct pt_regs r;
+	unsigned long flags;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		user_regs(&r, ip);
+		local_irq_save(flags);
+		spulse_kunit_take(&r);
+		local_irq_restore(flags);
+	}
+}
+
+static void cache_counts(u64 *hits, u64 *misses)
+{
+	int cpu;
+
+	*hits = 0;
+	*misses = 0;
+	for_each_possible_cpu(cpu) {
+		*hits += per_cpu_ptr(spulse.cpu, cpu)->scache.hits;
+		*misses += per_cpu_ptr(spulse.cpu, cpu)->scache.misses;
+	}
+}
+
+/*
+ * A repeated stack is encoded from the raw-chain cache (no frame or stack
+ * record after the first), and every sample names the same leaf.
+ */
+static void sampler_repeated_stack_hits_cache(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	u64 hits, misses;
+	u32 got, frames = 0, stacks = 0;
+	int cpu;
+
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	take_same(100, 0x402000);
+	got = check_streams(test, sk);
+	rt_stats(&st);
+	cache_counts(&hits, &misses);
+	KUNIT_EXPECT_EQ(test, st.written, 100ULL);
+	KUNIT_EXPECT_EQ(test, got, 100U);
+	/* one miss per CPU the test ran on, the rest hits */
+	KUNIT_EXPECT_EQ(test, hits + misses, 100ULL);
+	KUNIT_EXPECT_GE(test, hits, 100ULL - num_online_cpus());
+	for_each_possible_cpu(cpu) {
+		frames += sk[cpu]->n_frames;
+		stacks += sk[cpu]->n_stacks;
+		if (sk[cpu]->n_samples)
+			KUNIT_EXPECT_EQ(test,
+				sk[cpu]->frame_addr[sk[cpu]->stack_frame[
+					sk[cpu]->last_sample_stack]],
+				0x402000ULL);
+	}
+	/* one frame and one node per stream that got samples */
+	KUNIT_EXPECT_LE(test, frames, (u32)num_online_cpus());
+	KUNIT_EXPECT_EQ(test, frames, stacks);
+	rt_teardown();
+}
+
+/*
+ * Buffer-full rollbacks forget the cached stacks too (the generation
+ * changes): with a tiny buffer and one repeated stack, every byte that is
+ * written still decodes without a dangling reference.
+ */
+static void sampler_cache_never_outlives_rollback(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	u32 round, samples = 0;
+	u64 hits, misses;
+
+	rt_setup(test, &p, DIR_NAME);
+	for (round = 0; round < 3; round++) {
+		take_same(1500, 0x403000);
+		take_n(200, 0x500000 + round * 0x10000);
+		samples = check_streams(test, sk);
+	}
+	rt_stats(&st);
+	cache_counts(&hits, &misses);
+	KUNIT_EXPECT_GT(test, st.dropped_buffer_full, 0ULL);
+	KUNIT_EXPECT_GT(test, hits, 0ULL);
+	KUNIT_EXPECT_EQ(test, (u64)samples, st.written);
+	KUNIT_EXPECT_EQ(test, st.taken, st.written + st.dropped_buffer_full +
+			st.dropped_busy + st.dropped_too_deep);
+	rt_teardown();
+}
+
+/* sample_phase_stats=1 splits handler_ns; off, no phase is counted. */
+static void sampler_phase_stats_split_handler_time(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct spulse_cpu_stats st;
+	u64 sum;
+
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	take_n(50, 0x401000);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.sample_phase_n, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.sample_phase_encode_ns +
+			st.sample_phase_relay_ns + st.sample_phase_ustack_ns, 0ULL);
+	rt_teardown();
+
+	p.sample_phase_stats = true;
+	rt_setup(test, &p, DIR_NAME);
+	take_n(50, 0x401000);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.sample_phase_n + st.sample_phase_outliers,
+			50ULL);
+	KUNIT_EXPECT_GT(test, st.sample_phase_n, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.written, 50ULL);
+	KUNIT_EXPECT_GT(test, st.sample_phase_ustack_ns, 0ULL);
+	KUNIT_EXPECT_GT(test, st.sample_phase_encode_ns, 0ULL);
+	KUNIT_EXPECT_GT(test, st.sample_phase_relay_ns, 0ULL);
+	/* user-mode regs: no kernel unwind */
+	KUNIT_EXPECT_EQ(test, st.sample_phase_kstack_ns, 0ULL);
+	sum = st.sample_phase_kstack_ns + st.sample_phase_ustack_ns +
+	      st.sample_phase_meta_ns + st.sample_phase_encode_ns +
+	      st.sample_phase_relay_ns;
+	KUNIT_EXPECT_LE(test, sum, st.sample_phase_ns);
+	KUNIT_EXPECT_LE(test, st.sample_phase_ns, st.handler_ns);
 	rt_teardown();
 }
 
@@ -251,6 +634,14 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_ignores_other_processes),
 	KUNIT_CASE(sampler_user_sample_has_exact_user_leaf),
 	KUNIT_CASE(sampler_cpu_clock_event_delivers_samples),
+	KUNIT_CASE(sampler_throttling_is_counted),
+	KUNIT_CASE(sampler_flush_pause_is_counted),
+	KUNIT_CASE(sampler_cpu_online_without_event_is_not_vetoed),
+	KUNIT_CASE(sampler_cpu_online_without_memory_is_not_vetoed),
+	KUNIT_CASE(sampler_kernel_unwind_error_marks_truncated),
+	KUNIT_CASE(sampler_phase_stats_split_handler_time),
+	KUNIT_CASE(sampler_repeated_stack_hits_cache),
+	KUNIT_CASE(sampler_cache_never_outlives_rollback),
 	{}
 };
 

@@ -6,6 +6,7 @@
  * unreadable memory and the depth limit.
  */
 #include <kunit/test.h>
+#include <linux/sched.h>
 
 #include "spulse.h"
 
@@ -232,7 +233,32 @@ static void ustack_chain_exactly_at_limit_is_complete(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, trunc);
 }
 
+/*
+ * Who has a user stack: a user thread; not a kernel thread, a task
+ * without mm, nor an io-wq worker (PF_IO_WORKER: it shares the process's
+ * mm, but its saved user registers are its creator's with ip = sp = 0).
+ */
+static void ustack_io_worker_has_no_user_stack(struct kunit *test)
+{
+	struct task_struct *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	static u64 mm_standin;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_FALSE(test, spulse_task_has_user(t));	/* no mm */
+	t->mm = (struct mm_struct *)&mm_standin;
+	KUNIT_EXPECT_TRUE(test, spulse_task_has_user(t));
+	t->flags = PF_IO_WORKER;
+	KUNIT_EXPECT_FALSE(test, spulse_task_has_user(t));
+	t->flags = PF_KTHREAD;
+	KUNIT_EXPECT_FALSE(test, spulse_task_has_user(t));
+	t->flags = PF_EXITING;
+	KUNIT_EXPECT_TRUE(test, spulse_task_has_user(t));
+	/* this KUnit thread itself */
+	KUNIT_EXPECT_FALSE(test, spulse_task_has_user(current));
+}
+
 static struct kunit_case spulse_ustack_cases[] = {
+	KUNIT_CASE(ustack_io_worker_has_no_user_stack),
 	KUNIT_CASE(ustack_clean_chain_normalizes_return_addresses),
 	KUNIT_CASE(ustack_zero_return_address_ends_cleanly),
 	KUNIT_CASE(ustack_cycle_is_truncated),
