@@ -97,8 +97,12 @@ for _ in $(seq 100); do
 	[ -e "$work/live/meta" ] && break
 	sleep 0.05
 done
+# --window-ms 1000: gen_fake writes a step CPU after CPU (the kernel's CPUs
+# write at once); on a loaded machine one CPU's step can take longer than
+# the default 100 ms window, and the drainer would rightly write the other
+# CPU's samples first (late samples). The window does not change the cost.
 "$build/spulse-drain" --debugfs "$work/live" -o "$work/live.spulse" \
-	--no-kallsyms --no-unwind-tables 2>/dev/null &
+	--no-kallsyms --no-unwind-tables --window-ms 1000 2>/dev/null &
 dp=$!
 t0=$(date +%s.%N)
 wait $gen

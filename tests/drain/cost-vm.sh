@@ -28,7 +28,7 @@ mkdir -p "$out"
 v() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$out/cost.txt"; }
 hz=$(v clk_tck)
 printf '%s\n' "spulse-drain in the VM (TCG, 2 vCPUs, spulse.ko freq $freq, gt burning 2 threads, ${secs} s windows)"
-printf '  %-10s %9s %9s %9s %9s %9s %9s\n' mode samples/s "user s" "sys s" "CPU %" "us/sample" "start s"
+printf '  %-10s %9s %9s %9s %9s %9s %9s %9s\n' mode samples/s "user s" "sys s" "CPU %" "us/sample" "start s" "sched %"
 for m in "${modes[@]}"; do
 	n=${m%%:*}
 	read -r su ss <<<"$(v "$n.startup")"
@@ -37,8 +37,14 @@ for m in "${modes[@]}"; do
 	wn=$(v "$n.window_samples")
 	u=$(echo "($eu - $su) / $hz" | bc -l)
 	s=$(echo "($es - $ss) / $hz" | bc -l)
-	printf '  %-10s %9.0f %9.2f %9.2f %9.2f %9.1f %9.2f\n' "$n" "$(echo "$wn / $ws" | bc -l)" \
+	ra=$(v "$n.run_ns_a")
+	rb=$(v "$n.run_ns_b")
+	printf '  %-10s %9.0f %9.2f %9.2f %9.2f %9.1f %9.2f %9.2f\n' "$n" "$(echo "$wn / $ws" | bc -l)" \
 		"$u" "$s" "$(echo "($u + $s) / $ws * 100" | bc -l)" \
 		"$(echo "($u + $s) / ($wn + 0.000001) * 1000000" | bc -l)" \
-		"$(echo "($su + $ss) / $hz" | bc -l)"
+		"$(echo "($su + $ss) / $hz" | bc -l)" \
+		"$(echo "(${rb:-0} - ${ra:-0}) / 1000000000 / $ws * 100" | bc -l)"
 done
+printf '%s\n' "  user/sys/CPU %: /proc/PID/stat utime+stime over the window (tick-sampled);" \
+	"  sched %: the threads' on-CPU time from /proc/PID/task/*/schedstat; start s: CPU" \
+	"  in the first 3 s (open, kernel symbols copy, start)" 

@@ -45,7 +45,7 @@ for m in "$@"; do
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	cat /proc/$dp/stat >/out/$name.a
 	for t in /proc/$dp/task/*; do
-		echo "$(basename $t) $(ticks $t/stat)"
+		echo "$(basename $t) $(ticks $t/stat) $(cut -d' ' -f1 $t/schedstat 2>/dev/null)"
 	done >/out/$name.tasks.a
 	case $name in
 	perf*)	hrun timeout -s INT $SECS perf record -g -p $dp \
@@ -56,7 +56,7 @@ for m in "$@"; do
 	esac
 	cat /proc/$dp/stat >/out/$name.b
 	for t in /proc/$dp/task/*; do
-		echo "$(basename $t) $(ticks $t/stat)"
+		echo "$(basename $t) $(ticks $t/stat) $(cut -d' ' -f1 $t/schedstat 2>/dev/null)"
 	done >/out/$name.tasks.b
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	s1=$(kstat samples_written)
@@ -66,6 +66,10 @@ for m in "$@"; do
 	echo "$name.end $(ticks /out/$name.b)" >>$R
 	echo "$name.window_s $(echo "$t1 $t0" | awk '{ print $1 - $2 }')" >>$R
 	echo "$name.window_samples $((s1 - s0))" >>$R
+	# on-CPU ns of every thread (schedstat: the scheduler's exact runtime,
+	# not tick sampling), summed; threads gone by then are not counted
+	echo "$name.run_ns_a $(awk '{ s += $4 } END { print s + 0 }' /out/$name.tasks.a)" >>$R
+	echo "$name.run_ns_b $(awk '{ s += $4 } END { print s + 0 }' /out/$name.tasks.b)" >>$R
 	case $name in
 	perf*)	hrun perf report -i /tmp/perf-$name.data --no-children --stdio \
 			>/out/perf-$name.txt 2>&1
