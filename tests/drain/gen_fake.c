@@ -7,6 +7,7 @@
  *            [--steps K --step-ms T] [--cut-cpu C] [--corrupt-cpu C]
  *            [--kallsyms PATH] [--no-cpu-record] [--offcpu K]
  *            [--stall IDX:MS]... [--manual-at IDX]... [--unknown-ext]
+ *            [--stacks N]
  *
  * D/cpuN: one SPULSE stream per CPU with per-CPU dense ids (threads, frames
  * of kinds 1/2/3, prefix-linked stacks), every sample written together with
@@ -34,6 +35,12 @@
  * --manual-at IDX: CPU 0 writes a kernel trigger mark (kind 3, reason 1,
  * seq 0) after its sample IDX.
  * --unknown-ext: every CPU writes an extension record of unknown kind 77.
+ * --stacks N: samples take their stacks from a pool of N random stacks per
+ * process (drawn once, shared by the CPUs; skewed: low pool indexes are
+ * drawn more often), as a real profile repeats its stacks, so most samples
+ * need no new definition; without it every sample draws a fresh random
+ * stack (and the processes share addresses, which no two address spaces
+ * of a real system-wide profile do much).
  *
  * Truth lines (the verifier sorts samples by time; times are unique):
  *   H start_us interval_us
@@ -502,6 +509,7 @@ int main(int argc, char **argv)
 		{ "manual-at", required_argument, NULL, 'q' },
 		{ "unknown-ext", no_argument, NULL, 'u' },
 		{ "cut-in-interval", no_argument, NULL, 'I' },
+		{ "stacks", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
@@ -511,6 +519,9 @@ int main(int argc, char **argv)
 	unsigned long offcpu = 0, stall_at[8], stall_ms[8], manual_at[8];
 	unsigned int nstall = 0, nmanual = 0, j;
 	bool unknown_ext = false, cut_interval = false;
+	unsigned long npool = 0;
+	struct frame (*pool)[MAXF] = NULL;
+	size_t *pool_n = NULL;
 	static uint8_t buf[1 << 16];
 	char path[4096], codes[MAXF * 64];
 	struct cpu *cpus;
@@ -545,6 +556,7 @@ int main(int argc, char **argv)
 			break;
 		case 'u': unknown_ext = true; break;
 		case 'I': cut_interval = true; break;
+		case 'P': npool = strtoul(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}
@@ -558,6 +570,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(truth, "H %" PRIu64 " %" PRIu64 "\n", start_us, interval_us);
+	if (npool) {
+		/* [0, npool): the target's, [npool, 2 npool): PID_Q's */
+		pool = calloc(2 * npool, sizeof(*pool));
+		pool_n = calloc(2 * npool, sizeof(*pool_n));
+		if (!pool || !pool_n)
+			return 1;
+		for (j = 0; j < 2 * npool; j++)
+			pool_n[j] = make_stack(PID_T, pool[j], codes,
+					       sizeof(codes));
+	}
 	cpus = calloc(ncpu, sizeof(*cpus));
 	for (c = 0; c < ncpu; c++) {
 		snprintf(path, sizeof(path), "%s/cpu%u", dir, c);
@@ -599,8 +621,22 @@ int main(int argc, char **argv)
 				t = (int64_t)(k * cp->period +
 					      rnd() % (cp->period / 2));
 				t = t - t % ncpu + c;
-				n = make_stack(threads[ti].pid, f, codes,
-					       sizeof(codes));
+				if (npool) {
+					/* skewed: the product of two draws */
+					unsigned long pi = (unsigned long)rnd() % npool *
+						(rnd() % npool) / npool;
+
+					if (threads[ti].pid == PID_Q)
+						pi += npool;
+
+					n = pool_n[pi];
+					memcpy(f, pool[pi], n * sizeof(*f));
+					codes_of(threads[ti].pid, f, n, codes,
+						 sizeof(codes));
+				} else {
+					n = make_stack(threads[ti].pid, f, codes,
+						       sizeof(codes));
+				}
 				if ((int)c == corrupt && k == samples / 2) {
 					uint8_t bad = 0xee;
 
@@ -761,6 +797,8 @@ int main(int argc, char **argv)
 		free(cpus[c].stacks.v);
 	}
 	free(cpus);
+	free(pool);
+	free(pool_n);
 	fclose(truth);
 	return 0;
 }

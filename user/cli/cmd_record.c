@@ -579,7 +579,7 @@ int cmd_record(int argc, char **argv)
 			why = "target exit";
 			break;
 		}
-		if (drain_step(d, 50) < 0) {
+		if (drain_step(d, DRAIN_WAKE_MS_DEFAULT) < 0) {
 			why = "error";
 			break;
 		}

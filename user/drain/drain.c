@@ -27,7 +27,8 @@
 #include "renumber.h"
 #include "unwind_load.h"
 
-#define READ_ROUND_MAX	(256u << 10)	/* bytes per input per round */
+#define READ_ROUND_MAX	(64u << 10)	/* bytes per input per round */
+#define SPOOL_FLUSH_BYTES (256u << 10)	/* Recorder write size (spool) */
 
 /* One flight-recorder generation: a complete spool in a memfd. */
 struct fgen {
@@ -70,6 +71,9 @@ struct drain {
 	struct drain_merge merge;
 	struct pollfd *pfd;
 	bool poll_useful;
+	unsigned int poll_spurious;	/* "ready" polls in a row with no data */
+	bool more;			/* the last round hit READ_ROUND_MAX */
+	int64_t round_ns;		/* clock after the last round's reads */
 
 	int64_t last_sync_ns;
 	int64_t last_time_ns;
@@ -96,12 +100,18 @@ struct drain {
 	bool dropped_any;
 	int64_t dropped_upto;		/* newest time in a dropped generation */
 	int fatal;
+	/* kernel symbols, read outside the recording window (drain_open with
+	 * control before start, else drain_finish after the last read); flight
+	 * dumps reuse them while /proc/modules is unchanged */
+	struct drain_ksyms ks;
+	bool ks_pending;		/* the spool's .kallsyms not written yet */
 	char *stats_path;
 	struct drain_stats st;
 };
 
 static void note_pid(struct drain *d, uint32_t pid);
 static void capture_sidecars(struct drain *d, const char *spool, bool jit);
+static void save_kallsyms(struct drain *d, const char *spool);
 
 static int64_t mono_ns(void)
 {
@@ -275,7 +285,7 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	}
 	d->maps = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->maps));
 	d->cpu_bytes = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->cpu_bytes));
-	d->pfd = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->pfd));
+	d->pfd = calloc(d->ncpu + 1, sizeof(*d->pfd));
 	if (!d->maps || !d->cpu_bytes || !d->pfd) {
 		ret = -ENOMEM;
 		goto fail;
@@ -297,20 +307,25 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 			strerror(errno));
 		goto fail;
 	}
-	if (opts->kallsyms && !d->flight) {
-		long n;
+	/*
+	 * Kernel symbols outside the recording window: with control, now,
+	 * before "start"; without, the module may be sampling already, so
+	 * after the last read. Flight mode reads them now either way (a dump
+	 * is wanted while recording) and keeps them for every dump.
+	 */
+	if (opts->kallsyms && d->flight) {
+		long n = drain_ksyms_load(&d->ks, opts->kallsyms);
 
-		if (asprintf(&path, "%s.kallsyms", opts->output) < 0) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		n = drain_copy_kallsyms(opts->kallsyms, path);
 		if (n < 0)
-			fprintf(d->log, "spulse-drain: warning: %s -> %s: %s\n",
-				opts->kallsyms, path, strerror((int)-n));
-		free(path);
-		capture_sidecars(d, opts->output, false);
+			fprintf(d->log, "spulse-drain: warning: %s: %s\n",
+				opts->kallsyms, strerror((int)-n));
+	} else if (opts->kallsyms && opts->control) {
+		save_kallsyms(d, opts->output);
+	} else if (opts->kallsyms) {
+		d->ks_pending = true;
 	}
+	if (opts->kallsyms && !d->flight)
+		capture_sidecars(d, opts->output, false);
 	if (opts->control) {
 		ret = drain_control(d, "start\n");
 		if (ret < 0) {
@@ -443,6 +458,8 @@ static int open_recorder(struct drain *d, const struct drain_input *in)
 		return ret;
 	}
 	d->interval_us = ro.interval_us;
+	/* large writes: drain_step() flushes every round anyway */
+	ro.flush_bytes = SPOOL_FLUSH_BYTES;
 	ret = spulse_recorder_fdopen(d->out_fd, &ro, &d->rec);
 	if (ret < 0) {
 		fprintf(d->log, "spulse-drain: %s: recorder: %s\n",
@@ -497,24 +514,33 @@ static void stream_error(struct drain *d, struct drain_input *in,
 	d->errors++;
 }
 
+/*
+ * Queue one record of CPU input @i; @queued_ns is the wall time of the
+ * read that brought it (one clock read per read, not per record).
+ */
 static int cpu_record(struct drain *d, unsigned int i,
-		      const struct spulse_record *r)
+		      const struct spulse_record *r, int64_t queued_ns)
 {
 	struct drain_input *in = &d->cpu[i];
 	int64_t shift = (int64_t)(in->start_us - d->base_us) * 1000, t;
 	struct drain_msample s;
 	int ret;
 
-	memset(&s, 0, sizeof(s));
 	if (r->tag == SPULSE_TAG_SAMPLE) {
+		/* the hot path: only the fields a sample uses */
 		t = shift + r->u.sample.time_ns;
 		s.time_ns = t < 0 ? 0 : t;
 		s.thread = r->u.sample.thread;
 		s.stack = r->u.sample.stack;
+		s.queued_ns = queued_ns;
+		s.kind = DRAIN_ITEM_SAMPLE;
 		/* streams from before cpu records: the file's CPU number */
 		s.cpu = r->u.sample.cpu != SPULSE_NONE ? r->u.sample.cpu :
 			(uint32_t)in->cpu;
-	} else if (r->tag == SPULSE_TAG_EXT && r->ext_kind == SPULSE_EXT_OFFCPU) {
+		return drain_merge_push(&d->merge, i, &s);
+	}
+	memset(&s, 0, sizeof(s));
+	if (r->tag == SPULSE_TAG_EXT && r->ext_kind == SPULSE_EXT_OFFCPU) {
 		s.kind = DRAIN_ITEM_OFFCPU;
 		s.x.iv = r->u.offcpu;
 		t = shift + s.x.iv.time_ns;
@@ -540,7 +566,7 @@ static int cpu_record(struct drain *d, unsigned int i,
 		 * the samples (spulse_sample.cpu) */
 		return 0;
 	}
-	s.queued_ns = mono_ns();
+	s.queued_ns = queued_ns;
 	ret = drain_merge_push(&d->merge, i, &s);
 	if (ret < 0 && s.kind == DRAIN_ITEM_TRIGGER)
 		free(s.x.trig.text);
@@ -548,7 +574,8 @@ static int cpu_record(struct drain *d, unsigned int i,
 }
 
 /* Decode every complete record of @in. */
-static int decode(struct drain *d, struct drain_input *in, unsigned int i)
+static int decode(struct drain *d, struct drain_input *in, unsigned int i,
+		  int64_t queued_ns)
 {
 	struct spulse_record r;
 	struct spulse_error err;
@@ -557,7 +584,9 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 	if (in->state == DRAIN_INPUT_ABANDONED || !in->have_header)
 		return 0;
 	for (;;) {
-		memset(&err, 0, sizeof(err));
+		err.offset = 0;
+		err.code = 0;
+		err.msg[0] = 0;
 		ret = spulse_stream_next(in->stream, &r, &err);
 		if (ret == 0)
 			return 0;
@@ -578,7 +607,7 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i)
 			if (!ret && d->uw)
 				ret = drain_unwind_meta(d->uw, &r);
 		} else
-			ret = cpu_record(d, i, &r);
+			ret = cpu_record(d, i, &r, queued_ns);
 		if (ret < 0)
 			return ret;
 	}
@@ -627,6 +656,21 @@ static void unique_pids(struct drain *d)
 	d->npids = n;
 }
 
+/* SPOOL.kallsyms from the kept symbols (read again only if changed). */
+static void save_kallsyms(struct drain *d, const char *spool)
+{
+	char *ks;
+	long r;
+
+	if (asprintf(&ks, "%s.kallsyms", spool) < 0)
+		return;
+	r = drain_ksyms_save(&d->ks, d->o.kallsyms, ks);
+	if (r < 0)
+		fprintf(d->log, "spulse-drain: warning: %s -> %s: %s\n",
+			d->o.kallsyms, ks, strerror((int)-r));
+	free(ks);
+}
+
 /* The record-time sidecars of @spool besides .kallsyms: SPOOL.vdso and
  * SPOOL.perf-PID.map (with @jit); failures are warnings. */
 static void capture_sidecars(struct drain *d, const char *spool, bool jit)
@@ -647,15 +691,19 @@ static void capture_sidecars(struct drain *d, const char *spool, bool jit)
 	}
 }
 
-/* Read and decode one input; a non-SPULSE header is a stream error too. */
-static long pump(struct drain *d, struct drain_input *in, unsigned int i)
+/*
+ * Read what one input has (fed to its stream, not decoded yet). A read
+ * error closes the input (after rmmod: EIO). Bytes read or a fatal -errno.
+ */
+static long pump_read(struct drain *d, struct drain_input *in, unsigned int i)
 {
 	long n;
-	int ret;
 
 	if (in->state != DRAIN_INPUT_OPEN)
 		return 0;
 	n = drain_input_read(in, READ_ROUND_MAX);
+	if (n > 0 && !in->dry)
+		d->more = true;		/* stopped by the round limit */
 	if (n < 0 && in->state == DRAIN_INPUT_GONE) {
 		char nb[32];
 
@@ -664,11 +712,21 @@ static long pump(struct drain *d, struct drain_input *in, unsigned int i)
 		if (in->cpu >= 0)
 			drain_merge_finish(&d->merge, i);
 		n = 0;
-	} else if (n < 0) {
-		return n;
 	}
-	if (in->dry && in->cpu >= 0)
-		drain_merge_dry(&d->merge, i, mono_ns());
+	return n;
+}
+
+/*
+ * Decode what one input's stream holds (records queued at @now); a
+ * non-SPULSE header is a stream error too.
+ */
+static int pump_decode(struct drain *d, struct drain_input *in,
+		       unsigned int i, int64_t now)
+{
+	int ret;
+
+	if (in->state == DRAIN_INPUT_ABANDONED || !in->stream)
+		return 0;
 	if (!in->have_header && in->hdr_len >= SPULSE_MAGIC_LEN &&
 	    memcmp(in->hdr, SPULSE_MAGIC, SPULSE_MAGIC_LEN)) {
 		struct spulse_error err = { .offset = 0, .code = -EBADMSG };
@@ -677,17 +735,17 @@ static long pump(struct drain *d, struct drain_input *in, unsigned int i)
 		stream_error(d, in, &err);
 		if (in->cpu >= 0)
 			drain_merge_finish(&d->merge, i);
-		return n;
+		return 0;
 	}
 	ret = maybe_open_recorder(d);
 	if (ret < 0)
 		return ret;
 	if (d->rec) {
-		ret = decode(d, in, i);
+		ret = decode(d, in, i, now);
 		if (ret < 0)
 			return ret;
 	}
-	return n;
+	return 0;
 }
 
 static int flight_before(struct drain *d, int64_t t);
@@ -746,7 +804,7 @@ static int write_item(struct drain *d, unsigned int src, struct drain_msample *s
 /* Write the samples the merge releases. */
 static int release(struct drain *d, bool all)
 {
-	int64_t now = mono_ns();
+	int64_t now = d->round_ns;
 	struct drain_msample s;
 	unsigned int src;
 	int ret;
@@ -984,16 +1042,7 @@ static int cut_pending(struct drain *d, unsigned int k, int64_t we_max)
 		p->text, (double)ws / 1e9, (double)we / 1e9, note, cs.samples,
 		cs.offcpu, n);
 	if (d->o.kallsyms) {
-		char *ks;
-
-		if (asprintf(&ks, "%s.kallsyms", path) >= 0) {
-			long r = drain_copy_kallsyms(d->o.kallsyms, ks);
-
-			if (r < 0)
-				fprintf(d->log, "spulse-drain: warning: %s: %s\n",
-					ks, strerror((int)-r));
-			free(ks);
-		}
+		save_kallsyms(d, path);
 		capture_sidecars(d, path, true);
 	}
 	free(path);
@@ -1131,38 +1180,69 @@ int drain_flight_signal(struct drain *d)
 	return fire(d, SPULSE_TRIGGER_SIGNAL, t, 0, 0, "signal SIGUSR1");
 }
 
+/*
+ * One round: read every input (CPUs, then meta: every module the kernel
+ * wrote before the samples read is then known before they are released and
+ * resolved), then decode. Two clock reads per round, not one per input or
+ * record: an input read dry counts as dry from before the round (t0), the
+ * records read count as queued after it (t1) -- both err on the safe side
+ * of the merge's "read dry after it was queued" rules.
+ */
 static long round_read(struct drain *d)
 {
 	long total = 0, n;
+	int64_t t0 = mono_ns();
 	unsigned int i;
+	int ret;
 
+	d->more = false;
 	for (i = 0; i < d->ncpu; i++) {
-		n = pump(d, &d->cpu[i], i);
+		n = pump_read(d, &d->cpu[i], i);
 		if (n < 0)
 			return n;
 		total += n;
 	}
-	/*
-	 * meta last: every module the kernel wrote before the samples read
-	 * above is then known before they are released and resolved.
-	 */
 	if (d->have_meta) {
-		n = pump(d, &d->meta, 0);
+		n = pump_read(d, &d->meta, 0);
 		if (n < 0)
 			return n;
 		total += n;
+	}
+	d->round_ns = mono_ns();
+	for (i = 0; i < d->ncpu; i++) {
+		if (d->cpu[i].state == DRAIN_INPUT_OPEN && d->cpu[i].dry)
+			drain_merge_dry(&d->merge, i, t0);
+		ret = pump_decode(d, &d->cpu[i], i, d->round_ns);
+		if (ret < 0)
+			return ret;
+	}
+	if (d->have_meta) {
+		ret = pump_decode(d, &d->meta, 0, d->round_ns);
+		if (ret < 0)
+			return ret;
 	}
 	return total;
 }
 
-/* Wait for input: poll the relay files (meta's poll is always ready). */
-static void wait_input(struct drain *d, int timeout_ms)
+/*
+ * Wait up to @timeout_ms for input. Relay files (cpuN and meta) are polled:
+ * relay's poll() reports "readable" only once a sub-buffer was switched
+ * (filled up or flushed), so the drainer sleeps through partial
+ * sub-buffers and reads them when the timeout (the bound on how long data
+ * waits) expires. Regular files (the suite's fakes) are always "ready":
+ * after POLL_SPURIOUS_MAX ready polls in a row that found nothing (a flushed
+ * relay sub-buffer that held no new record can do that once), the drainer
+ * just sleeps @timeout_ms between rounds. Returns true when poll() said
+ * ready (the caller then counts whether the round found data).
+ */
+#define POLL_SPURIOUS_MAX 8
+static bool wait_input(struct drain *d, int timeout_ms)
 {
 	struct timespec ts;
 	unsigned int i, n = 0;
 
 	if (timeout_ms <= 0)
-		return;
+		return false;
 	if (d->poll_useful) {
 		for (i = 0; i < d->ncpu; i++) {
 			if (d->cpu[i].state != DRAIN_INPUT_OPEN)
@@ -1171,32 +1251,26 @@ static void wait_input(struct drain *d, int timeout_ms)
 			d->pfd[n].events = POLLIN;
 			n++;
 		}
+		if (d->have_meta && d->meta.state == DRAIN_INPUT_OPEN) {
+			d->pfd[n].fd = d->meta.fd;
+			d->pfd[n].events = POLLIN;
+			n++;
+		}
 	}
 	if (n) {
 		int r = poll(d->pfd, n, timeout_ms);
 
-		if (r > 0) {
-			/* regular files are always "ready": poll is useless */
-			for (i = 0; i < d->ncpu; i++) {
-				long got;
-
-				got = pump(d, &d->cpu[i], i);
-				if (got > 0)
-					return;
-			}
-			d->poll_useful = false;
-		} else {
-			return;
-		}
+		return r > 0;
 	}
 	ts.tv_sec = timeout_ms / 1000;
 	ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
 	nanosleep(&ts, NULL);
+	return false;
 }
 
 static int maybe_sync(struct drain *d, bool force)
 {
-	int64_t now = mono_ns();
+	int64_t now = d->round_ns;
 	int ret = 0;
 
 	if (!d->rec)
@@ -1218,9 +1292,21 @@ long drain_step(struct drain *d, int timeout_ms)
 
 	if (d->fatal)
 		return d->fatal;
-	n = round_read(d);
-	if (n == 0) {
-		wait_input(d, timeout_ms);
+	/*
+	 * One wait, then one round: a round that had to stop at the per-input
+	 * limit reads again at once; otherwise everything readable was read,
+	 * and the next data is worth a wake-up only when a sub-buffer switches
+	 * or the timeout (the bound for partial sub-buffers) expires.
+	 */
+	if (!d->more) {
+		bool ready = wait_input(d, timeout_ms);
+
+		n = round_read(d);
+		if (ready && n == 0 && ++d->poll_spurious >= POLL_SPURIOUS_MAX)
+			d->poll_useful = false;
+		else if (ready && n > 0)
+			d->poll_spurious = 0;
+	} else {
 		n = round_read(d);
 	}
 	if (n < 0)
@@ -1316,6 +1402,10 @@ int drain_finish(struct drain *d)
 		ret = flight_poll(d, true);	/* the data ends here */
 	if (!ret)
 		ret = maybe_sync(d, true);
+	if (!ret && d->ks_pending) {
+		save_kallsyms(d, d->o.output);
+		d->ks_pending = false;
+	}
 	if (!ret && !d->flight && d->o.kallsyms)
 		capture_sidecars(d, d->o.output, true);
 	if (ret < 0)
@@ -1469,6 +1559,7 @@ int drain_close(struct drain *d)
 	free(d->cpu_bytes);
 	free(d->pfd);
 	drain_meta_free(&d->fwd);
+	drain_ksyms_free(&d->ks);
 	free(d->stats_path);
 	free(d);
 	return ret;

@@ -79,10 +79,17 @@ int drain_open(const struct drain_opts *opts, struct drain **out);
 /* Write "start" to control (done by drain_open when opts->control). */
 int drain_control(struct drain *d, const char *cmd);
 /*
- * One round: wait up to @timeout_ms for input (relay poll only wakes on a
- * sub-buffer switch, so every input is read afterwards anyway), read, decode,
- * merge, write what the window releases, fsync when due.
- * Returns bytes read this round (>= 0) or a fatal -errno.
+ * How long a partial relay sub-buffer waits before the drainer reads it
+ * (relay's poll() wakes only on a sub-buffer switch): the timeout of
+ * drain_step() used by spulse-drain (--wake-ms) and `spulse record`.
+ */
+#define DRAIN_WAKE_MS_DEFAULT	200
+/*
+ * One round: unless the previous round stopped at its per-input byte
+ * limit, wait up to @timeout_ms for input (relay poll wakes on a sub-buffer
+ * switch; at the timeout the partial sub-buffers are read), then read every
+ * input once, decode, merge, write what the window releases, fsync when
+ * due. Returns bytes read this round (>= 0) or a fatal -errno.
  */
 long drain_step(struct drain *d, int timeout_ms);
 /*

@@ -16,55 +16,199 @@
 
 #include "kallsyms_copy.h"
 
-static int is_text(const char *line)
+/* Keep the text lines (type t or T) of @p..@end, appending to @out. */
+static size_t keep_text(const char *p, const char *end, char *out)
 {
-	const char *sp = strchr(line, ' ');
+	size_t n = 0;
 
-	return sp && (sp[1] == 't' || sp[1] == 'T') && sp[2] == ' ';
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl + 1 : end;
+		const char *sp = memchr(p, ' ', (size_t)(eol - p));
+
+		if (sp && eol - sp >= 3 && (sp[1] == 't' || sp[1] == 'T') &&
+		    sp[2] == ' ') {
+			memmove(out + n, p, (size_t)(eol - p));
+			n += (size_t)(eol - p);
+		}
+		p = eol;
+	}
+	return n;
+}
+
+/*
+ * What says whether @src changed since it was read: for a file under
+ * /proc (the kernel's symbols change when modules load or unload) the
+ * text of /proc/modules, for another file its identity, size and mtime.
+ */
+static char *signature(const char *src, size_t *len)
+{
+	struct stat st;
+	char *sig;
+	int n;
+
+	if (!strncmp(src, "/proc/", 6)) {
+		char buf[65536];
+		size_t cap = 0, got = 0;
+		int fd = open("/proc/modules", O_RDONLY | O_CLOEXEC);
+
+		sig = NULL;
+		if (fd < 0)
+			return NULL;
+		for (;;) {
+			ssize_t r = read(fd, buf, sizeof(buf));
+			char *v;
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (r < 0) {
+					free(sig);
+					sig = NULL;
+				}
+				break;
+			}
+			if (got + (size_t)r > cap) {
+				cap = (got + (size_t)r) * 2;
+				v = realloc(sig, cap);
+				if (!v) {
+					free(sig);
+					sig = NULL;
+					break;
+				}
+				sig = v;
+			}
+			memcpy(sig + got, buf, (size_t)r);
+			got += (size_t)r;
+		}
+		close(fd);
+		if (sig && !got) {
+			free(sig);
+			sig = strdup("");
+		}
+		*len = got;
+		return sig;
+	}
+	if (stat(src, &st))
+		return NULL;
+	n = asprintf(&sig, "%llu %llu %lld %lld.%09ld",
+		     (unsigned long long)st.st_dev,
+		     (unsigned long long)st.st_ino, (long long)st.st_size,
+		     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	if (n < 0)
+		return NULL;
+	*len = (size_t)n;
+	return sig;
+}
+
+void drain_ksyms_free(struct drain_ksyms *k)
+{
+	free(k->text);
+	free(k->sig);
+	memset(k, 0, sizeof(*k));
+}
+
+long drain_ksyms_load(struct drain_ksyms *k, const char *src)
+{
+	size_t cap = 1u << 20, len = 0, sig_len = 0;
+	char *buf, *sig;
+	long lines = 0;
+	int fd, ret = 0;
+
+	/* the signature first: a change during the read is seen next time */
+	sig = signature(src, &sig_len);
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(sig);
+		return ret;
+	}
+	buf = malloc(cap);
+	/* large reads: the kernel formats /proc/kallsyms per read call */
+	while (buf) {
+		ssize_t r;
+
+		if (cap - len < (1u << 16)) {
+			char *v = realloc(buf, cap * 2);
+
+			if (!v) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = v;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			break;
+		}
+		if (!r)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (!buf || ret) {
+		free(buf);
+		free(sig);
+		return ret ? ret : -ENOMEM;
+	}
+	len = keep_text(buf, buf + len, buf);
+	for (size_t i = 0; i < len; i++)
+		lines += buf[i] == '\n';
+	if (len && buf[len - 1] != '\n')
+		lines++;
+	free(k->text);
+	free(k->sig);
+	k->text = buf;
+	k->len = len;
+	k->lines = lines;
+	k->sig = sig;
+	k->sig_len = sig_len;
+	k->loaded = true;
+	k->reads++;
+	return lines;
+}
+
+bool drain_ksyms_changed(const struct drain_ksyms *k, const char *src)
+{
+	size_t len = 0;
+	char *sig;
+	bool changed;
+
+	if (!k->loaded || !k->sig)
+		return true;
+	sig = signature(src, &len);
+	changed = !sig || len != k->sig_len || memcmp(sig, k->sig, len);
+	free(sig);
+	return changed;
+}
+
+static long write_atomic(const char *dst, const void *buf, size_t len);
+
+long drain_ksyms_save(struct drain_ksyms *k, const char *src, const char *dst)
+{
+	long r;
+
+	if (drain_ksyms_changed(k, src)) {
+		r = drain_ksyms_load(k, src);
+		if (r < 0)
+			return r;
+	}
+	r = write_atomic(dst, k->text, k->len);
+	return r < 0 ? r : k->lines;
 }
 
 long drain_copy_kallsyms(const char *src, const char *dst)
 {
-	char *tmp = NULL, *line = NULL;
-	size_t cap = 0;
-	long kept = 0;
-	FILE *in, *out;
-	int ret = 0;
+	struct drain_ksyms k = { 0 };
+	long r = drain_ksyms_save(&k, src, dst);
 
-	in = fopen(src, "re");
-	if (!in)
-		return -errno;
-	if (asprintf(&tmp, "%s.tmp", dst) < 0) {
-		fclose(in);
-		return -ENOMEM;
-	}
-	out = fopen(tmp, "we");
-	if (!out) {
-		ret = -errno;
-		goto done;
-	}
-	while (getline(&line, &cap, in) > 0) {
-		if (!is_text(line))
-			continue;
-		if (fputs(line, out) == EOF) {
-			ret = -errno;
-			break;
-		}
-		kept++;
-	}
-	if (ferror(in) && !ret)
-		ret = -EIO;
-	if (fclose(out) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, dst))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-done:
-	fclose(in);
-	free(line);
-	free(tmp);
-	return ret ? ret : kept;
+	drain_ksyms_free(&k);
+	return r;
 }
 
 /* Write @len bytes of @buf to @dst through @dst.tmp and rename. */

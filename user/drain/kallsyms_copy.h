@@ -6,6 +6,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
+/*
+ * The text symbols (type t/T) of a kallsyms file, read once and kept, so
+ * that several spools (flight dumps) get their copy without the kernel
+ * formatting /proc/kallsyms again while nothing changed.
+ * @sig: what the change check compares (drain_ksyms_changed()).
+ */
+struct drain_ksyms {
+	char *text;
+	size_t len;
+	long lines;
+	char *sig;
+	size_t sig_len;
+	bool loaded;
+	unsigned int reads;	/* times @src was read (tests, statistics) */
+};
+
+/* Read @src (large reads) and keep its text lines. Lines kept or -errno. */
+long drain_ksyms_load(struct drain_ksyms *k, const char *src);
+/*
+ * Did @src change since it was loaded? For a file under /proc: did
+ * /proc/modules change (module load/unload is what changes the kernel's
+ * text symbols; BPF programs and ftrace trampolines that come and go are
+ * not looked for); for another file: its device, inode, size or mtime.
+ * True when nothing is loaded.
+ */
+bool drain_ksyms_changed(const struct drain_ksyms *k, const char *src);
+/*
+ * Write the kept text to @dst (through @dst.tmp and rename), loading or
+ * reloading @src first when drain_ksyms_changed(). Lines or -errno.
+ */
+long drain_ksyms_save(struct drain_ksyms *k, const char *src, const char *dst);
+void drain_ksyms_free(struct drain_ksyms *k);
+
 /*
  * Copy the text symbols (type t/T) of @src, in /proc/kallsyms format, to
  * @dst through a temporary file and rename. Returns lines kept or -errno.

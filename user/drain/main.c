@@ -36,7 +36,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: spulse-drain -o FILE [--debugfs DIR] [--sync-ms N] [--window-ms N]\n"
-"                    [--duration S] [--control] [--once]\n"
+"                    [--wake-ms N] [--duration S] [--control] [--once]\n"
 "                    [--kallsyms PATH | --no-kallsyms]\n"
 "                    [--unwind-cache DIR | --no-unwind-tables]\n"
 "                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
@@ -45,6 +45,8 @@ static void usage(FILE *f)
 "  --debugfs DIR       spulse debugfs directory (default %s)\n"
 "  --sync-ms N         fsync the spool every N ms (default 1000; 0 = at end)\n"
 "  --window-ms N       merge window: hold samples at most N ms (default 100)\n"
+"  --wake-ms N         read partial relay sub-buffers every N ms (default %d;\n"
+"                      a full sub-buffer wakes the drainer at once)\n"
 "  --duration S        stop after S seconds (default: until SIGINT/SIGTERM)\n"
 "  --control           write start to DIR/control first, stop at the end\n"
 "  --once              drain what is readable now, then stop\n"
@@ -56,7 +58,8 @@ static void usage(FILE *f)
 "  --no-unwind-tables  load no unwind tables (frame-pointer user stacks,\n"
 "                      or whatever tables another tool loaded)\n"
 DRAIN_FLIGHT_USAGE,
-		DRAIN_DEFAULT_DEBUGFS, DRAIN_DEFAULT_KALLSYMS);
+		DRAIN_DEFAULT_DEBUGFS, DRAIN_WAKE_MS_DEFAULT,
+		DRAIN_DEFAULT_KALLSYMS);
 }
 
 static int parse_uint(const char *s, unsigned int max, unsigned int *out)
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 		{ "debugfs", required_argument, NULL, 'D' },
 		{ "sync-ms", required_argument, NULL, 'S' },
 		{ "window-ms", required_argument, NULL, 'W' },
+		{ "wake-ms", required_argument, NULL, 'w' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "control", no_argument, NULL, 'C' },
 		{ "once", no_argument, NULL, '1' },
@@ -131,7 +135,8 @@ int main(int argc, char **argv)
 	double duration = -1, t0, last_t = 0, next_progress = 1;
 	uint64_t last_samples = 0;
 	bool once = false, tty;
-	int c, ret, tick;
+	unsigned int wake_ms = DRAIN_WAKE_MS_DEFAULT;
+	int c, ret;
 
 	drain_flight_defaults(&fo);
 	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
@@ -158,6 +163,10 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			if (parse_uint(optarg, 3600000, &o.window_ms))
+				goto bad;
+			break;
+		case 'w':
+			if (parse_uint(optarg, 60000, &wake_ms) || !wake_ms)
 				goto bad;
 			break;
 		case 'd':
@@ -220,9 +229,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tty = isatty(STDERR_FILENO);
-	tick = o.window_ms / 2 < 50 ? (int)o.window_ms / 2 : 50;
-	if (tick < 1)
-		tick = 1;
 	t0 = now_s();
 	while (!stop_requested && !once) {
 		double el = now_s() - t0;
@@ -230,7 +236,7 @@ int main(int argc, char **argv)
 
 		if (duration >= 0 && el >= duration)
 			break;
-		n = drain_step(d, tick);
+		n = drain_step(d, (int)wake_ms);
 		if (n < 0)
 			break;
 		while (usr1_seen != usr1_requested) {

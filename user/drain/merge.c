@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Windowed k-way merge of per-CPU sample queues (see merge.h for the rule).
- * The earliest head is found by a linear scan over the sources: the number
- * of CPUs is small next to the number of samples held per window.
+ * The earliest head is found by a linear scan over the sources' head times
+ * (one array: the number of CPUs is small next to the number of samples
+ * held per window); rule 1 is checked against a cached watermark, and only
+ * a head past it looks at every source (survey()), which also refreshes
+ * the watermark. Queues are power-of-two rings (index & mask).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,12 +20,20 @@ int drain_merge_init(struct drain_merge *m, unsigned int nsrc,
 
 	memset(m, 0, sizeof(*m));
 	m->q = calloc(nsrc ? nsrc : 1, sizeof(*m->q));
-	if (!m->q)
+	m->head_ns = calloc(nsrc ? nsrc : 1, sizeof(*m->head_ns));
+	if (!m->q || !m->head_ns) {
+		free(m->q);
+		free(m->head_ns);
+		memset(m, 0, sizeof(*m));
 		return -ENOMEM;
+	}
 	m->nsrc = nsrc;
 	m->window_ns = window_ns;
-	for (i = 0; i < nsrc; i++)
+	m->wm = INT64_MIN;
+	for (i = 0; i < nsrc; i++) {
 		m->q[i].dry_ns = INT64_MIN;
+		m->head_ns[i] = INT64_MAX;
+	}
 	return 0;
 }
 
@@ -32,29 +43,35 @@ void drain_merge_free(struct drain_merge *m)
 
 	for (i = 0; i < m->nsrc; i++) {
 		struct drain_mqueue *q = &m->q[i];
-		size_t k;
+		size_t k, x = 0;
 
 		for (k = 0; k < q->len; k++) {
-			struct drain_msample *s = &q->v[(q->head + k) % q->cap];
+			const struct drain_mitem *s =
+				&q->v[(q->head + k) & (q->cap - 1)];
 
+			if (s->kind == DRAIN_ITEM_SAMPLE)
+				continue;
 			if (s->kind == DRAIN_ITEM_TRIGGER)
-				free(s->x.trig.text);
+				free(q->xv[(q->xhead + x) & (q->xcap - 1)].trig.text);
+			x++;
 		}
 		free(q->v);
+		free(q->xv);
 	}
 	free(m->q);
+	free(m->head_ns);
 	memset(m, 0, sizeof(*m));
 }
 
 static int grow(struct drain_mqueue *q)
 {
 	size_t cap = q->cap ? q->cap * 2 : 256, i;
-	struct drain_msample *v = malloc(cap * sizeof(*v));
+	struct drain_mitem *v = malloc(cap * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < q->len; i++)
-		v[i] = q->v[(q->head + i) % q->cap];
+		v[i] = q->v[(q->head + i) & (q->cap - 1)];
 	free(q->v);
 	q->v = v;
 	q->cap = cap;
@@ -62,14 +79,45 @@ static int grow(struct drain_mqueue *q)
 	return 0;
 }
 
+static int grow_payloads(struct drain_mqueue *q)
+{
+	size_t cap = q->xcap ? q->xcap * 2 : 16, i;
+	union drain_mpayload *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < q->xlen; i++)
+		v[i] = q->xv[(q->xhead + i) & (q->xcap - 1)];
+	free(q->xv);
+	q->xv = v;
+	q->xcap = cap;
+	q->xhead = 0;
+	return 0;
+}
+
 int drain_merge_push(struct drain_merge *m, unsigned int src,
 		     const struct drain_msample *s)
 {
 	struct drain_mqueue *q = &m->q[src];
+	struct drain_mitem *it;
 
 	if (q->len == q->cap && grow(q))
 		return -ENOMEM;
-	q->v[(q->head + q->len) % q->cap] = *s;
+	if (s->kind != DRAIN_ITEM_SAMPLE) {
+		if (q->xlen == q->xcap && grow_payloads(q))
+			return -ENOMEM;
+		q->xv[(q->xhead + q->xlen) & (q->xcap - 1)] = s->x;
+		q->xlen++;
+	}
+	it = &q->v[(q->head + q->len) & (q->cap - 1)];
+	it->time_ns = s->time_ns;
+	it->queued_ns = s->queued_ns;
+	it->thread = s->thread;
+	it->stack = s->stack;
+	it->cpu = s->cpu;
+	it->kind = s->kind;
+	if (!q->len)
+		m->head_ns[src] = s->time_ns;
 	q->len++;
 	m->queued++;
 	if (!q->seen || s->time_ns > q->last_ns)
@@ -96,12 +144,14 @@ void drain_merge_dry(struct drain_merge *m, unsigned int src, int64_t now_ns)
  * *passed when every live source has pushed a time >= @b's (rule 1),
  * *seen_passed when every live source that pushed something has, and
  * *unseen_dry / *lagging_dry when the sources left out (never pushed /
- * not past @b) have all been read dry since @b was queued.
+ * not past @b) have all been read dry since @b was queued. Refreshes the
+ * cached watermark on the way.
  */
-static void survey(const struct drain_merge *m, const struct drain_msample *b,
+static void survey(struct drain_merge *m, const struct drain_mitem *b,
 		   bool *passed, bool *seen_passed, bool *unseen_dry,
 		   bool *lagging_dry)
 {
+	int64_t wm = INT64_MAX;
 	unsigned int i;
 
 	*passed = *seen_passed = *unseen_dry = *lagging_dry = true;
@@ -109,6 +159,9 @@ static void survey(const struct drain_merge *m, const struct drain_msample *b,
 		const struct drain_mqueue *q = &m->q[i];
 		bool dry = q->dry_ns >= b->queued_ns;
 
+		if (!q->finished)
+			wm = !q->seen ? INT64_MIN :
+			     q->last_ns < wm ? q->last_ns : wm;
 		if (q->finished || (q->seen && q->last_ns >= b->time_ns))
 			continue;
 		*passed = false;
@@ -119,29 +172,33 @@ static void survey(const struct drain_merge *m, const struct drain_msample *b,
 		if (!dry)
 			*lagging_dry = false;
 	}
+	m->wm = wm;
 }
 
 int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		    unsigned int *src, struct drain_msample *out)
 {
-	const struct drain_msample *best = NULL;
+	const int64_t *hn = m->head_ns;
+	const struct drain_mitem *best;
+	struct drain_mqueue *q;
+	int64_t bt = INT64_MAX;
 	unsigned int i, bi = 0;
 
 	if (!m->queued)
 		return 0;
-	for (i = 0; i < m->nsrc; i++) {
-		const struct drain_mqueue *q = &m->q[i];
-		const struct drain_msample *h;
-
-		if (!q->len)
-			continue;
-		h = &q->v[q->head];
-		if (!best || h->time_ns < best->time_ns) {
-			best = h;
+	for (i = 0; i < m->nsrc; i++)
+		if (hn[i] < bt) {
+			bt = hn[i];
 			bi = i;
 		}
+	if (bt == INT64_MAX) {
+		/* a head at INT64_MAX itself: the first non-empty queue */
+		for (bi = 0; !m->q[bi].len; bi++)
+			;
 	}
-	if (!drain) {
+	q = &m->q[bi];
+	best = &q->v[q->head];
+	if (!drain && best->time_ns > m->wm) {
 		bool passed, seen_passed, unseen_dry, lagging_dry;
 
 		survey(m, best, &passed, &seen_passed, &unseen_dry,
@@ -152,10 +209,21 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		    !(lagging_dry && now_ns - best->queued_ns >= m->window_ns))
 			return 0;
 	}
-	*out = *best;
+	out->time_ns = best->time_ns;
+	out->queued_ns = best->queued_ns;
+	out->thread = best->thread;
+	out->stack = best->stack;
+	out->cpu = best->cpu;
+	out->kind = best->kind;
+	if (best->kind != DRAIN_ITEM_SAMPLE) {
+		out->x = q->xv[q->xhead];
+		q->xhead = (q->xhead + 1) & (q->xcap - 1);
+		q->xlen--;
+	}
 	*src = bi;
-	m->q[bi].head = (m->q[bi].head + 1) % m->q[bi].cap;
-	m->q[bi].len--;
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->len--;
+	m->head_ns[bi] = q->len ? q->v[q->head].time_ns : INT64_MAX;
 	m->queued--;
 	return 1;
 }

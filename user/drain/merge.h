@@ -52,6 +52,14 @@ enum drain_item_kind {
  *     start) or the trigger (text owned by @x.trig.text, freed by the
  *     consumer, or by drain_merge_free() for one still queued)
  */
+union drain_mpayload {
+	struct spulse_offcpu iv;
+	struct {
+		struct spulse_trigger t;
+		char *text;
+	} trig;
+};
+
 struct drain_msample {
 	int64_t time_ns;
 	uint32_t thread;
@@ -59,31 +67,53 @@ struct drain_msample {
 	int64_t queued_ns;
 	uint8_t kind;
 	uint32_t cpu;
-	union {
-		struct spulse_offcpu iv;
-		struct {
-			struct spulse_trigger t;
-			char *text;
-		} trig;
-	} x;
+	union drain_mpayload x;
+};
+
+/*
+ * How a queue holds an item: 32 bytes; the payload of an interval or a
+ * trigger waits in the queue's payload ring (same order as its items), so
+ * the samples that make up most of a queue stay small (a queue holds a
+ * whole read round: tens of thousands of samples per CPU).
+ */
+struct drain_mitem {
+	int64_t time_ns;
+	int64_t queued_ns;
+	uint32_t thread;
+	uint32_t stack;
+	uint32_t cpu;
+	uint8_t kind;
 };
 
 struct drain_mqueue {
-	struct drain_msample *v;
-	size_t cap, head, len;	/* ring buffer */
+	struct drain_mitem *v;
+	size_t cap, head, len;	/* ring buffer; cap is a power of two */
+	union drain_mpayload *xv;
+	size_t xcap, xhead, xlen;	/* payload ring; xcap a power of two */
 	int64_t last_ns;	/* latest pushed time */
 	bool seen;		/* pushed at least one sample */
 	bool finished;		/* will push no more */
 	int64_t dry_ns;		/* wall time last read dry; INT64_MIN never */
 };
 
+/*
+ * @head_ns[i] is the time of source i's head item (INT64_MAX when its queue
+ * is empty), so the earliest head is a scan of one small array. @wm is a
+ * lower bound of the watermark of rule 1 (the minimum over live sources of
+ * their latest pushed time; INT64_MIN while a live source has pushed
+ * nothing): pushes only raise the latest times and sources only leave, so
+ * a watermark computed once stays a lower bound, and a head at or before
+ * it is released without looking at every source again.
+ */
 struct drain_merge {
 	struct drain_mqueue *q;
+	int64_t *head_ns;
 	unsigned int nsrc;
 	int64_t window_ns;
 	int64_t newest_ns;	/* max pushed time over all sources */
 	bool any;
 	size_t queued;		/* total samples held */
+	int64_t wm;		/* rule-1 watermark, a lower bound */
 };
 
 int drain_merge_init(struct drain_merge *m, unsigned int nsrc,
