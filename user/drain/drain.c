@@ -309,9 +309,12 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	}
 	/*
 	 * Kernel symbols outside the recording window: with control, now,
-	 * before "start"; without, the module may be sampling already, so
-	 * after the last read. Flight mode reads them now either way (a dump
-	 * is wanted while recording) and keeps them for every dump.
+	 * before "start". Without, the module may be sampling already; they
+	 * are still written now (a drainer killed later must leave them
+	 * beside the spool) and written again after the last read, where
+	 * they are read again only if /proc/modules changed. Flight mode
+	 * reads them now either way (a dump is wanted while recording) and
+	 * keeps them for every dump.
 	 */
 	if (opts->kallsyms && d->flight) {
 		long n = drain_ksyms_load(&d->ks, opts->kallsyms);
@@ -322,6 +325,7 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	} else if (opts->kallsyms && opts->control) {
 		save_kallsyms(d, opts->output);
 	} else if (opts->kallsyms) {
+		save_kallsyms(d, opts->output);
 		d->ks_pending = true;
 	}
 	if (opts->kallsyms && !d->flight)
