@@ -48,6 +48,7 @@ enum drain_item_kind {
  * @queued_ns: wall clock (CLOCK_MONOTONIC) when pushed
  * @kind: enum drain_item_kind (0 = sample)
  * @cpu: the sample's CPU (samples)
+ * @epoch: the source's epoch the ids belong to (relay_input.h)
  * @x: the interval (local ids, time_ns = switch-out offset from the spool
  *     start) or the trigger (text owned by @x.trig.text, freed by the
  *     consumer, or by drain_merge_free() for one still queued)
@@ -59,6 +60,7 @@ struct drain_msample {
 	int64_t queued_ns;
 	uint8_t kind;
 	uint32_t cpu;
+	uint32_t epoch;
 	union {
 		struct spulse_offcpu iv;
 		struct {
