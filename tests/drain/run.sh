@@ -277,6 +277,10 @@ fi
 "$drain_san" --debugfs "$work/dur/spulse" -o "$work/dur/int.spulse" \
 	--no-kallsyms 2>"$work/dur/err2" &
 dpid=$!
+# a background job starts with SIGINT ignored until the drainer installs its
+# handler, which it does before it creates the spool: wait for that (under
+# load an ASan start took longer than the 0.5 s alone, and the drainer ran on)
+for _ in $(seq 1000); do [ -e "$work/dur/int.spulse" ] && break; sleep 0.01; done
 sleep 0.5
 kill -INT $dpid
 wait $dpid
