@@ -370,6 +370,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	struct spulse_cpu_stats t = {};
 	u64 records = 0, bytes = 0, sc_hits = 0, sc_misses = 0;
 	u64 ss_hits = 0, ss_misses = 0;
+	u64 epochs = 0, rs_frames = 0, rs_stacks = 0, rs_threads = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -388,6 +389,10 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		sc_misses += READ_ONCE(c->enc.scache.misses);
 		ss_hits += READ_ONCE(c->scache.hits);
 		ss_misses += READ_ONCE(c->scache.misses);
+		epochs += READ_ONCE(c->enc.epochs);
+		rs_frames += READ_ONCE(c->enc.resets_frames);
+		rs_stacks += READ_ONCE(c->enc.resets_stacks);
+		rs_threads += READ_ONCE(c->enc.resets_threads);
 	}
 	seq_printf(m, "state %s\n",
 		   READ_ONCE(spulse.running) ? "running" : "stopped");
@@ -413,6 +418,10 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "sample_cache_hits %llu\n", ss_hits);
 	seq_printf(m, "sample_cache_misses %llu\n", ss_misses);
 	spulse_stats_show_unwind(m, &t);
+	seq_printf(m, "stream_epochs %llu\n", epochs);
+	seq_printf(m, "intern_resets_frames %llu\n", rs_frames);
+	seq_printf(m, "intern_resets_stacks %llu\n", rs_stacks);
+	seq_printf(m, "intern_resets_threads %llu\n", rs_threads);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

@@ -7,6 +7,12 @@
  * is written with one relay reservation; when that fails the id counters are
  * rolled back and the intern tables forgotten, so nothing that was not
  * written is ever referenced by a later batch.
+ *
+ * Ids only grow within an epoch, so a full intern table is reset alone: its
+ * content is defined again under new ids, and what the other tables name
+ * stays defined. A batch that would take an id past the epoch limit starts
+ * a new epoch instead: a fresh stream header (docs/FORMAT.md section 7),
+ * every id space and both clocks from 0.
  */
 #include <linux/errno.h>
 #include <linux/string.h>
@@ -26,8 +32,22 @@ void spulse_enc_reset(struct spulse_enc *e)
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_enc_reset);
 
+static u32 spulse_enc_id_limit(const struct spulse_enc *e)
+{
+	if (!e->id_limit)
+		return SPULSE_EPOCH_IDS;
+	return min(e->id_limit, SPULSE_MAX_ID);
+}
+
+/* Reset one full table alone (its resets counted in *@resets). */
+static void spulse_intern_reset_one(struct spulse_intern *t, u64 *resets)
+{
+	spulse_intern_reset(t);
+	(*resets)++;
+}
+
 static int spulse_intern_get(struct spulse_intern *t, const u64 k[3], u32 *next,
-			     u32 *id)
+			     u32 limit, u64 *resets, u32 *id)
 {
 	struct spulse_intern_ent *slot;
 	int r = spulse_intern_find(t, k, id, &slot);
@@ -35,12 +55,12 @@ static int spulse_intern_get(struct spulse_intern *t, const u64 k[3], u32 *next,
 	if (r == 1)
 		return 0;
 	if (r < 0) {
-		spulse_intern_reset(t);
+		spulse_intern_reset_one(t, resets);
 		r = spulse_intern_find(t, k, id, &slot);
 		if (r < 0)
 			return r;
 	}
-	if (*next >= SPULSE_MAX_ID)
+	if (*next >= limit)
 		return -EOVERFLOW;
 	*id = (*next)++;
 	spulse_intern_set(t, slot, k, *id);
@@ -52,9 +72,13 @@ static bool spulse_batch_room(const struct spulse_batch *b, size_t need)
 	return b->cap - b->len >= need;
 }
 
-/* Start a batch: save the counters, write header + cpu record if needed. */
+/*
+ * Start a batch: save the counters, reset any full table alone, and with
+ * @epoch start a new epoch (ids and clocks from 0, a new header); write the
+ * header + cpu record if needed.
+ */
 static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
-			      u64 start_us, u64 interval_us)
+			      u64 start_us, u64 interval_us, bool epoch)
 {
 	b->len = 0;
 	b->records = 0;
@@ -62,10 +86,25 @@ static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
 	b->saved_stack = e->next_stack;
 	b->saved_thread = e->next_thread;
 	b->saved_header = e->header_done;
+	b->saved_last_ns = e->last_ns;
+	b->saved_last_event_ns = e->last_event_ns;
+	b->epoch = epoch;
 
-	if (spulse_intern_full(&e->frames) || spulse_intern_full(&e->stacks) ||
-	    spulse_intern_full(&e->threads))
+	if (epoch) {
+		e->next_frame = 0;
+		e->next_stack = 0;
+		e->next_thread = 0;
+		e->header_done = false;
+		e->last_ns = 0;
+		e->last_event_ns = 0;
 		spulse_enc_reset(e);
+	}
+	if (spulse_intern_full(&e->frames))
+		spulse_intern_reset_one(&e->frames, &e->resets_frames);
+	if (spulse_intern_full(&e->stacks))
+		spulse_intern_reset_one(&e->stacks, &e->resets_stacks);
+	if (spulse_intern_full(&e->threads))
+		spulse_intern_reset_one(&e->threads, &e->resets_threads);
 
 	if (!e->header_done) {
 		if (!spulse_batch_room(b, SPULSE_HEADER_MAX + SPULSE_EXT_CPU_MAX))
@@ -89,7 +128,8 @@ static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
 	k[0] = (u64)pid << 32 | tid;
 	memcpy(&k[1], comm, 8);
 	memcpy(&k[2], comm + 8, 8);
-	r = spulse_intern_get(&e->threads, k, &e->next_thread, id);
+	r = spulse_intern_get(&e->threads, k, &e->next_thread,
+			      spulse_enc_id_limit(e), &e->resets_threads, id);
 	if (r <= 0)
 		return r;
 	if (!spulse_batch_room(b, SPULSE_THREAD_REC_MAX))
@@ -106,7 +146,7 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			      u32 *leaf)
 {
 	u64 parent = SPULSE_STACK_ROOT;
-	u32 i, id = 0, frame;
+	u32 i, id = 0, frame, limit = spulse_enc_id_limit(e);
 	int r;
 
 	if (!n)
@@ -119,7 +159,8 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			return -EINVAL;
 		if (f->kind == SPULSE_FRAME_TRUNCATED)
 			fk[1] = 0;
-		r = spulse_intern_get(&e->frames, fk, &e->next_frame, &frame);
+		r = spulse_intern_get(&e->frames, fk, &e->next_frame, limit,
+				      &e->resets_frames, &frame);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -136,7 +177,8 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 		}
 		fk[0] = parent;
 		fk[1] = frame;
-		r = spulse_intern_get(&e->stacks, fk, &e->next_stack, &id);
+		r = spulse_intern_get(&e->stacks, fk, &e->next_stack, limit,
+				      &e->resets_stacks, &id);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -152,31 +194,15 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 	return 0;
 }
 
-/**
- * spulse_batch_build() - encode one sample and its missing definitions
- * @e: this CPU's encoder
- * @b: batch (buffer and capacity set by the caller)
- * @s: the captured sample, frames root..leaf (kinds 1-3, normalized)
- * @start_us: header start_us
- * @interval_us: header interval_us
- *
- * The first batch of a stream starts with the header and the stream's cpu
- * record (extension kind 1, @e->cpu). On success the caller writes
- * @b->buf[0..@b->len) in one reservation and then calls
- * spulse_batch_commit(), or spulse_batch_rollback() when the write failed.
- * On error the encoder is already rolled back.
- *
- * Return: 0, -E2BIG (batch does not fit @b->cap), -EINVAL (no frames or a
- * truncated marker that is not the root), -EOVERFLOW (id space exhausted).
- */
-int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
-		       const struct spulse_sample *s, u64 start_us,
-		       u64 interval_us)
+/* One attempt of spulse_batch_build(), in a new epoch with @epoch. */
+static int spulse_batch_build_one(struct spulse_enc *e, struct spulse_batch *b,
+				  const struct spulse_sample *s, u64 start_us,
+				  u64 interval_us, bool epoch)
 {
 	u32 thread, leaf;
 	int r;
 
-	r = spulse_batch_begin(e, b, start_us, interval_us);
+	r = spulse_batch_begin(e, b, start_us, interval_us, epoch);
 	if (!r && !s->n)
 		r = -EINVAL;
 	if (!r)
@@ -194,6 +220,37 @@ int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
 	b->records++;
 	b->leaf = leaf;
 	return 0;
+}
+
+/**
+ * spulse_batch_build() - encode one sample and its missing definitions
+ * @e: this CPU's encoder
+ * @b: batch (buffer and capacity set by the caller)
+ * @s: the captured sample, frames root..leaf (kinds 1-3, normalized)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * The first batch of a stream (and of each epoch) starts with the header
+ * and the stream's cpu record (extension kind 1, @e->cpu). A batch that
+ * would take an id past the epoch limit (@e->id_limit) is built again as
+ * the first batch of a new epoch. On success the caller writes
+ * @b->buf[0..@b->len) in one reservation and then calls
+ * spulse_batch_commit(), or spulse_batch_rollback() when the write failed.
+ * On error the encoder is already rolled back.
+ *
+ * Return: 0, -E2BIG (batch does not fit @b->cap), -EINVAL (no frames or a
+ * truncated marker that is not the root), -EOVERFLOW (the batch alone needs
+ * more ids than one epoch has).
+ */
+int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
+		       const struct spulse_sample *s, u64 start_us,
+		       u64 interval_us)
+{
+	int r = spulse_batch_build_one(e, b, s, start_us, interval_us, false);
+
+	if (r == -EOVERFLOW)
+		r = spulse_batch_build_one(e, b, s, start_us, interval_us, true);
+	return r;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build);
 
@@ -310,34 +367,19 @@ static int spulse_batch_oc_stack(struct spulse_enc *e, struct spulse_batch *b,
 	return r;
 }
 
-/**
- * spulse_batch_build_offcpu() - encode one closed off-CPU interval
- * @e: the switch-in CPU's encoder
- * @b: batch
- * @s: the closed slot (spulse_oc_close())
- * @t_in: switch-in time (ns since session start)
- * @cpu_in: switch-in CPU
- * @scratch: room for max depth + 1 frames (the stacks are expanded here)
- * @start_us: header start_us
- * @interval_us: header interval_us
- *
- * Defines what this stream lacks (header and cpu record, both threads, the
- * frames and nodes of both stacks), then the kind-2 record: event-clock
- * delta from @e->last_event_ns to the switch-out time, blocked and run-queue
- * time from spulse_oc_interval(). Commit with spulse_batch_commit_event()
- * at @s->t_out.
- *
- * Return: as spulse_batch_build().
- */
-int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
-			      const struct spulse_oc_slot *s, u64 t_in,
-			      u32 cpu_in, struct spulse_frame *scratch,
-			      u64 start_us, u64 interval_us)
+/* One attempt of spulse_batch_build_offcpu(), in a new epoch with @epoch. */
+static int spulse_batch_build_offcpu_one(struct spulse_enc *e,
+					 struct spulse_batch *b,
+					 const struct spulse_oc_slot *s,
+					 u64 t_in, u32 cpu_in,
+					 struct spulse_frame *scratch,
+					 u64 start_us, u64 interval_us,
+					 bool epoch)
 {
 	struct spulse_offcpu_fields f = {};
 	int r;
 
-	r = spulse_batch_begin(e, b, start_us, interval_us);
+	r = spulse_batch_begin(e, b, start_us, interval_us, epoch);
 	if (!r)
 		r = spulse_batch_thread(e, b, s->self.pid, s->self.tid,
 					s->self.comm, &f.thread);
@@ -367,6 +409,43 @@ int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
 	b->records++;
 	return 0;
 }
+
+
+/**
+ * spulse_batch_build_offcpu() - encode one closed off-CPU interval
+ * @e: the switch-in CPU's encoder
+ * @b: batch
+ * @s: the closed slot (spulse_oc_close())
+ * @t_in: switch-in time (ns since session start)
+ * @cpu_in: switch-in CPU
+ * @scratch: room for max depth + 1 frames (the stacks are expanded here)
+ * @start_us: header start_us
+ * @interval_us: header interval_us
+ *
+ * Defines what this stream lacks (header and cpu record, both threads, the
+ * frames and nodes of both stacks), then the kind-2 record: event-clock
+ * delta from @e->last_event_ns to the switch-out time, blocked and run-queue
+ * time from spulse_oc_interval(). Commit with spulse_batch_commit_event()
+ * at @s->t_out.
+ *
+ * A new epoch starts as in spulse_batch_build().
+ *
+ * Return: as spulse_batch_build().
+ */
+int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
+			      const struct spulse_oc_slot *s, u64 t_in,
+			      u32 cpu_in, struct spulse_frame *scratch,
+			      u64 start_us, u64 interval_us)
+{
+	int r = spulse_batch_build_offcpu_one(e, b, s, t_in, cpu_in, scratch,
+					      start_us, interval_us, false);
+
+	if (r == -EOVERFLOW)
+		r = spulse_batch_build_offcpu_one(e, b, s, t_in, cpu_in,
+						  scratch, start_us,
+						  interval_us, true);
+	return r;
+}
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build_offcpu);
 
 /**
@@ -394,7 +473,7 @@ int spulse_batch_build_trigger(struct spulse_enc *e, struct spulse_batch *b,
 		.text = text,
 		.text_len = strnlen(text, SPULSE_MAX_TRIGGER_TEXT),
 	};
-	int r = spulse_batch_begin(e, b, start_us, interval_us);
+	int r = spulse_batch_begin(e, b, start_us, interval_us, false);
 
 	if (!r && !spulse_batch_room(b, SPULSE_EXT_HDR_MAX + 7 * SPULSE_VARINT_MAX +
 				     2 + f.text_len))
@@ -421,6 +500,7 @@ void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
 	e->last_ns = t_ns;
 	e->records += b->records;
 	e->bytes += b->len;
+	e->epochs += b->epoch;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit);
 
@@ -436,6 +516,7 @@ void spulse_batch_commit_event(struct spulse_enc *e,
 	e->last_event_ns = t_ns;
 	e->records += b->records;
 	e->bytes += b->len;
+	e->epochs += b->epoch;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit_event);
 
@@ -444,9 +525,9 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit_event);
  * @e: encoder
  * @b: the batch
  *
- * Restores the id counters and header state and forgets every interned
- * definition (O(1)), since the tables may now name ids that were never
- * written.
+ * Restores the id counters, header state and clocks (so an epoch the batch
+ * began is undone) and forgets every interned definition (O(1)), since the
+ * tables may now name ids that were never written.
  */
 void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b)
 {
@@ -454,6 +535,8 @@ void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b)
 	e->next_stack = b->saved_stack;
 	e->next_thread = b->saved_thread;
 	e->header_done = b->saved_header;
+	e->last_ns = b->saved_last_ns;
+	e->last_event_ns = b->saved_last_event_ns;
 	spulse_enc_reset(e);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_rollback);
@@ -473,8 +556,9 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_rollback);
  * record are encoded. @leaf stays valid while @e->gen is @gen; every
  * rollback or reset bumps it. Commit as spulse_batch_build().
  *
- * Return: 0, -ESTALE (@gen is not the current generation: nothing was
- * encoded, build from the frames instead), or as spulse_batch_build().
+ * Return: 0, -ESTALE (@gen is not the current generation, or the epoch's
+ * ids ran out: nothing was encoded, build from the frames instead), or as
+ * spulse_batch_build().
  */
 int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
 			    const struct spulse_sample *s, u32 leaf, u64 gen,
@@ -486,7 +570,7 @@ int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
 	if (e->gen != gen || !e->header_done)
 		return -ESTALE;
 	/* the header is written: this only saves the counters (or resets) */
-	r = spulse_batch_begin(e, b, start_us, interval_us);
+	r = spulse_batch_begin(e, b, start_us, interval_us, false);
 	if (r || e->gen != gen)
 		return -ESTALE;	/* the tables were full and reset */
 	r = spulse_batch_thread(e, b, s->pid, s->tid, s->comm, &thread);
@@ -494,7 +578,8 @@ int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
 		r = -E2BIG;
 	if (r) {
 		spulse_batch_rollback(e, b);
-		return r;
+		/* the epoch's ids ran out: the full build starts a new one */
+		return r == -EOVERFLOW ? -ESTALE : r;
 	}
 	b->len += spulse_enc_sample(b->buf + b->len,
 				    (s64)(s->t_ns - e->last_ns), thread, leaf);

@@ -197,8 +197,15 @@ struct spulse_scache {
  * @records: records written
  * @bytes: bytes written
  * @gen: definition generation: bumped by every spulse_enc_reset() (and so
- *	by every rollback); @scache entries of another generation are empty
+ *	by every rollback and epoch); @scache entries of another generation
+ *	are empty
  * @scache: off-CPU stacks already interned, by their raw frames
+ * @id_limit: ids per kind in one epoch (0 = SPULSE_EPOCH_IDS); a batch that
+ *	would pass it starts a new epoch (docs/FORMAT.md section 7)
+ * @epochs: epochs started after the first (each a fresh stream header)
+ * @resets_frames: resets of @frames alone (table full or probes exhausted)
+ * @resets_stacks: resets of @stacks alone
+ * @resets_threads: resets of @threads alone
  */
 struct spulse_enc {
 	struct spulse_intern frames;
@@ -215,7 +222,20 @@ struct spulse_enc {
 	u64 bytes;
 	u64 gen;
 	struct spulse_scache scache;
+	u32 id_limit;
+	u64 epochs;
+	u64 resets_frames;
+	u64 resets_stacks;
+	u64 resets_threads;
 };
+
+/*
+ * Ids per kind in one epoch of a per-CPU stream. The drainer keeps every
+ * definition of the current epoch (about 40 bytes per id), so the limit
+ * bounds its memory per CPU; an epoch costs one redefinition of the working
+ * set, as a table reset does. At most SPULSE_MAX_ID.
+ */
+#define SPULSE_EPOCH_IDS	(1U << 20)
 
 /**
  * struct spulse_batch - one sample's records, built before reservation
@@ -228,6 +248,9 @@ struct spulse_enc {
  * @saved_thread: see @saved_frame
  * @saved_header: header state before the batch
  * @leaf: leaf stack id of the sample spulse_batch_build() encoded
+ * @saved_last_ns: sample clock before the batch (an epoch restarts it)
+ * @saved_last_event_ns: event clock before the batch
+ * @epoch: the batch starts a new epoch (its first bytes are a stream header)
  */
 struct spulse_batch {
 	u8 *buf;
@@ -239,6 +262,9 @@ struct spulse_batch {
 	u32 saved_thread;
 	bool saved_header;
 	u32 leaf;
+	u64 saved_last_ns;
+	u64 saved_last_event_ns;
+	bool epoch;
 };
 
 /**

@@ -113,7 +113,7 @@ DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
 	$(DRAIN_TEST)/test_kallsyms
 
 CHECK_SUITES += drain
-check-drain: $(DRAIN_TEST_BINS)
+check-drain: $(DRAIN_TEST_BINS) $(BUILD)/spulse
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) $(TOP)/tests/drain/run.sh $(DRAIN_TEST)
 

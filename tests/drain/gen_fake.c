@@ -41,6 +41,10 @@
  * need no new definition; without it every sample draws a fresh random
  * stack (and the processes share addresses, which no two address spaces
  * of a real system-wide profile do much).
+ * --epoch-ids N: as spulse.ko at its epoch limit (docs/FORMAT.md section 7),
+ * a CPU whose thread, frame or stack ids reached N starts a new epoch
+ * before its next write: a new stream header and cpu record, every id
+ * space and both clocks from 0 (so content is defined again under new ids).
  *
  * Truth lines (the verifier sorts samples by time; times are unique):
  *   H start_us interval_us
@@ -56,6 +60,7 @@
  *   C modules|module_deactivations|process_deactivations|python|ext_unknown N
  *   X corrupt CPU OFFSET     (with --corrupt-cpu)
  *   X cut CPU                (with --cut-cpu)
+ *   E epochs N               (with --epoch-ids: epochs begun, all CPUs)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +153,8 @@ struct cpu {
 };
 
 static bool cpu_records = true;
+static uint32_t epoch_ids;	/* 0 = no epochs */
+static unsigned long epochs;
 
 struct frame { uint8_t kind; uint64_t addr; };
 
@@ -266,10 +273,28 @@ static size_t codes_of(uint32_t pid, const struct frame *f, size_t n,
 	return n;
 }
 
+static void hclear(struct hmap *m)
+{
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
 static size_t enc_header(struct cpu *c, uint8_t *buf)
 {
 	size_t len = 0;
 
+	if (c->header && epoch_ids && (c->nthreads >= epoch_ids ||
+				       c->nframes >= epoch_ids ||
+				       c->nstacks >= epoch_ids)) {
+		/* new epoch: forget every definition, restart ids and clocks */
+		hclear(&c->threads);
+		hclear(&c->frames);
+		hclear(&c->stacks);
+		c->nthreads = c->nframes = c->nstacks = 0;
+		c->prev_ns = c->prev_event_ns = 0;
+		c->header = false;
+		epochs++;
+	}
 	if (!c->header) {
 		len += spulse_enc_header(buf, start_us, interval_us);
 		if (cpu_records)
@@ -510,6 +535,7 @@ int main(int argc, char **argv)
 		{ "unknown-ext", no_argument, NULL, 'u' },
 		{ "cut-in-interval", no_argument, NULL, 'I' },
 		{ "stacks", required_argument, NULL, 'P' },
+		{ "epoch-ids", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
@@ -557,6 +583,7 @@ int main(int argc, char **argv)
 		case 'u': unknown_ext = true; break;
 		case 'I': cut_interval = true; break;
 		case 'P': npool = strtoul(optarg, NULL, 10); break;
+		case 'e': epoch_ids = (uint32_t)strtoul(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}
@@ -790,6 +817,8 @@ int main(int argc, char **argv)
 	}
 	if (unknown_ext)
 		fprintf(truth, "C ext_unknown %u\n", ncpu - idle);
+	if (epoch_ids)
+		fprintf(truth, "E epochs %lu\n", epochs);
 	for (c = 0; c < ncpu; c++) {
 		close(cpus[c].fd);
 		free(cpus[c].threads.v);

@@ -245,6 +245,191 @@ static void batch_thread_redefined_when_comm_changes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->last_sample_thread, 1U);
 }
 
+/* Write one trigger mark at @t_ns (event clock) and check it decodes. */
+static void write_trigger(struct kunit *test, struct enc_fix *f, u64 t_ns)
+{
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_trigger(&f->e, &f->b, t_ns,
+			SPULSE_TRIGGER_MANUAL, "mark", 1, 1000), 0);
+	KUNIT_ASSERT_EQ_MSG(test, sk_feed(f->sk, f->b.buf, f->b.len), 0,
+			    "checker: %s at batch offset %zu", f->sk->err,
+			    f->sk->err_off);
+	spulse_batch_commit_event(&f->e, &f->b, t_ns);
+}
+
+/*
+ * Ids near the limit start a new epoch: a fresh header and cpu record, ids
+ * and both clocks from 0, and the stream still decodes with every time
+ * continuous across epochs. (Before epochs, every sample past the limit
+ * failed with -EOVERFLOW.)
+ */
+static void batch_epoch_restarts_ids_and_clocks(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[4];
+	struct spulse_sample s;
+	u32 i, j, max_frame = 0;
+
+	f->e.id_limit = 40;
+	for (i = 0; i < 300; i++) {
+		for (j = 0; j < ARRAY_SIZE(fr); j++) {
+			fr[j].kind = SPULSE_FRAME_USER;
+			fr[j].addr = 0x1000 + 0x10 * (i % 50) + j;
+		}
+		mk_sample(&s, fr, ARRAY_SIZE(fr), 100 + i % 3, 1000 + i * 10);
+		write_one(test, f, &s);
+		/* the checker's per-epoch counts are the encoder's */
+		KUNIT_ASSERT_EQ(test, f->sk->n_frames, f->e.next_frame);
+		KUNIT_ASSERT_EQ(test, f->sk->n_stacks, f->e.next_stack);
+		KUNIT_ASSERT_EQ(test, f->sk->n_threads, f->e.next_thread);
+		KUNIT_ASSERT_LE(test, f->e.next_frame, 40U);
+		KUNIT_ASSERT_LE(test, f->e.next_stack, 40U);
+		KUNIT_ASSERT_EQ(test, f->sk->sample_ns, (s64)s.t_ns);
+		max_frame = max(max_frame, f->e.next_frame);
+		if (i % 7 == 3) {
+			write_trigger(test, f, s.t_ns + 5);
+			KUNIT_ASSERT_EQ(test, f->sk->tr_t, (s64)s.t_ns + 5);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, f->sk->n_samples, 300U);
+	/* 50 distinct stacks of 4 new frames each: many epochs of <= 40 ids */
+	KUNIT_EXPECT_GE(test, f->sk->n_epochs, 10U);
+	KUNIT_EXPECT_EQ(test, (u64)f->sk->n_epochs, f->e.epochs);
+	KUNIT_EXPECT_EQ(test, f->sk->n_epoch_cpu, f->sk->n_epochs);
+	KUNIT_EXPECT_EQ(test, max_frame, 40U);
+}
+
+/* A dropped batch that began an epoch undoes it; the next one redoes it. */
+static void batch_epoch_rollback_undoes_it(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame a[] = { { SPULSE_FRAME_USER, 0x1000 },
+				    { SPULSE_FRAME_USER, 0x1001 } };
+	struct spulse_frame b[] = { { SPULSE_FRAME_USER, 0x2000 },
+				    { SPULSE_FRAME_USER, 0x2001 } };
+	struct spulse_sample s;
+
+	f->e.id_limit = 3;
+	mk_sample(&s, a, 2, 7, 100);
+	write_one(test, f, &s);
+	KUNIT_ASSERT_EQ(test, f->e.next_frame, 2U);
+	mk_sample(&s, b, 2, 7, 250);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000), 0);
+	KUNIT_EXPECT_TRUE(test, f->b.epoch);
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 2U);	/* 0, 1 of the new epoch */
+	spulse_batch_rollback(&f->e, &f->b);		/* relay full */
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 2U);
+	KUNIT_EXPECT_EQ(test, f->e.next_thread, 1U);
+	KUNIT_EXPECT_TRUE(test, f->e.header_done);
+	KUNIT_EXPECT_EQ(test, f->e.last_ns, 100ULL);
+	KUNIT_EXPECT_EQ(test, f->e.epochs, 0ULL);
+	/* the retry starts the epoch again and decodes */
+	s.t_ns = 300;
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->sk->n_epochs, 1U);
+	KUNIT_EXPECT_EQ(test, f->e.epochs, 1ULL);
+	KUNIT_EXPECT_EQ(test, f->sk->sample_ns, 300LL);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 2U);
+}
+
+/* One batch needing more ids than an epoch has fails, rolled back. */
+static void batch_larger_than_epoch_fails(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 8, 4096);
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 },
+				     { SPULSE_FRAME_USER, 0x2000 },
+				     { SPULSE_FRAME_USER, 0x3000 } };
+	struct spulse_sample s;
+
+	f->e.id_limit = 2;
+	mk_sample(&s, fr, 3, 7, 1);
+	KUNIT_EXPECT_EQ(test, spulse_batch_build(&f->e, &f->b, &s, 1, 1000),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, f->e.next_frame, 0U);
+	KUNIT_EXPECT_FALSE(test, f->e.header_done);
+	/* and a sample that fits is written */
+	mk_sample(&s, fr, 2, 7, 2);
+	write_one(test, f, &s);
+	KUNIT_EXPECT_EQ(test, f->e.epochs, 0ULL);
+}
+
+/*
+ * A full thread table is reset alone: the frames and stack nodes stay
+ * defined and are not written again (before, >= 3/4 of the thread table
+ * reset all three tables).
+ */
+static void batch_thread_table_full_keeps_frames(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 4, 4096);	/* 16 slots, full at 12 */
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 },
+				     { SPULSE_FRAME_USER, 0x2000 },
+				     { SPULSE_FRAME_KERNEL, 0xffffffff81000010ULL } };
+	struct spulse_sample s;
+	u32 i;
+
+	for (i = 0; i < 100; i++) {
+		mk_sample(&s, fr, ARRAY_SIZE(fr), 1000 + i, 10 + i);
+		write_one(test, f, &s);
+	}
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 100U);
+	KUNIT_EXPECT_GT(test, f->e.resets_threads, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->e.resets_frames, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->e.resets_stacks, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_stacks, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_epochs, 0U);
+}
+
+/* A full frame table is reset alone: threads are not redefined. */
+static void batch_frame_table_full_keeps_threads(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 4, 4096);
+	struct spulse_frame fr[1];
+	struct spulse_sample s;
+	u32 i;
+
+	for (i = 0; i < 60; i++) {
+		fr[0].kind = SPULSE_FRAME_USER;
+		fr[0].addr = 0x1000 + i;
+		mk_sample(&s, fr, 1, 7, 10 + i);
+		write_one(test, f, &s);
+	}
+	KUNIT_EXPECT_GT(test, f->e.resets_frames, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->e.resets_threads, 0ULL);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 1U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 60U);
+}
+
+/* The checker refuses a second header that is not one. */
+static void stream_check_epoch_header_rules(struct kunit *test)
+{
+	struct sk_stream *sk = kunit_kzalloc(test, sizeof(*sk), GFP_KERNEL);
+	u8 buf[128];
+	size_t n;
+
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	n = spulse_enc_header(buf, 5, 1000);
+	n += spulse_enc_thread(buf + n, 0, 1, 1, "t", 1);
+	sk_init(sk);
+	KUNIT_ASSERT_EQ(test, sk_feed(sk, buf, n), 0);
+	/* a new epoch: thread id 0 again is dense there */
+	n = spulse_enc_header(buf, 5, 1000);
+	n += spulse_enc_thread(buf + n, 0, 1, 1, "t", 1);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), 0);
+	KUNIT_EXPECT_EQ(test, sk->n_epochs, 1U);
+	/* ... but not a header with another start */
+	n = spulse_enc_header(buf, 6, 1000);
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sk->err, "epoch header with another start_us");
+	/* ... nor a broken magic */
+	sk_init(sk);
+	n = spulse_enc_header(buf, 5, 1000);
+	KUNIT_ASSERT_EQ(test, sk_feed(sk, buf, n), 0);
+	n = spulse_enc_header(buf, 5, 1000);
+	buf[3] ^= 1;
+	KUNIT_EXPECT_EQ(test, sk_feed(sk, buf, n), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, sk->err, "bad epoch header");
+}
+
 /* The checker the suites rely on must itself reject what it guards against. */
 static void stream_check_rejects_dangling_and_gaps(struct kunit *test)
 {
@@ -283,6 +468,12 @@ static struct kunit_case spulse_encode_cases[] = {
 	KUNIT_CASE(batch_too_big_is_rolled_back),
 	KUNIT_CASE(batch_rejects_truncated_marker_below_root),
 	KUNIT_CASE(batch_thread_redefined_when_comm_changes),
+	KUNIT_CASE(stream_check_epoch_header_rules),
+	KUNIT_CASE(batch_epoch_restarts_ids_and_clocks),
+	KUNIT_CASE(batch_epoch_rollback_undoes_it),
+	KUNIT_CASE(batch_larger_than_epoch_fails),
+	KUNIT_CASE(batch_thread_table_full_keeps_frames),
+	KUNIT_CASE(batch_frame_table_full_keeps_threads),
 	{}
 };
 

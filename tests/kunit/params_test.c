@@ -160,7 +160,11 @@ static void params_batch_max_bounds_real_batch(struct kunit *test)
 	spulse_intern_init(&e->frames, ent, 10);
 	spulse_intern_init(&e->stacks, ent + 1024, 10);
 	spulse_intern_init(&e->threads, ent + 2048, 10);
-	/* ids near the u32 limit make every id varint 5 bytes long */
+	/*
+	 * ids near the u32 limit make every id varint 5 bytes long (with an
+	 * epoch limit that high, so that they are not restarted at 0)
+	 */
+	e->id_limit = SPULSE_MAX_ID;
 	e->next_frame = e->next_stack = e->next_thread = 0xf0000000U;
 	memset(s.comm, 'c', sizeof(s.comm));
 	fr[0].kind = SPULSE_FRAME_TRUNCATED;

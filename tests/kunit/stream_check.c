@@ -82,6 +82,7 @@ static int sk_ext(struct sk_stream *s, const u8 *p, size_t off, size_t end,
 			return sk_fail(s, rec, "cpu record: cpu >= 65536");
 		s->cpu = (s32)v[0];
 		s->first_is_cpu |= s->n_records == 0;
+		s->n_epoch_cpu += s->n_epochs && s->epoch_first;
 		s->n_cpu_records++;
 		break;
 	case SPULSE_EXT_OFFCPU:
@@ -184,6 +185,39 @@ static int sk_ext(struct sk_stream *s, const u8 *p, size_t off, size_t end,
  *
  * Return: 0 when every record is valid, -EINVAL with @s->err/@s->err_off.
  */
+/* A stream header at p[*off]: the first one, or a new epoch. */
+static int sk_header(struct sk_stream *s, const u8 *p, size_t len, size_t *off)
+{
+	size_t rec = *off;
+	int err = 0;
+	u64 a, b;
+
+	if (len - rec < SPULSE_MAGIC_LEN ||
+	    memcmp(p + rec, SPULSE_MAGIC, SPULSE_MAGIC_LEN))
+		return sk_fail(s, rec, s->header_seen ? "bad epoch header" :
+			       "stream does not start with the header");
+	*off = rec + SPULSE_MAGIC_LEN;
+	if (!sk_uvar(s, p, len, off, &a, &err) ||
+	    !sk_uvar(s, p, len, off, &b, &err))
+		return err;
+	if (s->header_seen && a != s->start_us)
+		return sk_fail(s, rec, "epoch header with another start_us");
+	if (s->header_seen) {
+		/* ids and clocks restart: ids of earlier epochs are gone */
+		s->n_epochs++;
+		s->n_frames = 0;
+		s->n_stacks = 0;
+		s->n_threads = 0;
+		s->event_ns = 0;
+		s->sample_ns = 0;
+		s->cpu = -1;
+	}
+	s->start_us = a;
+	s->header_seen = true;
+	s->epoch_first = true;
+	return 0;
+}
+
 int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 {
 	size_t off = 0;
@@ -191,19 +225,21 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 	u64 a, b, c;
 
 	if (!s->header_seen) {
-		if (len < SPULSE_MAGIC_LEN ||
-		    memcmp(p, SPULSE_MAGIC, SPULSE_MAGIC_LEN))
-			return sk_fail(s, 0, "stream does not start with the header");
-		off = SPULSE_MAGIC_LEN;
-		if (!sk_uvar(s, p, len, &off, &a, &err) ||
-		    !sk_uvar(s, p, len, &off, &b, &err))
+		err = sk_header(s, p, len, &off);
+		if (err)
 			return err;
-		s->header_seen = true;
 	}
 	while (off < len) {
 		size_t rec = off;
 		u8 tag = p[off++];
 
+		if (tag == SPULSE_MAGIC[0]) {	/* 'S': no record has this tag */
+			off = rec;
+			err = sk_header(s, p, len, &off);
+			if (err)
+				return err;
+			continue;
+		}
 		switch (tag) {
 		case SPULSE_TAG_FRAME: {
 			u8 kind;
@@ -284,6 +320,9 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 				return sk_fail(s, rec, "sample thread not defined");
 			if (c >= s->n_stacks)
 				return sk_fail(s, rec, "sample stack not defined");
+			if (check_add_overflow(s->sample_ns, spulse_unzigzag(a),
+					       &s->sample_ns) || s->sample_ns < 0)
+				return sk_fail(s, rec, "sample clock out of range");
 			s->last_sample_thread = b;
 			s->last_sample_stack = c;
 			if (s->leaf_pred && c < SK_MAX_FRAMES &&
@@ -312,6 +351,7 @@ int sk_feed(struct sk_stream *s, const u8 *p, size_t len)
 			return sk_fail(s, rec, "unexpected record tag in a cpu stream");
 		}
 		s->n_records++;
+		s->epoch_first = false;
 	}
 	return 0;
 }

@@ -4,7 +4,9 @@
  * bytes spulse.ko emitted and checks the rules that matter for the kernel
  * writer (docs/FORMAT.md §3): dense ids per kind, no forward or dangling
  * references, truncated marker only as a root node, kernel-stream frame
- * kinds only. It is deliberately independent of kmod/ code.
+ * kinds only. A stream header at a record boundary starts a new epoch
+ * (§7): every id space and both clocks restart. It is deliberately
+ * independent of kmod/ code.
  */
 #ifndef SPULSE_KUNIT_STREAM_CHECK_H
 #define SPULSE_KUNIT_STREAM_CHECK_H
@@ -17,9 +19,9 @@
 
 /**
  * struct sk_stream - state carried across chunks of one stream
- * @n_frames: frames defined so far
- * @n_stacks: stacks defined so far
- * @n_threads: threads defined so far
+ * @n_frames: frames defined so far in this epoch
+ * @n_stacks: stacks defined so far in this epoch
+ * @n_threads: threads defined so far in this epoch
  * @n_samples: samples seen
  * @header_seen: the stream header was decoded
  * @frame_kind: kind of each frame id (first SK_MAX_FRAMES)
@@ -48,6 +50,11 @@
  * @tr: fields of the latest trigger (text not kept, @tr_text_len is)
  * @tr_t: event-clock time of @tr
  * @tr_text: its first bytes, NUL terminated
+ * @sample_ns: sample clock: offset of the latest sample (this epoch)
+ * @n_epochs: stream headers after the first (epochs started)
+ * @n_epoch_cpu: epochs whose first record is a cpu record
+ * @start_us: start_us of the first header (every epoch must repeat it)
+ * @epoch_first: no record yet after the latest header
  * @err_off: offset of the first error inside the chunk
  * @err: reason of the first error
  */
@@ -83,6 +90,11 @@ struct sk_stream {
 	struct spulse_trigger_fields tr;
 	s64 tr_t;
 	char tr_text[SPULSE_MAX_TRIGGER_TEXT + 1];
+	s64 sample_ns;
+	u32 n_epochs;
+	u32 n_epoch_cpu;
+	u64 start_us;
+	bool epoch_first;
 	size_t err_off;
 	const char *err;
 };

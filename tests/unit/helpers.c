@@ -364,6 +364,18 @@ void read_stream(const void *p, size_t len, size_t chunk, struct read_result *ou
 	if (!out->ret)
 		assert_int_equal(spulse_stream_pending(s),
 				 len - out->info.complete_bytes);
+	{
+		/* the pending bytes are the tail of what was fed (after an
+		 * error: from the record that failed) */
+		size_t n;
+		const void *pb = spulse_stream_pending_bytes(s, &n);
+
+		assert_int_equal(n, spulse_stream_pending(s));
+		assert_true(n <= pos);
+		assert_memory_equal(pb, (const uint8_t *)p + pos - n, n);
+		if (out->ret == -EBADMSG && n)
+			assert_int_equal(pos - n, out->info.complete_bytes);
+	}
 	spulse_stream_free(s);
 }
 

@@ -65,7 +65,6 @@ struct drain {
 	size_t npids, cappids;
 
 	struct drain_input *cpu;	/* sorted by CPU number */
-	struct drain_idmap *maps;
 	uint64_t *cpu_bytes;
 	unsigned int ncpu;
 	struct drain_merge merge;
@@ -80,6 +79,7 @@ struct drain {
 	bool emitted;
 	uint64_t samples, late;
 	uint64_t offcpu, triggers, ext_dropped;
+	uint64_t epochs;		/* per-CPU stream epochs begun */
 	unsigned int errors, tails;
 	uint64_t interval_us;
 
@@ -283,10 +283,9 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 		ret = -ENOENT;
 		goto fail;
 	}
-	d->maps = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->maps));
 	d->cpu_bytes = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->cpu_bytes));
 	d->pfd = calloc(d->ncpu + 1, sizeof(*d->pfd));
-	if (!d->maps || !d->cpu_bytes || !d->pfd) {
+	if (!d->cpu_bytes || !d->pfd) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -513,7 +512,8 @@ static void stream_error(struct drain *d, struct drain_input *in,
 
 	fprintf(d->log,
 		"spulse-drain: %s: offset %" PRIu64 ": %s; stream abandoned\n",
-		input_name(in, nb, sizeof(nb)), err->offset, err->msg);
+		input_name(in, nb, sizeof(nb)), in->epoch_base + err->offset,
+		err->msg);
 	drain_input_abandon(in, err);
 	d->errors++;
 }
@@ -526,12 +526,15 @@ static int cpu_record(struct drain *d, unsigned int i,
 		      const struct spulse_record *r, int64_t queued_ns)
 {
 	struct drain_input *in = &d->cpu[i];
-	int64_t shift = (int64_t)(in->start_us - d->base_us) * 1000, t;
+	/* this epoch's header (the kernel repeats the session's start) */
+	uint64_t start_us = spulse_stream_info(in->stream)->start_us;
+	int64_t shift = (int64_t)(start_us - d->base_us) * 1000, t;
 	struct drain_msample s;
 	int ret;
 
 	if (r->tag == SPULSE_TAG_SAMPLE) {
 		/* the hot path: only the fields a sample uses */
+		s.epoch = in->epoch;
 		t = shift + r->u.sample.time_ns;
 		s.time_ns = t < 0 ? 0 : t;
 		s.thread = r->u.sample.thread;
@@ -544,6 +547,7 @@ static int cpu_record(struct drain *d, unsigned int i,
 		return drain_merge_push(&d->merge, i, &s);
 	}
 	memset(&s, 0, sizeof(s));
+	s.epoch = in->epoch;
 	if (r->tag == SPULSE_TAG_EXT && r->ext_kind == SPULSE_EXT_OFFCPU) {
 		s.kind = DRAIN_ITEM_OFFCPU;
 		s.x.iv = r->u.offcpu;
@@ -595,6 +599,14 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 		if (ret == 0)
 			return 0;
 		if (ret < 0) {
+			int ep = drain_input_next_epoch(in, &err);
+
+			if (ep < 0)
+				return ep;
+			if (ep > 0) {
+				d->epochs++;	/* the kernel restarted its ids */
+				continue;
+			}
 			if (ret != -EBADMSG && !err.msg[0])
 				snprintf(err.msg, sizeof(err.msg), "%s",
 					 strerror(-ret));
@@ -759,13 +771,17 @@ static int flight_after(struct drain *d, const struct drain_msample *s,
 /* Write one released item into the spool (or the current generation). */
 static int write_item(struct drain *d, unsigned int src, struct drain_msample *s)
 {
-	const struct spulse_defs *defs = spulse_stream_defs(d->cpu[src].stream);
+	const struct spulse_defs *defs;
+	struct drain_idmap *map;
 	uint32_t th, st;
 	int ret;
 
+	ret = drain_input_epoch(&d->cpu[src], s->epoch, &defs, &map);
+	if (ret < 0 && s->kind != DRAIN_ITEM_TRIGGER)
+		return ret;
 	switch (s->kind) {
 	case DRAIN_ITEM_SAMPLE:
-		ret = drain_map_sample(d->rec, defs, &d->maps[src], d->fwd.gen,
+		ret = drain_map_sample(d->rec, defs, map, d->fwd.gen,
 				       s->thread, s->stack, &th, &st);
 		if (ret < 0) {
 			fprintf(d->log, "spulse-drain: cpu%d: mapping sample: %s\n",
@@ -783,7 +799,7 @@ static int write_item(struct drain *d, unsigned int src, struct drain_msample *s
 		d->samples++;
 		return 0;
 	case DRAIN_ITEM_OFFCPU:
-		ret = drain_map_offcpu(d->rec, defs, &d->maps[src], d->fwd.gen,
+		ret = drain_map_offcpu(d->rec, defs, map, d->fwd.gen,
 				       &s->x.iv);
 		if (ret < 0) {
 			fprintf(d->log, "spulse-drain: cpu%d: mapping off-CPU "
@@ -817,10 +833,13 @@ static int release(struct drain *d, bool all)
 		uint32_t tid = 0;
 
 		if (d->flight && s.kind == DRAIN_ITEM_OFFCPU) {
+			const struct spulse_defs *defs;
+			struct drain_idmap *map;
 			struct spulse_thread th;
 
-			if (!spulse_defs_thread(spulse_stream_defs(d->cpu[src].stream),
-						s.x.iv.thread, &th))
+			if (!drain_input_epoch(&d->cpu[src], s.epoch, &defs,
+					       &map) &&
+			    !spulse_defs_thread(defs, s.x.iv.thread, &th))
 				tid = th.tid;
 		}
 		ret = d->flight ? flight_before(d, s.time_ns) : 0;
@@ -909,7 +928,7 @@ static int rotate(struct drain *d)
 		return ret;
 	/* the new generation is a spool of its own: ids start again */
 	for (i = 0; i < d->ncpu; i++)
-		drain_idmap_free(&d->maps[i]);
+		drain_input_forget_maps(&d->cpu[i]);
 	if (d->have_meta) {
 		ret = drain_meta_redefine(&d->fwd, d->rec,
 					  spulse_stream_defs(d->meta.stream));
@@ -1447,6 +1466,7 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 	d->st.offcpu = d->offcpu;
 	d->st.triggers = d->triggers;
 	d->st.ext_dropped = d->ext_dropped;
+	d->st.epochs = d->epochs;
 	d->st.dumps = d->dumps;
 	d->st.triggers_fired = d->fired;
 	d->st.triggers_suppressed = d->suppressed;
@@ -1511,6 +1531,10 @@ void drain_print_stats(struct drain *d, FILE *f)
 			", trigger marks %" PRIu64 ", unknown extension "
 			"records dropped %" PRIu64 "\n", st.offcpu,
 			st.triggers, st.ext_dropped);
+	if (st.epochs)
+		fprintf(f, "spulse-drain: kernel stream epochs %" PRIu64
+			" (per-CPU ids restarted; the spool's are not)\n",
+			st.epochs);
 	if (st.unwind)
 		fprintf(f, "spulse-drain: unwind tables loaded %" PRIu64
 			" (cache hits %" PRIu64 ", %" PRIu64 " rows, %" PRIu64
@@ -1552,14 +1576,10 @@ int drain_close(struct drain *d)
 		close(d->out_fd);
 	if (d->have_meta)
 		drain_input_close(&d->meta);
-	for (i = 0; i < d->ncpu; i++) {
+	for (i = 0; i < d->ncpu; i++)
 		drain_input_close(&d->cpu[i]);
-		if (d->maps)
-			drain_idmap_free(&d->maps[i]);
-	}
 	drain_merge_free(&d->merge);
 	free(d->cpu);
-	free(d->maps);
 	free(d->cpu_bytes);
 	free(d->pfd);
 	drain_meta_free(&d->fwd);

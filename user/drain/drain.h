@@ -59,6 +59,7 @@ struct drain_stats {
 	uint64_t offcpu;		/* intervals written */
 	uint64_t triggers;		/* trigger marks passed through */
 	uint64_t ext_dropped;		/* unknown extension kinds dropped */
+	uint64_t epochs;		/* per-CPU stream epochs (FORMAT.md 7) */
 	/* flight recorder */
 	unsigned int dumps;		/* dump files written */
 	uint64_t triggers_fired;	/* triggers seen (accepted or not) */

@@ -114,7 +114,8 @@ int drain_merge_push(struct drain_merge *m, unsigned int src,
 	it->queued_ns = s->queued_ns;
 	it->thread = s->thread;
 	it->stack = s->stack;
-	it->cpu = s->cpu;
+	it->cpu = (uint16_t)s->cpu;
+	it->epoch = s->epoch;
 	it->kind = s->kind;
 	if (!q->len)
 		m->head_ns[src] = s->time_ns;
@@ -214,6 +215,7 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 	out->thread = best->thread;
 	out->stack = best->stack;
 	out->cpu = best->cpu;
+	out->epoch = best->epoch;
 	out->kind = best->kind;
 	if (best->kind != DRAIN_ITEM_SAMPLE) {
 		out->x = q->xv[q->xhead];

@@ -48,6 +48,7 @@ enum drain_item_kind {
  * @queued_ns: wall clock (CLOCK_MONOTONIC) when pushed
  * @kind: enum drain_item_kind (0 = sample)
  * @cpu: the sample's CPU (samples)
+ * @epoch: the source's epoch the ids belong to (relay_input.h)
  * @x: the interval (local ids, time_ns = switch-out offset from the spool
  *     start) or the trigger (text owned by @x.trig.text, freed by the
  *     consumer, or by drain_merge_free() for one still queued)
@@ -67,6 +68,7 @@ struct drain_msample {
 	int64_t queued_ns;
 	uint8_t kind;
 	uint32_t cpu;
+	uint32_t epoch;
 	union drain_mpayload x;
 };
 
@@ -74,14 +76,16 @@ struct drain_msample {
  * How a queue holds an item: 32 bytes; the payload of an interval or a
  * trigger waits in the queue's payload ring (same order as its items), so
  * the samples that make up most of a queue stay small (a queue holds a
- * whole read round: tens of thousands of samples per CPU).
+ * whole read round: tens of thousands of samples per CPU). @cpu is 16
+ * bits here (the kernel's NR_CPUS is at most 8192).
  */
 struct drain_mitem {
 	int64_t time_ns;
 	int64_t queued_ns;
 	uint32_t thread;
 	uint32_t stack;
-	uint32_t cpu;
+	uint32_t epoch;
+	uint16_t cpu;
 	uint8_t kind;
 };
 

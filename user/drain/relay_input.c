@@ -132,6 +132,22 @@ void drain_input_abandon(struct drain_input *in, const struct spulse_error *err)
 	in->state = DRAIN_INPUT_ABANDONED;
 }
 
+/* Free the retired epochs older than @seq (all with UINT32_MAX). */
+static void drop_old(struct drain_input *in, uint32_t seq)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < in->nold; i++) {
+		if (in->old[i].seq < seq) {
+			spulse_stream_free(in->old[i].stream);
+			drain_idmap_free(&in->old[i].map);
+		} else {
+			in->old[k++] = in->old[i];
+		}
+	}
+	in->nold = k;
+}
+
 void drain_input_close(struct drain_input *in)
 {
 	if (in->fd >= 0)
@@ -139,6 +155,86 @@ void drain_input_close(struct drain_input *in)
 	in->fd = -1;
 	spulse_stream_free(in->stream);
 	in->stream = NULL;
+	drain_idmap_free(&in->map);
+	drop_old(in, UINT32_MAX);
+	free(in->old);
+	in->old = NULL;
+	in->capold = 0;
 	free(in->path);
 	in->path = NULL;
+}
+
+int drain_input_next_epoch(struct drain_input *in, const struct spulse_error *err)
+{
+	const struct spulse_info *info;
+	struct spulse_read_opts ro = { .sz = sizeof(ro) };
+	struct spulse_stream *ns;
+	const uint8_t *p;
+	uint64_t done;
+	size_t len;
+	int ret;
+
+	if (in->cpu < 0 || !in->stream || err->code != -EBADMSG)
+		return 0;
+	info = spulse_stream_info(in->stream);
+	done = info->complete_bytes;
+	/* a record boundary after a complete header, where a magic begins */
+	if (!done || err->offset != done)
+		return 0;
+	p = spulse_stream_pending_bytes(in->stream, &len);
+	if (!len || p[0] != (uint8_t)SPULSE_MAGIC[0])
+		return 0;
+	if (in->nold == in->capold) {
+		unsigned int cap = in->capold ? 2 * in->capold : 4;
+		struct drain_epoch *v = realloc(in->old, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		in->old = v;
+		in->capold = cap;
+	}
+	ret = spulse_stream_new(&ro, &ns);
+	if (ret < 0)
+		return ret;
+	ret = spulse_stream_feed(ns, p, len);
+	if (ret < 0) {
+		spulse_stream_free(ns);
+		return ret;
+	}
+	in->old[in->nold++] = (struct drain_epoch){ in->stream, in->map,
+						    in->epoch };
+	memset(&in->map, 0, sizeof(in->map));
+	in->stream = ns;
+	in->epoch_base += done;
+	in->epoch++;
+	return 1;
+}
+
+int drain_input_epoch(struct drain_input *in, uint32_t epoch,
+		      const struct spulse_defs **defs, struct drain_idmap **map)
+{
+	unsigned int i;
+
+	drop_old(in, epoch);
+	if (epoch == in->epoch) {
+		*defs = spulse_stream_defs(in->stream);
+		*map = &in->map;
+		return 0;
+	}
+	for (i = 0; i < in->nold; i++)
+		if (in->old[i].seq == epoch) {
+			*defs = spulse_stream_defs(in->old[i].stream);
+			*map = &in->old[i].map;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+void drain_input_forget_maps(struct drain_input *in)
+{
+	unsigned int i;
+
+	drain_idmap_free(&in->map);
+	for (i = 0; i < in->nold; i++)
+		drain_idmap_free(&in->old[i].map);
 }

@@ -11,10 +11,25 @@
 
 #include <libspulse.h>
 
+#include "renumber.h"
+
 enum drain_input_state {
 	DRAIN_INPUT_OPEN,	/* reading */
 	DRAIN_INPUT_GONE,	/* read() failed (e.g. EIO after rmmod): closed */
 	DRAIN_INPUT_ABANDONED,	/* stream error: no longer read or decoded */
+};
+
+/**
+ * struct drain_epoch - a finished epoch of a per-CPU stream, kept while
+ * queued items still name its ids
+ * @stream: its decoder (definitions)
+ * @map: its local -> spool id cache
+ * @seq: its epoch number
+ */
+struct drain_epoch {
+	struct spulse_stream *stream;
+	struct drain_idmap map;
+	uint32_t seq;
 };
 
 /**
@@ -35,6 +50,14 @@ enum drain_input_state {
  * @err: the error that abandoned the stream
  * @dry: the last drain_input_read() stopped because nothing more was
  *       readable (not because of its byte limit)
+ * @map: the current epoch's local -> spool id cache
+ * @epoch: current epoch number (0 = the stream's first header); a per-CPU
+ *         kernel stream is a sequence of SPULSE streams, one per epoch,
+ *         each starting with a stream header (docs/FORMAT.md section 7)
+ * @epoch_base: input offset of the current epoch's first byte
+ * @old: earlier epochs still referenced by queued items, oldest first
+ * @nold: entries in @old
+ * @capold: capacity of @old
  */
 struct drain_input {
 	char *path;
@@ -50,6 +73,11 @@ struct drain_input {
 	uint64_t interval_us;
 	struct spulse_error err;
 	bool dry;
+	struct drain_idmap map;
+	uint32_t epoch;
+	uint64_t epoch_base;
+	struct drain_epoch *old;
+	unsigned int nold, capold;
 };
 
 /* Open @path (O_RDONLY|O_NONBLOCK) and create its stream. 0 or -errno. */
@@ -65,7 +93,27 @@ long drain_input_read(struct drain_input *in, size_t max);
 /* Mark the stream abandoned after @err; closes the fd, keeps the stream. */
 void drain_input_abandon(struct drain_input *in, const struct spulse_error *err);
 
-/* Close the fd and free the stream. */
+/* Close the fd and free the stream (every epoch's stream and map). */
 void drain_input_close(struct drain_input *in);
+
+/*
+ * After in->stream failed with @err: when the failure is a new stream
+ * header at a record boundary of a per-CPU stream (an epoch: the kernel
+ * restarted its ids), continue with a fresh stream from there. The old
+ * epoch's stream and map are kept for the items already queued. Returns 1
+ * when a new epoch began, 0 when @err is a real error, or -ENOMEM.
+ */
+int drain_input_next_epoch(struct drain_input *in, const struct spulse_error *err);
+
+/*
+ * The definitions and id cache of epoch @epoch, for writing an item of it.
+ * Items of a CPU are written in the order they were read, so the epochs
+ * before @epoch are no longer needed and are freed here. 0 or -ENOENT.
+ */
+int drain_input_epoch(struct drain_input *in, uint32_t epoch,
+		      const struct spulse_defs **defs, struct drain_idmap **map);
+
+/* Forget every epoch's id cache (the spool's ids restart: flight mode). */
+void drain_input_forget_maps(struct drain_input *in);
 
 #endif

@@ -248,6 +248,12 @@ const struct spulse_info *spulse_stream_info(const struct spulse_stream *s);
 const struct spulse_defs *spulse_stream_defs(const struct spulse_stream *s);
 /* Bytes fed but not yet consumed by complete records. */
 size_t spulse_stream_pending(const struct spulse_stream *s);
+/*
+ * Those bytes (*len = spulse_stream_pending()), valid until the next feed
+ * or free; after an error they start at the record that failed.
+ */
+const void *spulse_stream_pending_bytes(const struct spulse_stream *s,
+					size_t *len);
 
 /* ---- Recorder: writes a spool with small appends only ---------------- */
 

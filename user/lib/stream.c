@@ -135,3 +135,10 @@ SPULSE_EXPORT size_t spulse_stream_pending(const struct spulse_stream *s)
 {
 	return s->fill - s->pos;
 }
+
+SPULSE_EXPORT const void *
+spulse_stream_pending_bytes(const struct spulse_stream *s, size_t *len)
+{
+	*len = s->fill - s->pos;
+	return s->buf ? s->buf + s->pos : (const void *)"";
+}
