@@ -240,7 +240,30 @@ scenario_whole_system_thread_churn() {
 	rmmod spulse
 }
 
-for s in record_target cpu_hotplug rmmod_while_recording_and_reading \
+# tests/kunit/relay_race.c: trigger batches written on CPU 0 into a tiny
+# buffer (3 sub-buffers of 512 bytes) for 8 s while CPU 1 reads cpu0 with
+# non-blocking reads and random pauses (caught up / full / switching): every
+# accepted trigger is read exactly once (relay lost or replayed nothing)
+scenario_relay_reader_races_writer() {
+	race=${busy%/*}/relay_race
+	[ -x "$race" ] || { log "no $race"; return 1; }
+	sleep 60 & sl=$!
+	insmod $ko target_pid=$sl max_user_depth=1 max_kernel_depth=1 \
+		subbuf_size=512 n_subbufs=3 autostart=1 || { kill $sl; wait $sl; return 1; }
+	echo stop > $D/control
+	out=$($race $D/control $D/cpu0 8 $W/race-cpu0); rc=$?
+	kill $sl; wait $sl
+	tw=$(stat triggers_written); td=$(stat triggers_dropped)
+	log "$out; kernel triggers_written=$tw triggers_dropped=$td"
+	mkdir -p /out/e2e/relay_reader_races_writer
+	cp $W/race-cpu0 /out/e2e/relay_reader_races_writer/cpu0 2>/dev/null
+	rmmod spulse
+	[ $rc -eq 0 ] || return 1
+	set -- $out	# relay_race: accepted A refused R found F bytes B
+	[ "$3" -gt 0 ] && [ "$7" -eq "$3" ] && [ "$tw" -eq "$3" ] && [ "$td" -eq "$5" ]
+}
+
+for s in relay_reader_races_writer record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
