@@ -263,7 +263,34 @@ scenario_relay_reader_races_writer() {
 	[ "$3" -gt 0 ] && [ "$7" -eq "$3" ] && [ "$tw" -eq "$3" ] && [ "$td" -eq "$5" ]
 }
 
-for s in relay_reader_races_writer record_target cpu_hotplug rmmod_while_recording_and_reading \
+# CPU 1 goes offline and online continuously while spulse.ko is loaded
+# (autostart) and unloaded 5 times: relay opens under cpus_read_lock, so
+# every CPU online after insmod has its cpuN buffer (relay_no_buffer 0); no
+# splat (lockdep checks the cpu_hotplug_lock -> relay_channels_mutex order)
+scenario_cpu_hotplug_during_insmod() {
+	c=/sys/devices/system/cpu/cpu1/online
+	[ -w $c ] || { log "no $c"; return 1; }
+	$busy 30 & pid=$!
+	rm -f $W/hp.stop
+	( while [ ! -e $W/hp.stop ]; do echo 0 > $c; echo 1 > $c; done ) & hp=$!
+	ok=0
+	for i in 1 2 3 4 5; do
+		insmod $ko target_pid=$pid freq=999 autostart=1 || break
+		sleep 0.3
+		nb=$(stat relay_no_buffer)
+		[ "$(cat $c)" = 1 ] && [ ! -e $D/cpu1 ] && { log "cpu1 online without cpu1 file"; nb=x; }
+		rmmod spulse || break
+		[ "$nb" = 0 ] || { log "load $i: relay_no_buffer=$nb"; break; }
+		ok=$((ok + 1))
+	done
+	touch $W/hp.stop; wait $hp
+	echo 1 > $c
+	kill $pid; wait $pid
+	log "hotplug during insmod: $ok of 5 loads clean"
+	[ $ok -eq 5 ]
+}
+
+for s in relay_reader_races_writer cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do

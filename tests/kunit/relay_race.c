@@ -66,11 +66,11 @@ static int writer(const char *control, double secs, int out_fd)
 		return 1;
 	}
 	while (now() < end) {
-		if (write(fd, "trigger", 7) == 7)
+		if (write(fd, "trigger", 7) == 7) {
 			ok++;
-		else if (errno == ENOSPC)
+		} else if (errno == ENOSPC) {
 			refused++;
-		else {
+		} else {
 			perror("relay_race: write trigger");
 			return 1;
 		}
