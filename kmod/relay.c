@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The relay channel: one debugfs file cpuN per possible CPU, each holding
+ * The relay channel: one debugfs file cpuN per CPU that is or was online
+ * since load (relay creates a buffer at relay_open() for the online CPUs
+ * and in its CPUHP_RELAY_PREPARE callback for later ones), each holding
  * that CPU's SPULSE stream. Non-overwrite mode: a full buffer refuses the
- * write and the sample is dropped whole.
+ * write and the sample is dropped whole. Sub-buffer switches go through
+ * spulse_relay_switch(), which keeps relay's read() from discarding or
+ * replaying a sub-buffer (docs/KERNEL.md, "Relay files").
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
