@@ -270,7 +270,7 @@ scenario_relay_reader_races_writer() {
 scenario_cpu_hotplug_during_insmod() {
 	c=/sys/devices/system/cpu/cpu1/online
 	[ -w $c ] || { log "no $c"; return 1; }
-	$busy 30 & pid=$!
+	$busy 600 & pid=$!	# outlives the 5 loads (slow under KASAN)
 	rm -f $W/hp.stop
 	( while [ ! -e $W/hp.stop ]; do echo 0 > $c; echo 1 > $c; done ) & hp=$!
 	ok=0
@@ -290,7 +290,16 @@ scenario_cpu_hotplug_during_insmod() {
 	[ $ok -eq 5 ]
 }
 
-for s in relay_reader_races_writer cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
+# relay memory per CPU above 256 MiB (subbuf_size * n_subbufs) is refused
+# at insmod with -EINVAL and one dmesg line; nothing stays loaded
+scenario_relay_memory_bound_refused() {
+	insmod $ko subbuf_size=33554432 n_subbufs=9 2>/dev/null && { rmmod spulse; return 1; }
+	grep -q '^spulse ' /proc/modules && return 1
+	dmesg | tail -n 3 | grep -q 'spulse: invalid parameters: subbuf_size \* n_subbufs must be <= 256 MiB' ||
+		{ log "no dmesg line: $(dmesg | tail -n 3)"; return 1; }
+}
+
+for s in relay_reader_races_writer relay_memory_bound_refused cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
