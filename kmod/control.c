@@ -381,6 +381,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 		t.dropped_buffer_full += READ_ONCE(c->stats.dropped_buffer_full);
 		t.dropped_busy += READ_ONCE(c->stats.dropped_busy);
 		t.dropped_too_deep += READ_ONCE(c->stats.dropped_too_deep);
+		t.relay_no_buffer += READ_ONCE(c->stats.relay_no_buffer);
 		t.handler_ns += READ_ONCE(c->stats.handler_ns);
 		spulse_stats_add_offcpu(&t, &c->stats);
 		records += READ_ONCE(c->enc.records);
@@ -406,6 +407,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "dropped_buffer_full %llu\n", t.dropped_buffer_full);
 	seq_printf(m, "dropped_busy %llu\n", t.dropped_busy);
 	seq_printf(m, "dropped_too_deep %llu\n", t.dropped_too_deep);
+	seq_printf(m, "relay_no_buffer %llu\n", t.relay_no_buffer);
 	seq_printf(m, "records_written %llu\n", records);
 	seq_printf(m, "bytes_written %llu\n", bytes);
 	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
@@ -429,8 +431,9 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 			      READ_ONCE(c->stats.dropped_busy) +
 			      READ_ONCE(c->stats.dropped_too_deep);
 
-		seq_printf(m, "cpu%d taken %llu written %llu dropped %llu\n",
-			   cpu, READ_ONCE(c->stats.taken), written, dropped);
+		seq_printf(m, "cpu%d taken %llu written %llu dropped %llu bytes %llu\n",
+			   cpu, READ_ONCE(c->stats.taken), written, dropped,
+			   READ_ONCE(c->enc.bytes));
 	}
 	return 0;
 }

@@ -179,6 +179,10 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 		*why = "n_subbufs must be 2..1024";
 		return -EINVAL;
 	}
+	if ((u64)p->subbuf_size * p->n_subbufs > SPULSE_RELAY_CPU_MAX) {
+		*why = "subbuf_size * n_subbufs must be <= 256 MiB (relay buffer per CPU)";
+		return -EINVAL;
+	}
 	if (p->unwind_mem_kb < SPULSE_UNWIND_MEM_KB_MIN ||
 	    p->unwind_mem_kb > SPULSE_UNWIND_MEM_KB_MAX) {
 		*why = "unwind_mem_kb must be 1..4194304";

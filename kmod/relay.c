@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The relay channel: one debugfs file cpuN per possible CPU, each holding
+ * The relay channel: one debugfs file cpuN per CPU that is or was online
+ * since load (relay creates a buffer at relay_open() for the online CPUs
+ * and in its CPUHP_RELAY_PREPARE callback for later ones), each holding
  * that CPU's SPULSE stream. Non-overwrite mode: a full buffer refuses the
- * write and the sample is dropped whole.
+ * write and the sample is dropped whole. Sub-buffer switches go through
+ * spulse_relay_switch(), which keeps relay's read() from discarding or
+ * replaying a sub-buffer (docs/KERNEL.md, "Relay files").
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
@@ -57,6 +61,32 @@ static const struct rchan_callbacks spulse_relay_cb = {
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
+/*
+ * Each channel gets one sub-buffer more than asked for: the guard that
+ * spulse_relay_switch() keeps free (so n_subbufs stays the number that can
+ * hold data).
+ */
+static struct rchan *spulse_relay_chan_open(const char *name,
+					    size_t subbuf_size,
+					    size_t n_subbufs,
+					    const struct rchan_callbacks *cb)
+{
+	struct rchan *chan;
+
+	/*
+	 * relay_open() walks the online CPUs without the hotplug lock: a CPU
+	 * whose CPUHP_RELAY_PREPARE step ran before the channel was listed
+	 * but that was not yet online during the walk would get no buffer.
+	 * With hotplug held off, a CPU is either online for the walk or
+	 * prepared later with the channel listed.
+	 */
+	cpus_read_lock();
+	chan = relay_open(name, spulse.dir, subbuf_size, n_subbufs + 1, cb,
+			  NULL);
+	cpus_read_unlock();
+	return chan;
+}
+
 /**
  * spulse_relay_open() - create the channel and its cpuN files
  *
@@ -64,8 +94,9 @@ static const struct rchan_callbacks spulse_relay_cb = {
  */
 int spulse_relay_open(void)
 {
-	spulse.chan = relay_open("cpu", spulse.dir, spulse.p.subbuf_size,
-				 spulse.p.n_subbufs, &spulse_relay_cb, NULL);
+	spulse.chan = spulse_relay_chan_open("cpu", spulse.p.subbuf_size,
+					     spulse.p.n_subbufs,
+					     &spulse_relay_cb);
 	return spulse.chan ? 0 : -ENOMEM;
 }
 
@@ -83,8 +114,8 @@ int spulse_relay_open(void)
  */
 struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs)
 {
-	return relay_open("meta", spulse.dir, subbuf_size, n_subbufs,
-			  &spulse_meta_cb, NULL);
+	return spulse_relay_chan_open("meta", subbuf_size, n_subbufs,
+				      &spulse_meta_cb);
 }
 
 /**
@@ -98,16 +129,62 @@ void spulse_relay_close(void)
 }
 
 /**
+ * spulse_relay_switch() - relay_switch_subbuf() made safe for a racing read
+ * @buf: the buffer (its only writer is the caller)
+ * @len: bytes the caller is about to write into the new sub-buffer (0 for
+ *	a flush)
+ *
+ * relay_switch_subbuf() publishes the finished sub-buffer
+ * (subbufs_produced++) before it points buf->data at the next one and
+ * resets its padding, and relay's read() looks at those fields without
+ * any lock against the writer. Two windows lose or repeat data:
+ *
+ * * A switch that fills the buffer: until the offset is set to
+ *   "full" (subbuf_size + 1), relay_file_read_avail() sees
+ *   produced - consumed == n_subbufs, takes it for an overwrite-mode wrap
+ *   and discards the oldest unread sub-buffer. Here a switch that would
+ *   leave fewer than two free sub-buffers is refused instead (the caller
+ *   drops the batch), so relay never reaches "full".
+ * * A caught-up reader inside the switch sees the next sub-buffer
+ *   published but not yet current, and reads it whole with the padding of
+ *   its previous lap: stale bytes. Here the next sub-buffer and the one
+ *   after it get padding == subbuf_size first: relay's read skips a
+ *   sub-buffer that is all padding and finds nothing to read in the one
+ *   after it, until relay_switch_subbuf() has reset the padding of the new
+ *   current sub-buffer. Both are free (the check above), so no reader is
+ *   in them.
+ *
+ * Return: true when switched (relay then accepts @len bytes).
+ */
+static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
+{
+	size_t n = buf->chan->n_subbufs;
+	size_t produced = buf->subbufs_produced;
+	size_t consumed = READ_ONCE(buf->subbufs_consumed);
+
+	if (produced + 2 - consumed >= n)
+		return false;
+	buf->padding[(produced + 1) % n] = buf->chan->subbuf_size;
+	buf->padding[(produced + 2) % n] = buf->chan->subbuf_size;
+	smp_wmb();	/* the guards before the new sub-buffer is published */
+	return relay_switch_subbuf(buf, len) == len;
+}
+
+/**
  * spulse_relay_put() - append one batch to a relay buffer
  * @buf: the buffer (this CPU's, or the global meta buffer)
  * @data: batch
- * @len: its length (<= subbuf_size)
+ * @len: its length (1..subbuf_size)
  *
- * Like __relay_write() but reports a refused write, and copies the data
- * before publishing the new offset so that a reader on another CPU never
- * sees reserved-but-unwritten bytes. The caller is the buffer's only writer
- * (the sampler of that CPU with interrupts off, or the meta writer under its
- * mutex); NMI-safe (the sub-buffer switch defers its wake-up to irq_work).
+ * Like __relay_write() but reports a refused write, switches sub-buffers
+ * with spulse_relay_switch(), and copies the data before publishing the
+ * new offset so that a reader on another CPU never sees
+ * reserved-but-unwritten bytes (relay_reserve() advances buf->offset
+ * before its caller copies, and relay's read() returns the current
+ * sub-buffer up to buf->offset, so relay does not give that guarantee).
+ * The caller is the buffer's only writer (the sampler of that CPU with
+ * interrupts off, or the meta writer under its mutex); NMI-safe (the
+ * sub-buffer switch defers its wake-up to irq_work).
  *
  * Return: true when written.
  */
@@ -116,7 +193,7 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
 	size_t off = buf->offset;
 
 	if (unlikely(off + len > buf->chan->subbuf_size)) {
-		if (!relay_switch_subbuf(buf, len))
+		if (!spulse_relay_switch(buf, len))
 			return false;
 		off = 0;
 	}
@@ -132,7 +209,9 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
  *
  * Like relay_flush(), but leaves empty sub-buffers alone (relay_flush()
  * would turn each into a whole sub-buffer of padding, and repeated flushes
- * with nobody reading would fill the buffer with nothing). Must not race
+ * with nobody reading would fill the buffer with nothing), and switches
+ * with spulse_relay_switch(): when no sub-buffer is free the partial one
+ * stays current (relay's read() returns it anyway). Must not race
  * with writers: callers disable the events (or hold the meta mutex) first.
  */
 void spulse_relay_flush_chan(struct rchan *chan)
@@ -145,7 +224,7 @@ void spulse_relay_flush_chan(struct rchan *chan)
 		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
 
 		if (buf && buf->offset && buf->offset <= chan->subbuf_size)
-			relay_switch_subbuf(buf, 0);
+			spulse_relay_switch(buf, 0);
 		if (chan->is_global)
 			break;
 	}
@@ -154,7 +233,7 @@ void spulse_relay_flush_chan(struct rchan *chan)
 static void spulse_relay_flush_buf(struct rchan *chan, struct rchan_buf *buf)
 {
 	if (buf && buf->offset && buf->offset <= chan->subbuf_size)
-		relay_switch_subbuf(buf, 0);
+		spulse_relay_switch(buf, 0);
 }
 
 static void spulse_relay_flush_here(void *info)

@@ -36,6 +36,8 @@
 #define SPULSE_SUBBUF_MAX	(64U << 20)
 #define SPULSE_NSUBBUF_MIN	2
 #define SPULSE_NSUBBUF_MAX	1024
+/* bound on subbuf_size * n_subbufs (relay data per CPU; + 1 guard) */
+#define SPULSE_RELAY_CPU_MAX	(256ULL << 20)
 #define SPULSE_OFFCPU_THREADS_MIN	64
 #define SPULSE_OFFCPU_THREADS_MAX	65536
 #define SPULSE_OFFCPU_MIN_US_MAX	60000000	/* 60 s */
@@ -647,6 +649,7 @@ struct spulse_cpu_stats {
 	u64 dropped_buffer_full;
 	u64 dropped_busy;
 	u64 dropped_too_deep;
+	u64 relay_no_buffer;
 	u64 handler_ns;
 	/* losses before the handler (docs/KERNEL.md, "Losses") */
 	u64 seen;
@@ -864,14 +867,19 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
  *
  * One reservation; when the buffer is full the encoder is rolled back
  * (spulse_batch_rollback()), so nothing unwritten is ever referenced. The
- * caller commits on success and counts the drop otherwise.
+ * caller commits on success and counts the drop otherwise. A CPU without a
+ * relay buffer (relay_open() or its hotplug callback did not create one)
+ * is a refused write too, also counted in relay_no_buffer.
  *
  * Return: true when written.
  */
 static inline bool spulse_batch_put(struct spulse_cpu *c)
 {
-	if (spulse_relay_put(*this_cpu_ptr(spulse.chan->buf), c->batch.buf,
-			     c->batch.len))
+	struct rchan_buf *buf = *this_cpu_ptr(spulse.chan->buf);
+
+	if (unlikely(!buf))
+		c->stats.relay_no_buffer++;
+	else if (spulse_relay_put(buf, c->batch.buf, c->batch.len))
 		return true;
 	spulse_batch_rollback(&c->enc, &c->batch);
 	return false;

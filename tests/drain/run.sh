@@ -688,6 +688,49 @@ else
 	fail record-flight "exit $rc: $out ${v:-}"
 fi
 
+# ---- relay byte check (kmod/relay.c): bytes read per cpuN vs the stopped
+# module's "cpuN ... bytes B"; a difference is reported, the spool stays valid
+fake relaybytes --cpus 3 --samples 500 --seed 5
+rb=$work/relaybytes
+s0=$(stat -c %s "$rb/spulse/cpu0"); s1=$(stat -c %s "$rb/spulse/cpu1")
+s2=$(stat -c %s "$rb/spulse/cpu2")
+cp "$rb/spulse/stats" "$rb/stats.orig"
+{
+	echo "cpu0 taken 1 written 1 dropped 0 bytes $s0"
+	echo "cpu1 taken 1 written 1 dropped 0 bytes $((s1 + 40))"
+	echo "cpu2 taken 1 written 1 dropped 0 bytes $((s2 - 40))"
+} >> "$rb/spulse/stats"
+"$drain_san" --debugfs "$rb/spulse" -o "$rb/out.spulse" --once \
+	--kallsyms "$rb/kallsyms" 2>"$rb/err"
+rc=$?
+if [ $rc -eq 0 ] &&
+	grep -qx "spulse-drain: cpu1: relay delivered $s1 bytes, the module wrote $((s1 + 40)) (40 bytes lost)" "$rb/err" &&
+	grep -qx "spulse-drain: cpu2: relay delivered $s2 bytes, the module wrote $((s2 - 40)) (40 bytes delivered twice)" "$rb/err" &&
+	! grep -q "cpu0: relay" "$rb/err" &&
+	grep -qx "spulse-drain: relay: 2 CPU stream(s) differ from what the module wrote (lost or repeated bytes)" "$rb/err" &&
+	v=$("$verify" "$rb/out.spulse" "$rb/truth" 2>&1); then
+	pass "relay-bytes-mismatch-reported ($v)"
+else
+	fail relay-bytes-mismatch-reported "exit $rc: $(cat "$rb/err") ${v:-}"
+fi
+# equal counts, or a module still running (it may write more): no report
+{
+	sed 's/^state stopped$/state running/' "$rb/stats.orig"
+	echo "cpu1 taken 1 written 1 dropped 0 bytes $((s1 + 40))"
+} > "$rb/spulse/stats"
+"$drain_san" --debugfs "$rb/spulse" -o "$rb/out2.spulse" --once \
+	--kallsyms "$rb/kallsyms" 2>"$rb/err2"
+rc2=$?
+{ cat "$rb/stats.orig"; echo "cpu0 taken 1 written 1 dropped 0 bytes $s0"; } > "$rb/spulse/stats"
+"$drain_san" --debugfs "$rb/spulse" -o "$rb/out3.spulse" --once \
+	--kallsyms "$rb/kallsyms" 2>"$rb/err3"
+rc3=$?
+if [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && ! grep -q "relay delivered\|spulse-drain: relay:" "$rb/err2" "$rb/err3"; then
+	pass relay-bytes-equal-or-running-not-reported
+else
+	fail relay-bytes-equal-or-running-not-reported "exit $rc2/$rc3: $(cat "$rb/err2" "$rb/err3")"
+fi
+
 # ---- the CLI agrees the drained spool is valid ----------------------------
 if [ -x "$build/spulse" ]; then
 	if out=$("$build/spulse" check --json "$work/basic/out-opt.spulse" 2>&1) &&

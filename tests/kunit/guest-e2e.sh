@@ -240,7 +240,66 @@ scenario_whole_system_thread_churn() {
 	rmmod spulse
 }
 
-for s in record_target cpu_hotplug rmmod_while_recording_and_reading \
+# tests/kunit/relay_race.c: trigger batches written on CPU 0 into a tiny
+# buffer (3 sub-buffers of 512 bytes) for 8 s while CPU 1 reads cpu0 with
+# non-blocking reads and random pauses (caught up / full / switching): every
+# accepted trigger is read exactly once (relay lost or replayed nothing)
+scenario_relay_reader_races_writer() {
+	race=${busy%/*}/relay_race
+	[ -x "$race" ] || { log "no $race"; return 1; }
+	sleep 60 & sl=$!
+	insmod $ko target_pid=$sl max_user_depth=1 max_kernel_depth=1 \
+		subbuf_size=512 n_subbufs=3 autostart=1 || { kill $sl; wait $sl; return 1; }
+	echo stop > $D/control
+	out=$($race $D/control $D/cpu0 8 $W/race-cpu0); rc=$?
+	kill $sl; wait $sl
+	tw=$(stat triggers_written); td=$(stat triggers_dropped)
+	log "$out; kernel triggers_written=$tw triggers_dropped=$td"
+	mkdir -p /out/e2e/relay_reader_races_writer
+	cp $W/race-cpu0 /out/e2e/relay_reader_races_writer/cpu0 2>/dev/null
+	rmmod spulse
+	[ $rc -eq 0 ] || return 1
+	set -- $out	# relay_race: accepted A refused R found F bytes B
+	[ "$3" -gt 0 ] && [ "$7" -eq "$3" ] && [ "$tw" -eq "$3" ] && [ "$td" -eq "$5" ]
+}
+
+# CPU 1 goes offline and online continuously while spulse.ko is loaded
+# (autostart) and unloaded 5 times: relay opens under cpus_read_lock, so
+# every CPU online after insmod has its cpuN buffer (relay_no_buffer 0); no
+# splat (lockdep checks the cpu_hotplug_lock -> relay_channels_mutex order)
+scenario_cpu_hotplug_during_insmod() {
+	c=/sys/devices/system/cpu/cpu1/online
+	[ -w $c ] || { log "no $c"; return 1; }
+	$busy 600 & pid=$!	# outlives the 5 loads (slow under KASAN)
+	rm -f $W/hp.stop
+	( while [ ! -e $W/hp.stop ]; do echo 0 > $c; echo 1 > $c; done ) & hp=$!
+	ok=0
+	for i in 1 2 3 4 5; do
+		insmod $ko target_pid=$pid freq=999 autostart=1 || break
+		sleep 0.3
+		nb=$(stat relay_no_buffer)
+		[ "$(cat $c)" = 1 ] && [ ! -e $D/cpu1 ] && { log "cpu1 online without cpu1 file"; nb=x; }
+		rmmod spulse || break
+		[ "$nb" = 0 ] || { log "load $i: relay_no_buffer=$nb"; break; }
+		ok=$((ok + 1))
+	done
+	touch $W/hp.stop; wait $hp
+	echo 1 > $c
+	kill $pid; wait $pid
+	log "hotplug during insmod: $ok of 5 loads clean"
+	[ $ok -eq 5 ]
+}
+
+# relay memory per CPU above 256 MiB (subbuf_size * n_subbufs) is refused
+# at insmod with -EINVAL and one dmesg line; nothing stays loaded
+scenario_relay_memory_bound_refused() {
+	insmod $ko subbuf_size=33554432 n_subbufs=9 2>/dev/null && { rmmod spulse; return 1; }
+	grep -q '^spulse ' /proc/modules && return 1
+	dmesg | tail -n 3 | grep -q 'spulse: invalid parameters: subbuf_size \* n_subbufs must be <= 256 MiB' ||
+		{ log "no dmesg line: $(dmesg | tail -n 3)"; return 1; }
+}
+
+for s in relay_reader_races_writer relay_memory_bound_refused cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do

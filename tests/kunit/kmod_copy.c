@@ -110,19 +110,22 @@ void rt_stats(struct spulse_cpu_stats *sum)
  * @data: set to the bytes read
  *
  * Reads like the relay file does (finished sub-buffers without their
- * padding, then the current one up to its offset) but straight from the
- * buffer: relay files have only ->read, which kernel_read() refuses. The
- * finished sub-buffers are marked consumed (relay_subbufs_consumed()), as a
- * reader's read would. Writers must be quiet.
+ * padding, then the current one up to its offset, each from where the
+ * previous read stopped) but straight from the buffer: relay files have
+ * only ->read, which kernel_read() refuses. What was read is marked
+ * consumed as a reader's read would (relay_subbufs_consumed() for the
+ * finished sub-buffers, bytes_consumed for the current one). Writers must
+ * be quiet.
  *
  * Return: bytes read, or -ENOMEM.
  */
 ssize_t rt_read_cpu(struct kunit *test, int cpu, u8 **data)
 {
 	struct rchan_buf *buf = *per_cpu_ptr(spulse.chan->buf, cpu);
-	size_t sz = spulse.p.subbuf_size, n = spulse.p.n_subbufs;
+	size_t sz = spulse.p.subbuf_size, n = buf->chan->n_subbufs;
 	size_t produced = buf->subbufs_produced;
 	size_t consumed = buf->subbufs_consumed;
+	size_t skip = buf->bytes_consumed, cur = 0;
 	size_t i, idx, len, total = 0;
 
 	*data = kunit_kzalloc(test, sz * n, GFP_KERNEL);
@@ -131,14 +134,23 @@ ssize_t rt_read_cpu(struct kunit *test, int cpu, u8 **data)
 	for (i = consumed; i < produced; i++) {
 		idx = i % n;
 		len = sz - buf->padding[idx];
-		memcpy(*data + total, buf->start + idx * sz, len);
-		total += len;
+		if (skip < len) {
+			memcpy(*data + total, buf->start + idx * sz + skip,
+			       len - skip);
+			total += len - skip;
+		}
+		skip = 0;
 	}
 	if (buf->offset <= sz && produced - consumed < n) {
 		idx = produced % n;
-		memcpy(*data + total, buf->start + idx * sz, buf->offset);
-		total += buf->offset;
+		if (buf->offset > skip) {
+			memcpy(*data + total, buf->start + idx * sz + skip,
+			       buf->offset - skip);
+			total += buf->offset - skip;
+		}
+		cur = buf->offset;
 	}
 	relay_subbufs_consumed(spulse.chan, cpu, produced - consumed);
+	buf->bytes_consumed = cur;
 	return total;
 }

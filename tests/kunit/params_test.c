@@ -72,6 +72,7 @@ static void params_depth_bounds(struct kunit *test)
 	struct spulse_params p = good();
 
 	p.subbuf_size = SPULSE_SUBBUF_MAX;
+	p.n_subbufs = 2;	/* 128 MiB: within the per-CPU bound */
 	p.max_user_depth = 0;
 	expect_refused(test, &p, "user depth 0");
 	p.max_user_depth = 1;
@@ -107,6 +108,18 @@ static void params_buffer_bounds(struct kunit *test)
 	expect_refused(test, &p, "n_subbufs min-1");
 	p.n_subbufs = SPULSE_NSUBBUF_MAX + 1;
 	expect_refused(test, &p, "n_subbufs max+1");
+	/* relay buffer per CPU: subbuf_size * n_subbufs <= 256 MiB */
+	p = good();
+	p.subbuf_size = SPULSE_RELAY_CPU_MAX / 4;
+	p.n_subbufs = 4;
+	expect_accepted(test, &p, "relay per CPU == 256 MiB");
+	p.n_subbufs = 5;
+	expect_refused(test, &p, "relay per CPU 320 MiB");
+	p.subbuf_size = SPULSE_SUBBUF_MAX;
+	p.n_subbufs = SPULSE_NSUBBUF_MAX;
+	expect_refused(test, &p, "relay per CPU 64 GiB");
+	p.subbuf_size = (SPULSE_RELAY_CPU_MAX / SPULSE_NSUBBUF_MAX) + 1;
+	expect_refused(test, &p, "relay per CPU 256 MiB + 1024");
 }
 
 static void params_target_pid_bound(struct kunit *test)

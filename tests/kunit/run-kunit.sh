@@ -64,6 +64,8 @@ if [ "${KUNIT_E2E:-1}" = 1 ]; then
 	${CC:-cc} -O1 -g -fno-omit-frame-pointer -static -pthread -Wall -Wextra \
 		-Werror -o "$scratch/busy" "$here/busy.c" || die "busy.c build failed"
 	busy=$scratch/busy
+	${CC:-cc} -O1 -g -static -Wall -Wextra -Werror -o "$scratch/relay_race" \
+		"$here/relay_race.c" || die "relay_race.c build failed"
 fi
 t2=$(date +%s)
 echo "kunit: modules built ($((t2 - t1)) s)"
@@ -79,7 +81,8 @@ rm -rf "$out/vm"
 mkdir -p "$out/vm/bin"
 cp "$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" "$out/vm/bin/" ||
 	die "copying the modules failed"
-[ -z "$busy" ] || { cp "$busy" "$out/vm/bin/busy" && busy=$out/vm/bin/busy; } ||
+[ -z "$busy" ] || { cp "$busy" "$scratch/relay_race" "$out/vm/bin/" &&
+	busy=$out/vm/bin/busy; } ||
 	die "copying busy failed"
 append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \

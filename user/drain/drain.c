@@ -81,6 +81,7 @@ struct drain {
 	uint64_t offcpu, triggers, ext_dropped;
 	uint64_t epochs;		/* per-CPU stream epochs begun */
 	unsigned int errors, tails;
+	unsigned int relay_gaps;	/* cpuN byte counts != the module's */
 	uint64_t interval_us;
 
 	/* flight recorder */
@@ -1369,6 +1370,37 @@ static void check_tail(struct drain *d, struct drain_input *in)
 	d->tails++;
 }
 
+/*
+ * Relay lost or repeated bytes of a cpuN stream (kmod/relay.c): what was
+ * read differs from what the stopped module says it wrote there.
+ */
+static void check_relay_bytes(struct drain *d)
+{
+	unsigned int i;
+
+	for (i = 0; d->stats_path && i < d->ncpu; i++) {
+		struct drain_input *in = &d->cpu[i];
+		bool stopped, comparable;
+		uint64_t kb;
+		int64_t gap;
+		char nb[32];
+
+		if (drain_kstat_cpu_bytes(d->stats_path, in->cpu, &kb,
+					  &stopped) || !stopped)
+			continue;
+		gap = drain_input_relay_gap(in, kb, &comparable);
+		if (!comparable || !gap)
+			continue;
+		fprintf(d->log, "spulse-drain: %s: relay delivered %" PRIu64
+			" bytes, the module wrote %" PRIu64 " (%" PRIu64
+			" bytes %s)\n", input_name(in, nb, sizeof(nb)),
+			in->bytes_read, kb,
+			(uint64_t)(gap < 0 ? -gap : gap),
+			gap < 0 ? "lost" : "delivered twice");
+		d->relay_gaps++;
+	}
+}
+
 int drain_finish(struct drain *d)
 {
 	unsigned int i, dry = 0;
@@ -1410,6 +1442,7 @@ int drain_finish(struct drain *d)
 		check_tail(d, &d->cpu[i]);
 		drain_merge_finish(&d->merge, i);
 	}
+	check_relay_bytes(d);
 	if (d->uw && d->o.unwind_wait_ms &&
 	    drain_unwind_wait(d->uw, d->o.unwind_wait_ms) < 0)
 		fprintf(d->log, "spulse-drain: unwind: tables still being "
@@ -1462,6 +1495,7 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 	d->st.cpu_bytes = d->cpu_bytes;
 	d->st.stream_errors = d->errors;
 	d->st.truncated_tails = d->tails;
+	d->st.relay_gaps = d->relay_gaps;
 	d->st.late_samples = d->late;
 	d->st.offcpu = d->offcpu;
 	d->st.triggers = d->triggers;
@@ -1526,6 +1560,10 @@ void drain_print_stats(struct drain *d, FILE *f)
 		fprintf(f, "%" PRId64 "\n", st.kernel_dropped);
 	else
 		fprintf(f, "unknown\n");
+	if (st.relay_gaps)
+		fprintf(f, "spulse-drain: relay: %u CPU stream(s) differ from "
+			"what the module wrote (lost or repeated bytes)\n",
+			st.relay_gaps);
 	if (st.offcpu || st.triggers || st.ext_dropped)
 		fprintf(f, "spulse-drain: off-CPU intervals %" PRIu64
 			", trigger marks %" PRIu64 ", unknown extension "

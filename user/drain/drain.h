@@ -53,6 +53,8 @@ struct drain_stats {
 	const uint64_t *cpu_bytes;	/* [ncpus], valid while the drain lives */
 	unsigned int stream_errors;	/* abandoned streams */
 	unsigned int truncated_tails;	/* streams ending inside a record */
+	unsigned int relay_gaps;	/* cpuN streams whose bytes read !=
+					   the stopped module's count */
 	uint64_t late_samples;		/* emitted out of order (beyond window) */
 	int64_t kernel_dropped;		/* stats samples_dropped; -1 unknown */
 	/* extension records (FORMAT.md 3.10) */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Parse the debugfs stats file: one "key value" per line, then per-CPU
- * lines "cpuN taken W written X dropped Y" which are skipped here.
+ * lines "cpuN taken W written X dropped Y bytes B" (drain_kstat() skips
+ * them, drain_kstat_cpu_bytes() reads them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,37 @@ int drain_kstat(const char *path, const char *key, int64_t *val)
 			*val = v;
 			ret = 0;
 			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int drain_kstat_cpu_bytes(const char *path, int cpu, uint64_t *bytes,
+			  bool *stopped)
+{
+	char line[256], want[24], state[32];
+	unsigned long long t, w, d, b;
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	*stopped = false;
+	snprintf(want, sizeof(want), "cpu%d", cpu);
+	while (fgets(line, sizeof(line), f)) {
+		char name[24];
+
+		if (sscanf(line, "state %31s", state) == 1) {
+			*stopped = !strcmp(state, "stopped");
+			continue;
+		}
+		if (sscanf(line, "%23s taken %llu written %llu dropped %llu "
+			   "bytes %llu", name, &t, &w, &d, &b) == 5 &&
+		    !strcmp(name, want)) {
+			*bytes = b;
+			ret = 0;
 		}
 	}
 	fclose(f);

@@ -122,6 +122,20 @@ long drain_input_read(struct drain_input *in, size_t max)
 	return total;
 }
 
+int64_t drain_input_relay_gap(const struct drain_input *in,
+			      uint64_t kernel_bytes, bool *comparable)
+{
+	/*
+	 * An abandoned input was not read to the end; an input without the
+	 * header at its start (it began mid-stream) cannot be matched either.
+	 */
+	*comparable = in->cpu >= 0 && in->state != DRAIN_INPUT_ABANDONED &&
+		      (in->bytes_read == 0 || in->have_header);
+	if (!*comparable)
+		return 0;
+	return (int64_t)(in->bytes_read - kernel_bytes);
+}
+
 void drain_input_abandon(struct drain_input *in, const struct spulse_error *err)
 {
 	if (err)

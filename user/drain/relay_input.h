@@ -90,6 +90,18 @@ int drain_input_open(struct drain_input *in, const char *path, int cpu);
  */
 long drain_input_read(struct drain_input *in, size_t max);
 
+/*
+ * After the last read of a stopped module: compare the bytes read from a
+ * cpuN input with the bytes the module wrote into that relay buffer
+ * (@kernel_bytes, stats "cpuN ... bytes B"). Returns read - written: 0
+ * when relay delivered exactly what was written, < 0 when bytes were lost,
+ * > 0 when bytes were delivered twice. Only an input read from the
+ * stream's first byte and not abandoned can be compared: *@comparable
+ * says whether this one could.
+ */
+int64_t drain_input_relay_gap(const struct drain_input *in,
+			      uint64_t kernel_bytes, bool *comparable);
+
 /* Mark the stream abandoned after @err; closes the fd, keeps the stream. */
 void drain_input_abandon(struct drain_input *in, const struct spulse_error *err);
 
