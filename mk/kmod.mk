@@ -158,3 +158,31 @@ kmod-vm-unwind-bench: $(KMOD_KO) workloads
 	s ? v[m, "handler_ns"] / s : 0, \
 	s ? 1 + (v[m, "ustack_table_steps"] + v[m, "ustack_fp_steps"]) / s : 0, \
 	v[m, "ustack_complete"]; } }' $(BUILD)/kmod-vm-unwind-bench/guest.log
+
+# Suite kmod-vm-target: the target by its struct pid (target exits: stop,
+# stats, dmesg, restart refused, a process reusing the pid not sampled;
+# target_pid named in a child pid namespace; the same number in a child
+# namespace not sampled) and kernel lockdown (raised at run time: debugfs
+# refuses control/cpuN/meta, stats says so; a boot with lockdown=integrity
+# refuses the unsigned module). kmod/vm-target.sh, vm-target-lock.sh,
+# vm-target-check.sh; two VM boots.
+.PHONY: kmod-vm-target check-kmod-vm-target
+kmod-vm-target: $(KMOD_KO) $(BUILD)/spulse workloads
+	@rm -rf $(BUILD)/kmod-vm-target && mkdir -p $(BUILD)/kmod-vm-target/lock
+	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm-target -- \
+		$(TOP)/kmod/vm-target.sh $(BUILD)
+	@cat $(BUILD)/kmod-vm-target/guest.log
+	$(TOP)/tests/vm/run-vm.sh --timeout 200 --append lockdown=integrity \
+		--out $(BUILD)/kmod-vm-target/lock -- $(TOP)/kmod/vm-target-lock.sh
+	@cat $(BUILD)/kmod-vm-target/lock/guest.log
+	@$(TOP)/kmod/vm-target-check.sh $(BUILD)/kmod-vm-target $(BUILD)/spulse \
+		$(BUILD)/kmod-vm-target/lock
+
+CHECK_SUITES += kmod-vm-target
+check-kmod-vm-target:
+	@mkdir -p $(BUILD)/check
+	@$(MAKE) --no-print-directory kmod-vm-target > $(BUILD)/check/kmod-vm-target.log 2>&1; \
+	rc=$$?; cat $(BUILD)/check/kmod-vm-target.log; \
+	sed -n 's/^kmod-vm-target: \([0-9]*\) passed, \([0-9]*\) failed$$/\1 \2/p' \
+		$(BUILD)/check/kmod-vm-target.log > $(BUILD)/check/kmod-vm-target.result; \
+	exit $$rc
