@@ -24,6 +24,7 @@
 /**
  * spulse_debugfs_locked_down() - would debugfs refuse our files?
  *
+ * Description:
  * Kernel lockdown at "integrity" or above (what Debian enables under UEFI
  * Secure Boot, CONFIG_LOCK_DOWN_IN_EFI_SECURE_BOOT) lets debugfs open only
  * files that are read-only for everybody and have no mmap or ioctl: the
@@ -89,6 +90,7 @@ void spulse_control_target_work(struct work_struct *w)
 /**
  * spulse_control_start() - enable sampling (no-op when running)
  *
+ * Description:
  * The first start fixes the session: start_us (realtime) and the monotonic
  * origin that sample times are measured from, on every CPU. With offcpu=1
  * the scheduler probes are registered first.
@@ -144,6 +146,7 @@ void spulse_control_stop(void)
 /**
  * spulse_control_trigger() - write a manual trigger mark (extension kind 3)
  *
+ * Description:
  * Into the stream of the CPU this runs on, with interrupts off and the
  * CPU's busy flag held like a sample (an NMI sample landing meanwhile is
  * dropped as busy). Reason manual, seq 0, no window, text

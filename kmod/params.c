@@ -52,6 +52,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_offcpu);
 /**
  * spulse_batch_max_trigger() - largest trigger batch
  *
+ * Description:
  * Header + cpu record + a kind-3 record with the longest text.
  *
  * Return: bytes.

@@ -192,6 +192,7 @@ static int spulse_pick_event(void)
 /**
  * spulse_sample_init() - pick the event and create one per online CPU
  *
+ * Description:
  * Events are created disabled; spulse_sample_enable() turns them on.
  *
  * Return: 0 or a negative errno (nothing left allocated).

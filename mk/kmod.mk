@@ -4,7 +4,8 @@
 #   make deps             apt-get install what building the module needs
 #   make install          module (+ depmod) and build/spulse{,-drain}
 #                         (INSTALL_MOD_PATH=, DESTDIR=, PREFIX= for staging)
-#   make check-kmod-lint  W=1, sparse (C=2) and checkpatch, zero findings
+#   make check-kmod-lint  W=1, sparse (C=2), checkpatch and kernel-doc -v,
+#                         zero findings
 #
 # KDIR defaults to the running kernel's build tree when it exists, else the
 # newest Debian headers under /usr/src (the host may run a kernel without
@@ -22,6 +23,7 @@ KMOD_MAKE = $(MAKE) --no-print-directory -C $(KDIR) M=$(TOP)
 KMOD_APT := linux-headers-amd64 kmod sparse perl xz-utils make gcc
 KMOD_CACHE := $(HOME)/.cache/spulse/checkpatch
 KMOD_CHECKPATCH := $(KMOD_CACHE)/linux-source-6.1/scripts/checkpatch.pl
+KMOD_KERNELDOC := $(KMOD_CACHE)/linux-source-6.1/scripts/kernel-doc
 PREFIX ?= /usr/local
 
 ifneq ($(KDIR),)
@@ -65,10 +67,16 @@ $(KMOD_CHECKPATCH):
 		linux-source-6.1/scripts/const_structs.checkpatch
 	@touch $@
 
-check-kmod-lint: $(KMOD_CHECKPATCH)
+$(KMOD_KERNELDOC):
+	@mkdir -p $(KMOD_CACHE)
+	tar -C $(KMOD_CACHE) -xJf /usr/src/linux-source-6.1.tar.xz \
+		linux-source-6.1/scripts/kernel-doc
+	@touch $@
+
+check-kmod-lint: $(KMOD_CHECKPATCH) $(KMOD_KERNELDOC)
 	@KDIR="$(KDIR)" TOP="$(TOP)" BUILD="$(BUILD)" \
-		CHECKPATCH="$(KMOD_CHECKPATCH)" MAKE="$(MAKE)" \
-		$(TOP)/kmod/lint.sh
+		CHECKPATCH="$(KMOD_CHECKPATCH)" KERNELDOC="$(KMOD_KERNELDOC)" \
+		MAKE="$(MAKE)" $(TOP)/kmod/lint.sh
 
 # Boot the test VM, exercise the module (kmod/vm-smoke.sh) and assert on
 # what it saved (kmod/vm-smoke-check.sh: refusals, stats invariant, every
