@@ -3,8 +3,14 @@
  * debugfs control and stats files, and the start/stop/flush operations
  * behind them. All state changes happen under spulse.lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/stddef.h>
 #include <linux/fs.h>
 #include <linux/ktime.h>
@@ -17,20 +23,92 @@
 #include "spulse.h"
 
 /**
+ * spulse_debugfs_locked_down() - would debugfs refuse our files?
+ *
+ * Description:
+ * Kernel lockdown at "integrity" or above (what Debian enables under UEFI
+ * Secure Boot, CONFIG_LOCK_DOWN_IN_EFI_SECURE_BOOT) lets debugfs open only
+ * files that are read-only for everybody and have no mmap or ioctl: the
+ * control and unwind files (0600) and every relay file (cpuN, meta: relay
+ * files have mmap) refuse each open with -EPERM; stats stays readable.
+ *
+ * Return: true when locked down (the lockdown LSM logs a notice then).
+ */
+bool spulse_debugfs_locked_down(void)
+{
+	return security_locked_down(LOCKDOWN_DEBUGFS) != 0;
+}
+
+/*
+ * The target has exited when its thread group leader is gone (reaped) or
+ * its last thread has passed do_exit() (signal->live 0, a zombie leader).
+ */
+static bool spulse_target_alive(void)
+{
+	struct task_struct *t;
+	bool alive;
+
+	rcu_read_lock();
+	t = pid_task(spulse.target, PIDTYPE_TGID);
+	alive = t && atomic_read(&t->signal->live) > 0;
+	rcu_read_unlock();
+	return alive;
+}
+
+/* Mark the target gone (once) and have the work stop sampling. */
+static void spulse_target_gone(void)
+{
+	if (!xchg(&spulse.target_exited, true))
+		schedule_work(&spulse.target_work);
+}
+
+/**
+ * spulse_control_target_exit() - sched_process_exit hook (procwatch.c)
+ * @p: a task whose thread group has no live thread left
+ *
+ * Atomic context (a tracepoint probe): only marks the target exited and
+ * queues spulse.target_work, which stops sampling.
+ */
+void spulse_control_target_exit(struct task_struct *p)
+{
+	if (spulse.target && task_tgid(p) == spulse.target)
+		spulse_target_gone();
+}
+
+/**
+ * spulse_control_target_work() - stop sampling after the target exited
+ * @w: spulse.target_work
+ *
+ * Says so once in dmesg; stats shows "target_exited 1" and start is
+ * refused with -ESRCH from now on.
+ */
+void spulse_control_target_work(struct work_struct *w)
+{
+	pr_info("target_pid=%u exited: sampling stopped\n", spulse.target_vnr);
+	spulse_control_stop();
+}
+
+/**
  * spulse_control_start() - enable sampling (no-op when running)
  *
+ * Description:
  * The first start fixes the session: start_us (realtime) and the monotonic
  * origin that sample times are measured from, on every CPU. With offcpu=1
  * the scheduler probes are registered first.
  *
- * Return: 0 or the probe registration error (then still stopped).
+ * Return: 0, -ESRCH (the target exited) or the probe registration error
+ * (then still stopped).
  */
 int spulse_control_start(void)
 {
 	int r = 0;
 
 	mutex_lock(&spulse.lock);
-	if (!spulse.running) {
+	if (spulse.target && !spulse_target_alive())
+		spulse_target_gone();	/* an exit the probe did not see */
+	if (READ_ONCE(spulse.target_exited)) {
+		r = -ESRCH;
+	} else if (!spulse.running) {
 		if (!spulse.started) {
 			/*
 			 * One clock reading: start_us is the realtime of the
@@ -69,6 +147,7 @@ void spulse_control_stop(void)
 /**
  * spulse_control_trigger() - write a manual trigger mark (extension kind 3)
  *
+ * Description:
  * Into the stream of the CPU this runs on, with interrupts off and the
  * CPU's busy flag held like a sample (an NMI sample landing meanwhile is
  * dropped as busy). Reason manual, seq 0, no window, text
@@ -398,6 +477,11 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "state %s\n",
 		   READ_ONCE(spulse.running) ? "running" : "stopped");
 	seq_printf(m, "target_pid %u\n", spulse.p.target_pid);
+	if (spulse.target && !READ_ONCE(spulse.target_exited) &&
+	    !spulse_target_alive())
+		spulse_target_gone();	/* exit probe unavailable */
+	seq_printf(m, "target_exited %d\n", READ_ONCE(spulse.target_exited));
+	seq_printf(m, "debugfs_locked_down %d\n", spulse_debugfs_locked_down());
 	seq_printf(m, "freq %u\n", spulse.p.freq);
 	seq_printf(m, "event %s\n", spulse_event_name(spulse.p.event));
 	seq_printf(m, "samples_taken %llu\n", t.taken);

@@ -3,8 +3,10 @@
 #   w1         the module builds under W=1 with zero warnings
 #   sparse     make C=2 reports nothing from kmod/ or include/spulse/
 #   checkpatch checkpatch.pl --no-tree -f: 0 errors, 0 warnings, per file
+#   kernel-doc scripts/kernel-doc -v -none over kmod/*.c and kmod/*.h: no
+#              warning (missing Return:, stale or missing @members, ...)
 set -u
-: "${KDIR:?}" "${TOP:?}" "${BUILD:?}" "${CHECKPATCH:?}"
+: "${KDIR:?}" "${TOP:?}" "${BUILD:?}" "${CHECKPATCH:?}" "${KERNELDOC:?}"
 out=$BUILD/check
 log=$out/kmod-lint
 mkdir -p "$log"
@@ -55,6 +57,15 @@ for f in "$TOP"/kmod/*.c "$TOP"/kmod/*.h "$TOP"/include/spulse/*.h; do
 		result "$name" no "$(printf '%s\n' "$r" | head -n 5 | tr '\n' ' ')"
 	fi
 done
+
+# -v adds the checks for Return: sections and text outside any section
+if r=$(perl "$KERNELDOC" -v -none "$TOP"/kmod/*.c "$TOP"/kmod/*.h 2>&1); then
+	n=$(printf '%s\n' "$r" | grep -c 'warning:')
+	[ "$n" -eq 0 ] && result kernel-doc ok ||
+		result kernel-doc no "$n warnings: $(printf '%s\n' "$r" | grep 'warning:' | head -n 3 | tr '\n' ' ')"
+else
+	result kernel-doc no "kernel-doc failed: $(printf '%s\n' "$r" | tail -n 2 | tr '\n' ' ')"
+fi
 
 echo "$pass $fail" >"$out/kmod-lint.result"
 echo "kmod-lint: $pass passed, $fail failed"

@@ -91,6 +91,7 @@ static int spulse_load_params(void)
 	p->freq = freq;
 	p->max_user_depth = max_user_depth;
 	p->max_kernel_depth = max_kernel_depth;
+	p->max_depth = max_depth;
 	if (max_depth) {
 		p->max_user_depth = max_depth;
 		p->max_kernel_depth = max_depth;
@@ -117,15 +118,27 @@ static int spulse_load_params(void)
 		return -EINVAL;
 	}
 	if (p->target_pid) {
+		/*
+		 * The number is the loader's view: find_get_pid() resolves it in
+		 * the pid namespace of the task calling init_module (insmod in
+		 * a container names a container pid). From here on the module
+		 * holds the struct pid and compares pointers; target_pid keeps
+		 * the global tgid for the streams and the numeric filters.
+		 */
 		pid = find_get_pid(p->target_pid);
 		task = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
-		put_pid(pid);
 		if (!task) {
-			pr_err("invalid target_pid=%u: no such process\n",
-			       p->target_pid);
+			pr_err("invalid target_pid=%u: %s\n", p->target_pid,
+			       pid && pid_has_task(pid, PIDTYPE_PID) ?
+			       "a thread, not a process (give its tgid)" :
+			       "no such process");
+			put_pid(pid);
 			return -EINVAL;
 		}
 		put_task_struct(task);
+		spulse.target = pid;
+		spulse.target_vnr = p->target_pid;
+		p->target_pid = pid_nr(pid);
 	}
 	spulse.interval_us = USEC_PER_SEC / p->freq;
 	return 0;
@@ -140,8 +153,12 @@ static void spulse_teardown(void)
 	spulse_relay_close();
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
+	/* queued only by the exit probe and stats, both gone now */
+	cancel_work_sync(&spulse.target_work);
 	spulse_unwind_exit();
 	spulse_cpu_free();
+	put_pid(spulse.target);
+	spulse.target = NULL;
 }
 
 static int __init spulse_init(void)
@@ -149,6 +166,11 @@ static int __init spulse_init(void)
 	int r;
 
 	mutex_init(&spulse.lock);
+	INIT_WORK(&spulse.target_work, spulse_control_target_work);
+	if (spulse_debugfs_locked_down()) {
+		pr_err("kernel lockdown: debugfs would refuse control, cpuN and meta (writable or mmap files), not loading; see docs/KERNEL.md \"Lockdown\"\n");
+		return -EPERM;
+	}
 	r = spulse_load_params();
 	if (r)
 		return r;
@@ -182,9 +204,15 @@ static int __init spulse_init(void)
 		goto fail;
 	if (spulse.p.autostart) {
 		r = spulse_control_start();
+		if (r == -ESRCH)
+			pr_err("target_pid=%u exited before autostart\n",
+			       spulse.target_vnr);
 		if (r)
 			goto fail;
 	}
+	if (spulse.target && spulse.target_vnr != spulse.p.target_pid)
+		pr_info("target_pid=%u in the loader's pid namespace is tgid %u\n",
+			spulse.target_vnr, spulse.p.target_pid);
 	pr_info("loaded: target_pid=%u freq=%u event=%s offcpu=%d unwind=%s\n",
 		spulse.p.target_pid, spulse.p.freq,
 		spulse_event_name(spulse.p.event), spulse.p.offcpu,

@@ -425,6 +425,7 @@ static void spulse_oc_wakeup(void *data, struct task_struct *p)
 /**
  * spulse_offcpu_init() - find the tracepoints and allocate the slot table
  *
+ * Description:
  * Nothing to do unless offcpu=1. Memory: spulse_oc_table_bytes().
  *
  * Return: 0, -ENOENT (a scheduler tracepoint is missing) or -ENOMEM.

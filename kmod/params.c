@@ -52,6 +52,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_offcpu);
 /**
  * spulse_batch_max_trigger() - largest trigger batch
  *
+ * Description:
  * Header + cpu record + a kind-3 record with the longest text.
  *
  * Return: bytes.
@@ -141,6 +142,10 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 		*why = "freq must be 1..100000 Hz";
 		return -EINVAL;
 	}
+	if (p->max_depth > SPULSE_DEPTH_BOTH_MAX) {
+		*why = "max_depth must be <= 511 (it sets both depth limits)";
+		return -EINVAL;
+	}
 	if (!p->max_user_depth || !p->max_kernel_depth) {
 		*why = "max_user_depth and max_kernel_depth must be >= 1";
 		return -EINVAL;
@@ -169,8 +174,9 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 		*why = "offcpu_min_us must be <= 60000000";
 		return -EINVAL;
 	}
-	if (p->offcpu && (p->offcpu_threads < SPULSE_OFFCPU_THREADS_MIN ||
-			  p->offcpu_threads > SPULSE_OFFCPU_THREADS_MAX)) {
+	/* checked with offcpu=0 too: an invalid value is refused, unused or not */
+	if (p->offcpu_threads < SPULSE_OFFCPU_THREADS_MIN ||
+	    p->offcpu_threads > SPULSE_OFFCPU_THREADS_MAX) {
 		*why = "offcpu_threads must be 64..65536";
 		return -EINVAL;
 	}

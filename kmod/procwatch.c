@@ -54,6 +54,7 @@ static void spulse_probe_exit(void *data, struct task_struct *p)
 	/* every thread passes here; the process is gone with the last one */
 	if (atomic_read(&p->signal->live))
 		return;
+	spulse_control_target_exit(p);
 	spulse_proc_event(p);
 }
 

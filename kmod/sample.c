@@ -14,6 +14,7 @@
 #include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -179,9 +180,10 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
 
-	s.pid = task_tgid_nr(tsk);
-	if (spulse.p.target_pid && s.pid != spulse.p.target_pid)
+	/* the target's struct pid, not its number: NMI-safe, reuse-proof */
+	if (spulse.target && task_tgid(tsk) != spulse.target)
 		return;
+	s.pid = task_tgid_nr(tsk);
 	if (c->busy) {
 		c->stats.dropped_busy++;
 		c->stats.taken++;

@@ -33,6 +33,7 @@
 #define SPULSE_FREQ_MIN		1
 #define SPULSE_FREQ_MAX		100000
 #define SPULSE_DEPTH_TOTAL_MAX	(SPULSE_MAX_DEPTH - 1)	/* + marker */
+#define SPULSE_DEPTH_BOTH_MAX	(SPULSE_DEPTH_TOTAL_MAX / 2)	/* max_depth */
 #define SPULSE_SUBBUF_MAX	(64U << 20)
 #define SPULSE_NSUBBUF_MIN	2
 #define SPULSE_NSUBBUF_MAX	1024
@@ -60,11 +61,14 @@ enum spulse_event {
 
 /**
  * struct spulse_params - validated load-time parameters
- * @target_pid: tgid to sample, 0 = whole system
+ * @target_pid: tgid to sample, 0 = whole system; after load the tgid in
+ *	the initial pid namespace (what task_tgid_nr() and the streams use)
  * @freq: sampling frequency in Hz
  * @max_user_depth: user frames kept per sample (walk limit)
  * @max_kernel_depth: kernel frames kept per sample; deeper samples are
  *	dropped (counted as dropped_too_deep)
+ * @max_depth: the max_depth parameter (0 = unset; else both limits above
+ *	were set to it)
  * @event: which perf event to sample on
  * @subbuf_size: relay sub-buffer size in bytes
  * @n_subbufs: relay sub-buffers per CPU
@@ -84,6 +88,7 @@ struct spulse_params {
 	u32 freq;
 	u32 max_user_depth;
 	u32 max_kernel_depth;
+	u32 max_depth;
 	enum spulse_event event;
 	size_t subbuf_size;
 	size_t n_subbufs;
@@ -824,6 +829,12 @@ static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
  * @oc_on: the off-CPU probes are registered
  * @offcpu_open_at_stop: intervals still open when recording stopped
  * @early_at_stop: early wakeups still pending when recording stopped
+ * @target: the target's struct pid (target_pid != 0), a reference held from
+ *	load to unload; the sampler compares task_tgid(current) with it, so a
+ *	later process reusing the number is never sampled
+ * @target_vnr: target_pid as given, in the loader's pid namespace
+ * @target_exited: the target exited; sampling was stopped, start refused
+ * @target_work: stops sampling once the target exited (process context)
  */
 struct spulse_state {
 	struct spulse_params p;
@@ -852,6 +863,10 @@ struct spulse_state {
 	bool oc_on;
 	u64 offcpu_open_at_stop;
 	u64 early_at_stop;
+	struct pid *target;
+	u32 target_vnr;
+	bool target_exited;
+	struct work_struct target_work;
 };
 
 extern struct spulse_state spulse;
@@ -926,5 +941,8 @@ int spulse_control_start(void);
 void spulse_control_stop(void);
 void spulse_control_flush(void);
 int spulse_control_trigger(void);
+void spulse_control_target_exit(struct task_struct *p);
+bool spulse_debugfs_locked_down(void);
+void spulse_control_target_work(struct work_struct *w);
 
 #endif /* SPULSE_KMOD_H */

@@ -4,7 +4,8 @@
 #   make deps             apt-get install what building the module needs
 #   make install          module (+ depmod) and build/spulse{,-drain}
 #                         (INSTALL_MOD_PATH=, DESTDIR=, PREFIX= for staging)
-#   make check-kmod-lint  W=1, sparse (C=2) and checkpatch, zero findings
+#   make check-kmod-lint  W=1, sparse (C=2), checkpatch and kernel-doc -v,
+#                         zero findings
 #
 # KDIR defaults to the running kernel's build tree when it exists, else the
 # newest Debian headers under /usr/src (the host may run a kernel without
@@ -22,6 +23,7 @@ KMOD_MAKE = $(MAKE) --no-print-directory -C $(KDIR) M=$(TOP)
 KMOD_APT := linux-headers-amd64 kmod sparse perl xz-utils make gcc
 KMOD_CACHE := $(HOME)/.cache/spulse/checkpatch
 KMOD_CHECKPATCH := $(KMOD_CACHE)/linux-source-6.1/scripts/checkpatch.pl
+KMOD_KERNELDOC := $(KMOD_CACHE)/linux-source-6.1/scripts/kernel-doc
 PREFIX ?= /usr/local
 
 ifneq ($(KDIR),)
@@ -65,10 +67,16 @@ $(KMOD_CHECKPATCH):
 		linux-source-6.1/scripts/const_structs.checkpatch
 	@touch $@
 
-check-kmod-lint: $(KMOD_CHECKPATCH)
+$(KMOD_KERNELDOC):
+	@mkdir -p $(KMOD_CACHE)
+	tar -C $(KMOD_CACHE) -xJf /usr/src/linux-source-6.1.tar.xz \
+		linux-source-6.1/scripts/kernel-doc
+	@touch $@
+
+check-kmod-lint: $(KMOD_CHECKPATCH) $(KMOD_KERNELDOC)
 	@KDIR="$(KDIR)" TOP="$(TOP)" BUILD="$(BUILD)" \
-		CHECKPATCH="$(KMOD_CHECKPATCH)" MAKE="$(MAKE)" \
-		$(TOP)/kmod/lint.sh
+		CHECKPATCH="$(KMOD_CHECKPATCH)" KERNELDOC="$(KMOD_KERNELDOC)" \
+		MAKE="$(MAKE)" $(TOP)/kmod/lint.sh
 
 # Boot the test VM, exercise the module (kmod/vm-smoke.sh) and assert on
 # what it saved (kmod/vm-smoke-check.sh: refusals, stats invariant, every
@@ -158,3 +166,31 @@ kmod-vm-unwind-bench: $(KMOD_KO) workloads
 	s ? v[m, "handler_ns"] / s : 0, \
 	s ? 1 + (v[m, "ustack_table_steps"] + v[m, "ustack_fp_steps"]) / s : 0, \
 	v[m, "ustack_complete"]; } }' $(BUILD)/kmod-vm-unwind-bench/guest.log
+
+# Suite kmod-vm-target: the target by its struct pid (target exits: stop,
+# stats, dmesg, restart refused, a process reusing the pid not sampled;
+# target_pid named in a child pid namespace; the same number in a child
+# namespace not sampled) and kernel lockdown (raised at run time: debugfs
+# refuses control/cpuN/meta, stats says so; a boot with lockdown=integrity
+# refuses the unsigned module). kmod/vm-target.sh, vm-target-lock.sh,
+# vm-target-check.sh; two VM boots.
+.PHONY: kmod-vm-target check-kmod-vm-target
+kmod-vm-target: $(KMOD_KO) $(BUILD)/spulse workloads
+	@rm -rf $(BUILD)/kmod-vm-target && mkdir -p $(BUILD)/kmod-vm-target/lock
+	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm-target -- \
+		$(TOP)/kmod/vm-target.sh $(BUILD)
+	@cat $(BUILD)/kmod-vm-target/guest.log
+	$(TOP)/tests/vm/run-vm.sh --timeout 200 --append lockdown=integrity \
+		--out $(BUILD)/kmod-vm-target/lock -- $(TOP)/kmod/vm-target-lock.sh
+	@cat $(BUILD)/kmod-vm-target/lock/guest.log
+	@$(TOP)/kmod/vm-target-check.sh $(BUILD)/kmod-vm-target $(BUILD)/spulse \
+		$(BUILD)/kmod-vm-target/lock
+
+CHECK_SUITES += kmod-vm-target
+check-kmod-vm-target:
+	@mkdir -p $(BUILD)/check
+	@$(MAKE) --no-print-directory kmod-vm-target > $(BUILD)/check/kmod-vm-target.log 2>&1; \
+	rc=$$?; cat $(BUILD)/check/kmod-vm-target.log; \
+	sed -n 's/^kmod-vm-target: \([0-9]*\) passed, \([0-9]*\) failed$$/\1 \2/p' \
+		$(BUILD)/check/kmod-vm-target.log > $(BUILD)/check/kmod-vm-target.result; \
+	exit $$rc

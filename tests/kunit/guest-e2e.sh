@@ -221,10 +221,14 @@ scenario_target_exec_and_exit() {
 	insmod $ko target_pid=$pid freq=499 autostart=1 || return 1
 	reader_start
 	wait $pid
-	sleep 0.5	# recording on, target gone
+	sleep 0.5	# target gone: the module stopped by itself
+	ex=$(stat target_exited) st=$(stat state)
+	log "after exit: state $st target_exited $ex"
+	echo start > $D/control 2>/dev/null && { log "start accepted"; ex=0; }
 	echo stop > $D/control
 	reader_stop
-	invariant_ok || { rmmod spulse; return 1; }
+	invariant_ok && [ "$ex" = 1 ] && [ "$st" = stopped ] ||
+		{ rmmod spulse; return 1; }
 	rmmod spulse
 }
 

@@ -6,6 +6,7 @@
  * suites. Streams are read back from the relay buffers (rt_read_cpu()).
  */
 #include <linux/debugfs.h>
+#include <linux/pid.h>
 #include <linux/relay.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -26,6 +27,9 @@ void spulse_meta_kick(void)
 	atomic_inc(&spulse_kunit_meta_kicks);
 }
 
+/* A target no task has (target_pid names no process): compared, never used. */
+static struct pid rt_no_pid;
+
 /**
  * rt_setup() - a fresh runtime: params, per-CPU state, relay files
  * @test: the test (failures are asserted)
@@ -43,6 +47,12 @@ int rt_setup(struct kunit *test, const struct spulse_params *p,
 	memset(&spulse, 0, sizeof(spulse));
 	mutex_init(&spulse.lock);
 	spulse.p = *p;
+	/* the sampler filters by struct pid, as main.c resolves target_pid */
+	if (p->target_pid) {
+		spulse.target = find_get_pid(p->target_pid);
+		if (!spulse.target)
+			spulse.target = &rt_no_pid;
+	}
 	spulse.interval_us = USEC_PER_SEC / p->freq;
 	spulse.dir = debugfs_create_dir(dirname, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(spulse.dir));
@@ -65,6 +75,9 @@ void rt_teardown(void)
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
 	spulse_cpu_free();
+	if (spulse.target != &rt_no_pid)
+		put_pid(spulse.target);
+	spulse.target = NULL;
 }
 
 /**

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: load-parameter validation (kmod/params.c): every bound accepted at
- * its edge and refused one past it, with a reason; event names; and that
- * spulse_batch_max() really bounds the largest batch the encoder produces
+ * its edge and refused one past it, with a reason; event and unwind names;
+ * and that spulse_batch_max() really bounds the largest batch the encoder produces
  * (a relay sub-buffer of that size always holds one sample).
  */
 #include <kunit/test.h>
@@ -20,6 +20,8 @@ static struct spulse_params good(void)
 		.event = SPULSE_EVENT_CPU_CLOCK,
 		.subbuf_size = 256 << 10,
 		.n_subbufs = 8,
+		.offcpu_threads = 4096,
+		.offcpu_min_us = 5,
 		.unwind_mem_kb = 65536,
 	};
 	return p;
@@ -132,6 +134,90 @@ static void params_target_pid_bound(struct kunit *test)
 	expect_refused(test, &p, "pid PID_MAX_LIMIT+1");
 }
 
+static void params_max_depth_bound(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	/* main.c sets both limits from max_depth before the check */
+	p.max_depth = SPULSE_DEPTH_BOTH_MAX;
+	p.max_user_depth = p.max_kernel_depth = p.max_depth;
+	expect_accepted(test, &p, "max_depth 511");
+	p.max_depth = SPULSE_DEPTH_BOTH_MAX + 1;
+	p.max_user_depth = p.max_kernel_depth = p.max_depth;
+	expect_refused(test, &p, "max_depth 512");
+	p.max_depth = 0xffffffffU;
+	p.max_user_depth = p.max_kernel_depth = p.max_depth;
+	expect_refused(test, &p, "max_depth u32 max");
+}
+
+static void params_offcpu_bounds(struct kunit *test)
+{
+	struct spulse_params p = good();
+	int on;
+
+	/* offcpu_threads is checked whether or not offcpu=1 */
+	for (on = 0; on <= 1; on++) {
+		p = good();
+		p.offcpu = on;
+		p.subbuf_size = SPULSE_SUBBUF_MAX;
+		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MIN;
+		expect_accepted(test, &p, "offcpu_threads min");
+		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MAX;
+		expect_accepted(test, &p, "offcpu_threads max");
+		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MIN - 1;
+		expect_refused(test, &p, "offcpu_threads min-1");
+		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MAX + 1;
+		expect_refused(test, &p, "offcpu_threads max+1");
+		p.offcpu_threads = 0;
+		expect_refused(test, &p, "offcpu_threads 0");
+		p.offcpu_threads = 4096;
+		p.offcpu_min_us = 0;
+		expect_accepted(test, &p, "offcpu_min_us 0");
+		p.offcpu_min_us = SPULSE_OFFCPU_MIN_US_MAX;
+		expect_accepted(test, &p, "offcpu_min_us max");
+		p.offcpu_min_us = SPULSE_OFFCPU_MIN_US_MAX + 1;
+		expect_refused(test, &p, "offcpu_min_us max+1");
+	}
+	/* an off-CPU batch needs more room than a sample */
+	p = good();
+	p.offcpu = true;
+	p.subbuf_size = spulse_batch_max_offcpu(p.max_user_depth,
+						p.max_kernel_depth);
+	expect_accepted(test, &p, "subbuf == off-CPU batch max");
+	p.subbuf_size--;
+	expect_refused(test, &p, "subbuf < off-CPU batch max");
+	p.offcpu = false;
+	expect_accepted(test, &p, "the same subbuf without offcpu");
+}
+
+static void params_unwind_bounds(struct kunit *test)
+{
+	struct spulse_params p = good();
+	enum spulse_unwind_mode m = SPULSE_UNWIND_FP;
+
+	p.unwind_mem_kb = SPULSE_UNWIND_MEM_KB_MIN;
+	expect_accepted(test, &p, "unwind_mem_kb min");
+	p.unwind_mem_kb = SPULSE_UNWIND_MEM_KB_MAX;
+	expect_accepted(test, &p, "unwind_mem_kb max");
+	p.unwind_mem_kb = SPULSE_UNWIND_MEM_KB_MIN - 1;
+	expect_refused(test, &p, "unwind_mem_kb 0");
+	p.unwind_mem_kb = SPULSE_UNWIND_MEM_KB_MAX + 1;
+	expect_refused(test, &p, "unwind_mem_kb max+1");
+	KUNIT_EXPECT_EQ(test, spulse_parse_unwind("auto", &m), 0);
+	KUNIT_EXPECT_EQ(test, m, SPULSE_UNWIND_AUTO);
+	KUNIT_EXPECT_EQ(test, spulse_parse_unwind("fp\n", &m), 0);
+	KUNIT_EXPECT_EQ(test, m, SPULSE_UNWIND_FP);
+	KUNIT_EXPECT_EQ(test, spulse_parse_unwind("tables", &m), 0);
+	KUNIT_EXPECT_EQ(test, m, SPULSE_UNWIND_TABLES);
+	KUNIT_EXPECT_EQ(test, spulse_parse_unwind("", &m), -EINVAL);
+	KUNIT_EXPECT_EQ(test, spulse_parse_unwind("table", &m), -EINVAL);
+	KUNIT_EXPECT_EQ(test, m, SPULSE_UNWIND_TABLES);	/* unchanged */
+	KUNIT_EXPECT_STREQ(test, spulse_unwind_name(SPULSE_UNWIND_AUTO), "auto");
+	KUNIT_EXPECT_STREQ(test, spulse_unwind_name(SPULSE_UNWIND_FP), "fp");
+	KUNIT_EXPECT_STREQ(test, spulse_unwind_name(SPULSE_UNWIND_TABLES),
+			   "tables");
+}
+
 static void params_event_names(struct kunit *test)
 {
 	enum spulse_event ev = SPULSE_EVENT_CYCLES;
@@ -198,6 +284,9 @@ static struct kunit_case spulse_params_cases[] = {
 	KUNIT_CASE(params_depth_bounds),
 	KUNIT_CASE(params_buffer_bounds),
 	KUNIT_CASE(params_target_pid_bound),
+	KUNIT_CASE(params_max_depth_bound),
+	KUNIT_CASE(params_offcpu_bounds),
+	KUNIT_CASE(params_unwind_bounds),
 	KUNIT_CASE(params_event_names),
 	KUNIT_CASE(params_batch_max_bounds_real_batch),
 	{}

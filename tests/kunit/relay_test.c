@@ -26,6 +26,7 @@ static struct spulse_params small_params(void)
 		.max_kernel_depth = 4,
 		.subbuf_size = 4096,
 		.n_subbufs = 2,
+		.offcpu_threads = SPULSE_OFFCPU_THREADS_MIN,
 		.unwind_mem_kb = 64,
 	};
 	return p;

@@ -31,6 +31,7 @@ static struct spulse_params tiny_params(u32 target)
 		.max_user_depth = 4,
 		.max_kernel_depth = 32,
 		.n_subbufs = 2,
+		.offcpu_threads = SPULSE_OFFCPU_THREADS_MIN,
 		.unwind_mem_kb = 64,
 	};
 
