@@ -20,6 +20,7 @@
 # One line per run in /out/bench.txt:
 #   run rep=I wl=W mode=M work_s=S wcpu_s=C widle_s=I total_s=T cpu_s=G
 #       idle_s=J self_cpu_s=P child_cpu_s=X rc=R bytes=B samples=N [spulse_KEY=V ...]
+# The last rep's spools and perf.data files are copied to /out (WL-MODE.*).
 # usage (via run-vm.sh): guest-bench.sh BIN GT_ROUNDS PY_ROUNDS REPS FREQS
 #                        [START_EVERY]
 #   BIN  host path of a directory with gt, runstat, pywork.py, spulse,
@@ -120,12 +121,12 @@ run() {
 		drp=$(sed -n 's/^spulse record: samples [0-9]*, dropped \([0-9a-z]*\),.*/\1/p' /tmp/wl.log)
 		extra="bytes=$(wc -c < /host/tmp/sp.spulse 2>/dev/null || echo 0) samples=${n:-0} rec_dropped=${drp:-?} kallsyms_bytes=$(wc -c < /host/tmp/sp.spulse.kallsyms 2>/dev/null || echo 0)"
 		grep -q '^spulse ' /proc/modules && chroot /host /sbin/rmmod spulse
-		[ -s /host/tmp/sp.spulse ] && [ $wl != true ] && cp /host/tmp/sp.spulse /out/$wl-$mode.spulse ;;
+		[ "$rep" = "$R" ] && [ -s /host/tmp/sp.spulse ] && [ $wl != true ] && cp /host/tmp/sp.spulse /out/$wl-$mode.spulse ;;
 	pf*)
 		# "[ perf record: Captured and wrote X MB /tmp/perf.data (N samples) ]"
 		n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/err.txt | tail -n 1)
 		extra="bytes=$(wc -c < /host/tmp/perf.data 2>/dev/null || echo 0) samples=${n:-0}"
-		[ -s /host/tmp/perf.data ] && [ $wl != true ] && cp /host/tmp/perf.data /out/$wl-$mode.perf.data ;;
+		[ "$rep" = "$R" ] && [ -s /host/tmp/perf.data ] && [ $wl != true ] && cp /host/tmp/perf.data /out/$wl-$mode.perf.data ;;
 	esac
 	if [ -z "$rs" ] || { [ $wl != true ] && [ -z "$ws" ]; }; then
 		echo "error rep $rep $wl $mode: no result: $(head -c 300 /tmp/err.txt | tr '\n' ' ')" >> $res
