@@ -216,7 +216,8 @@ def main():
             else:
                 aw = ci(paired(runs, wl, mode, 'work_s', ncpu), rng)
                 ac = ci(paired(runs, wl, mode, 'wcpu_s', ncpu), rng)
-            res[mode] = dict(aw=aw, ac=ac)
+            res[mode] = dict(aw=aw, ac=ac, ai=(float('nan'),) * 3 if mode == 'base' else
+                             ci(paired(runs, wl, mode, 'wcpu2', ncpu), rng))
             print('  %-20s %3d %24s %26s %6s %24s %26s %8.2f'
                   % (mode_name(mode), len(rs), fmt_ci(w), fmt_dci(aw),
                      '-' if mode == 'base' else '%.3f' % (w[0] / base_w),
@@ -265,6 +266,8 @@ def main():
             half = {}
             for key, name, m in (('aw', 'work_s', 'steady-state added wall time'),
                                  ('ac', 'wcpu_s', 'steady-state added guest CPU time'),
+                                 ('ai', 'wcpu2', 'steady-state added guest CPU time '
+                                  '(window x CPUs - idle, cross-check)'),
                                  ('at', 'total_s', 'end-to-end added wall time'),
                                  ('ae', 'cpu_s', 'end-to-end added guest CPU time')):
                 hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
