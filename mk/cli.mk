@@ -81,10 +81,21 @@ check-cli: $(BUILD)/spulse $(BUILD)/cli-san/spulse $(BUILD)/tests/cli/spoolgen \
 # ---- benchmarks --------------------------------------------------------
 # Every fragment appends its benchmark targets to BENCH_TARGETS; `make
 # bench` runs them all in order. Recipes expand late, so targets appended by
-# fragments included after this one are seen.
+# fragments included after this one are seen. Their output is kept in
+# $(BUILD)/bench/bench.log; at the end the lines that start with "target"
+# (the issues' targets, each with its verdict) and the Replay RSS line are
+# printed again, together.
 BENCH_TARGETS += bench-cli
+BENCH_LOG := $(BUILD)/bench/bench.log
 bench:
-	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
+	@mkdir -p $(dir $(BENCH_LOG)); rm -f $(BENCH_LOG) $(BENCH_LOG).failed
+	@for t in $(BENCH_TARGETS); do \
+		{ $(MAKE) --no-print-directory $$t 2>&1 || echo $$t > $(BENCH_LOG).failed; } | \
+			tee -a $(BENCH_LOG); \
+		[ ! -e $(BENCH_LOG).failed ] || { echo "bench: $$t failed"; exit 1; }; \
+	done
+	@echo; echo "== make bench: targets (issue 11 Deliver 5), as printed above =="; \
+		grep -E '^ *target |Replay peak RSS' $(BENCH_LOG) || echo "(no target lines)"
 
 CLI_BENCH_DIR := $(BUILD)/bench
 CLI_BENCH_SAMPLES ?= 10000000

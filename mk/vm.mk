@@ -50,5 +50,8 @@ demo: vm-kernel workloads
 demo-latency: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/tests/vm/demo-latency.sh
 
+# Issue 11 Deliver 1: gt and python3 unprofiled / spulse record / perf record
+# -g at 999 and 4999 Hz, BENCH_VM_REPS (15) interleaved reps in one boot,
+# bootstrap intervals and verdicts (bench/vm/run-bench.sh, docs/VM.md).
 bench-vm: vm-kernel workloads
 	@BUILD=$(BUILD) $(TOP)/bench/vm/run-bench.sh

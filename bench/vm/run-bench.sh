@@ -1,19 +1,61 @@
 #!/usr/bin/env bash
-# bench-vm: in ONE VM boot, run gt -n ROUNDS (fixed work) unprofiled, under
-# spulse (module + drainer) and under `perf record -g -F 999 -e cpu-clock`;
-# print wall time (the workload's own clock, best of REPS), slowdown and
-# bytes per sample for each. Targets (issue 3): spulse slowdown <= 1/2 of
-# perf's; spool bytes/sample <= 1/20 of perf.data's.
+# make bench-vm (issue 11 Deliver 1): in ONE VM boot (Debian's stock
+# kernel, TCG, 2 vCPUs, no PMU), fixed-work workloads -- build/workload/gt
+# -n ROUNDS (2 frame-pointer threads) and Debian's /usr/bin/python3 running
+# bench/vm/pywork.py -- unprofiled, under `spulse record` and under
+# `perf record -g` (same event cpu-clock, same frequency) at 999 and 4999 Hz,
+# plus start-up runs (/bin/true under each profiler), REPS repetitions of
+# every run interleaved in rotating order (bench/vm/guest-bench.sh); then
+# the table with bootstrap intervals and verdicts (bench/vm/table.py).
+#
+#   BENCH_VM_REPS       repetitions per mode (default 15)
+#   BENCH_VM_ROUNDS     gt -n rounds (default 120)
+#   BENCH_VM_PY_ROUNDS  pywork.py rounds (default 1600)
+#   BENCH_VM_FREQS      frequencies (default "999 4999")
+#   BENCH_VM_START_EVERY the start-up runs in every k-th rep (default 3)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
-rounds=${BENCH_VM_ROUNDS:-150}
-reps=${BENCH_VM_REPS:-3}
+reps=${BENCH_VM_REPS:-15}
+rounds=${BENCH_VM_ROUNDS:-120}
+py_rounds=${BENCH_VM_PY_ROUNDS:-1600}
+freqs=${BENCH_VM_FREQS:-999 4999}
+start_every=${BENCH_VM_START_EVERY:-3}
 out=$BUILD/bench-vm
-m() { make --no-print-directory -C "$top" "$@"; }
-m module "$BUILD/spulse-drain" "$BUILD/spulse" workloads >/dev/null
-rm -rf "$out"; mkdir -p "$out"
-"$top/tests/vm/run-vm.sh" --timeout 900 --out "$out" -- \
-	"$top/bench/vm/guest-bench.sh" "$BUILD" "$rounds" "$reps" >/dev/null
-spool_samples=$("$BUILD/spulse" dump "$out/bench.spulse" | grep -c '^sample\|[0-9] sample' || true)
-python3 "$top/bench/vm/table.py" "$out/bench.txt" "$spool_samples" "$rounds"
+m() { make --no-print-directory -C "$top" BUILD="$BUILD" "$@"; }
+
+m module "$BUILD/spulse" "$BUILD/workload/gt" >/dev/null
+rm -rf "$out"
+mkdir -p "$out/bin"
+${CC:-cc} -static -O2 -Wall -Wextra -Werror -o "$out/bin/runstat" "$top/bench/vm/runstat.c"
+# a private copy: the tree may be rebuilt meanwhile
+cp "$top/spulse.ko" "$BUILD/spulse" "$BUILD/workload/gt" "$top/bench/vm/pywork.py" "$out/bin/"
+dirty=$(git -C "$top" status --porcelain -- kmod Kbuild include user 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ')
+echo "tree $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)${dirty:+ (built with uncommitted: $dirty)}" > "$out/host.txt"
+echo "host_load_start $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/host.txt"
+
+nruns=$(( (1 + 2 * $(wc -w <<<"$freqs")) * 2 + 3 ))
+timeout=$((600 + reps * nruns * 40))
+vmrc=0
+t0=$(date +%s)
+"$top/tests/vm/run-vm.sh" --timeout "$timeout" --out "$out" -- \
+	"$top/bench/vm/guest-bench.sh" "$out/bin" "$rounds" "$py_rounds" "$reps" \
+	"$freqs" "$start_every" >/dev/null || vmrc=$?
+echo "vm_seconds $(( $(date +%s) - t0 ))" >> "$out/host.txt"
+echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/host.txt"
+if [ "$vmrc" != 0 ]; then
+	echo "bench-vm: the guest failed (run-vm exit $vmrc); $out/guest.log:" >&2
+	tail -n 20 "$out/guest.log" >&2 || true
+	grep -q '^run ' "$out/bench.txt" 2>/dev/null || exit 1
+fi
+# the last spools pass `spulse check`
+for f in "$out"/*.spulse; do
+	[ -s "$f" ] || continue
+	if "$BUILD/spulse" check "$f" > "$f.check" 2>&1; then
+		echo "spool_check ${f##*/} ok" >> "$out/host.txt"
+	else
+		echo "spool_check ${f##*/} FAILED: $(head -n 1 "$f.check")" >> "$out/host.txt"
+	fi
+done
+python3 "$top/bench/vm/table.py" "$out/bench.txt" "$out/host.txt" | tee "$out/table.txt"
+[ "$vmrc" = 0 ] || { echo "bench-vm: INCOMPLETE (guest failed)" >&2; exit 1; }
