@@ -186,8 +186,10 @@ pid_reuse() {
 		{ result pid_reuse "fail cannot lower pid_max"; return; }
 	# the target under a pid in [300, 450): after a wrap the kernel hands
 	# out pids from 300 (RESERVED_PIDS) up to pid_max again
-	r=$($pidreuse range 300 450 $busy 100000) ||
+	# (output to a file: busy inherits it, a $(...) pipe would wait for it)
+	$pidreuse range 300 450 $busy 100000 > $W/range.out ||
 		{ echo $pm > /proc/sys/kernel/pid_max; result pid_reuse "fail no pid in range"; return; }
+	r=$(cat $W/range.out)
 	bp=${r% *}
 	log "pid_reuse: target pid $bp after ${r#* } forks"
 	insmod $ko target_pid=$bp freq=999 autostart=1 ||
@@ -200,8 +202,9 @@ pid_reuse() {
 	kill $bp
 	while [ -d /proc/$bp ]; do sleep 0.1; done
 	# the same pid number for a new process, "reuse", spinning 2 s
-	r=$($pidreuse at $bp $W/reuse 2)
+	$pidreuse at $bp $W/reuse 2 > $W/at.out
 	rc=$?
+	r=$(cat $W/at.out)
 	echo $pm > /proc/sys/kernel/pid_max
 	[ $rc -eq 0 ] && [ "${r% *}" = "$bp" ] ||
 		{ finish pid_reuse > /dev/null; result pid_reuse "fail pid $bp not reused ($r, rc $rc)"; return; }

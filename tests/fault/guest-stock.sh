@@ -4,10 +4,12 @@
 # usage: guest-stock.sh BUILD_DIR
 #
 # /out/schedule (written by the host) holds one kill per line:
-# "INDEX KIND DELAY_S", KIND drain (spulse-drain on a module loaded with
-# insmod ... autostart=1) or record (`spulse record -- gt`, which loads the
-# module itself). The process is killed with SIGKILL DELAY_S after it
-# started; the spool, the kernel's stats and what happened are left in
+# "INDEX KIND PHASE DELAY_S", KIND drain (spulse-drain on a module loaded
+# with insmod ... autostart=1) or record (`spulse record -- gt`, which loads
+# the module itself). The process is killed with SIGKILL DELAY_S after it
+# started (PHASE start) or after its spool first holds data (PHASE data:
+# mid-recording, whatever the start-up takes on a loaded machine); the
+# spool, the kernel's stats and what happened are left in
 # /out/kI.* for the host. Then one clean recording (the module must still
 # load and record), then the full-disk scenarios on a small tmpfs.
 . "$VM_LIB"
@@ -42,10 +44,22 @@ unload() {	# rmmod if loaded; "rmmod rc N" into $1
 }
 
 echo "fault: kill campaign" > /dev/kmsg
-while read -r i kind delay; do
+# after PHASE: start -> now; data -> once the spool is not empty (or the
+# process is gone, or 30 s), then note how long that took
+after() {	# PHASE PID FILE
+	[ "$1" = data ] || return 0
+	t=0
+	while [ ! -s "$3" ] && [ -d /proc/$2 ] && [ $t -lt 300 ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	echo "data after $t ticks" >> $o.notes
+}
+
+while read -r i kind phase delay; do
 	o=/out/k$i
 	rm -f $o.*
-	echo "$kind $delay" > $o.what
+	echo "$kind $phase $delay" > $o.what
 	if [ "$kind" = drain ]; then
 		"$B/workload/gt" 30 >/dev/null & g=$!
 		if ! /sbin/insmod "$KO" target_pid=$g freq=999 autostart=1 2>$o.insmod; then
@@ -55,6 +69,7 @@ while read -r i kind delay; do
 		fi
 		chroot /host /usr/bin/env $PATHS "$B/spulse-drain" \
 			-o "$VM_OUT_HOST/k$i.spulse" >$o.out 2>&1 & d=$!
+		after $phase $d /out/k$i.spulse
 		sleep "$delay"
 		kill -9 $d
 		wait $d
@@ -67,6 +82,7 @@ while read -r i kind delay; do
 		chroot /host /usr/bin/env $PATHS "$B/spulse" record -F 999 \
 			-o "$VM_OUT_HOST/k$i.spulse" -- "$B/workload/gt" 30 \
 			>$o.out 2>&1 & r=$!
+		after $phase $r /out/k$i.spulse
 		sleep "$delay"
 		kids=$(children $r)
 		kill -9 $r
