@@ -225,7 +225,7 @@ for sc in ${*:-$all}; do
 	hotplug_storm_whole_offcpu) hotplug_storm $sc 0 1 ;;
 	churn_exec) churn_target $sc exec 3 ;;
 	churn_threads) churn_target $sc churn 3 ;;
-	churn_exit) churn_target $sc "" 1 ;;
+	churn_exit) churn_target $sc "" 3 ;;
 	*) $sc ;;
 	esac
 	# a failed scenario must not leave the module behind

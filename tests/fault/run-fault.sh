@@ -267,7 +267,8 @@ PY
 			/^sample / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 				n[c[f["thread"]]]++ }
 			END { for (k in n) printf "%s %d, ", k, n[k] }')
-		[[ "$by" != *"reuse "* && "$by" != *"sh "* ]]
+		# the old target's samples show the streams are there at all
+		[[ "$by" == *"busy "* && "$by" != *"reuse "* && "$by" != *"sh "* ]]
 		check pid-reuse-new-process-not-recorded $? \
 			"samples in the streams by comm of pid $pid: ${by%, } (busy = the old target)"
 	else
