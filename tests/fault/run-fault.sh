@@ -18,7 +18,10 @@
 # figures follows (kills, spools checked, samples, duplicates, splats).
 # Environment: BUILD, FAULT_KILLS (20), FAULT_RMMODS (10), FAULT_HOTPLUG
 # (10 rounds), FAULT_SEED (random moments; printed, default from the clock),
-# FAULT_PARTS ("stock debug"), FAULT_LONG (0), FAULT_OUT ($BUILD/fault), FAULT_SCENARIOS (a subset of
+# FAULT_PARTS ("stock debug"), FAULT_LONG (0), FAULT_OUT ($BUILD/fault),
+# FAULT_EVAL_ONLY (1: judge a previous run's FAULT_OUT, boot nothing),
+# FAULT_APPEND (extra kernel command line, e.g. loglevel=7 for the stack
+# traces of a splat on the console), FAULT_SCENARIOS (a subset of
 # the debug-kernel scenarios, for debugging one).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,7 +70,9 @@ facts() {
 }
 
 echo "fault: seed $seed, $kills kills, $rmmods rmmods, $hotplug hotplug rounds"
-rm -rf "$out"
+# FAULT_EVAL_ONLY=1: judge what a previous run left in $out, boot nothing
+eval_only=${FAULT_EVAL_ONLY:-0}
+[ "$eval_only" = 1 ] || rm -rf "$out"
 mkdir -p "$out"
 
 # ---------------------------------------------------------------- part 1
@@ -77,6 +82,7 @@ stock() {
 		workloads >"$out/build-stock.log" 2>&1 ||
 		{ fail stock-build "make module spulse spulse-drain workloads ($out/build-stock.log)"; return; }
 	mkdir -p "$o"
+	if [ "$eval_only" != 1 ]; then
 	# the schedule: alternate drain/record; a quarter of the kills in the
 	# first 0.5 s after the start (module load, headers, kallsyms copy),
 	# the rest up to 2 s after the spool first holds data
@@ -88,9 +94,12 @@ for i in range(1, int(sys.argv[2]) + 1):
     d = r.uniform(0, 0.5) if start else r.uniform(0, 2.0)
     print(i, "drain" if i % 2 else "record", "start" if start else "data", "%.3f" % d)
 PY
-	"$top/tests/vm/run-vm.sh" --timeout $((300 + kills * 20)) --out "$o" -- \
+	"$top/tests/vm/run-vm.sh" --timeout $((300 + kills * 20)) --out "$o" \
+		${FAULT_APPEND:+--append "$FAULT_APPEND"} -- \
 		"$here/guest-stock.sh" "$BUILD" >"$o/run-vm.log" 2>&1
-	rc=$?
+	echo $? >"$o/run-vm.rc"
+	fi
+	rc=$(cat "$o/run-vm.rc" 2>/dev/null || echo 0)
 	[ $rc -eq 0 ] || fail stock-vm "run-vm exit $rc ($o/console.log): $(tail -n 3 "$o/run-vm.log" | tr '\n' ' ')"
 
 	local -A nk=([drain]=0 [record]=0) spools=([drain]=0 [record]=0) \
@@ -198,6 +207,8 @@ PY
 # ---------------------------------------------------------------- part 2
 debug() {
 	local o=$out/debug kdir scratch=$BUILD/fault-kbuild rc name r s busy
+	mkdir -p "$o"
+	if [ "$eval_only" != 1 ]; then
 	kdir=$("$top/tests/kunit/build-kernel.sh" | tail -n1)
 	[ -f "$kdir/arch/x86/boot/bzImage" ] || { fail debug-kernel "no debug kernel ($kdir)"; return; }
 	mkdir -p "$scratch" "$o/bin"
@@ -218,10 +229,12 @@ for i in range(1, int(sys.argv[2]) + 1):
 PY
 	"$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
 		--cpus 2 --mem 2G --timeout $((400 + rmmods * 15 + hotplug * 10)) \
-		--append "oops=panic panic_on_oops=1 kfence.sample_interval=10" \
+		--append "oops=panic panic_on_oops=1 kfence.sample_interval=10 ${FAULT_APPEND:-}" \
 		--out "$o" -- "$here/guest-debug.sh" "$o/bin/spulse.ko" "$o/bin/busy" "$o/bin/pidreuse" "$hotplug" \
 		${FAULT_SCENARIOS:-} >"$o/run-vm.log" 2>&1
-	rc=$?
+	echo $? >"$o/run-vm.rc"
+	fi
+	rc=$(cat "$o/run-vm.rc" 2>/dev/null || echo 0)
 	[ $rc -eq 0 ] || fail debug-vm "run-vm exit $rc ($o/console.log): $(tail -n 3 "$o/run-vm.log" | tr '\n' ' ')"
 	# the console, cut at the scenario marks
 	tr -d '\r' <"$o/console.log" | awk -v d="$o" '
