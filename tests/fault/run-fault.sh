@@ -21,8 +21,9 @@
 # FAULT_PARTS ("stock debug"), FAULT_LONG (0), FAULT_OUT ($BUILD/fault),
 # FAULT_EVAL_ONLY (1: judge a previous run's FAULT_OUT, boot nothing),
 # FAULT_APPEND (extra kernel command line). Both kernels boot with
-# softlockup_panic=1 (a lockup ends the run at once instead of at the VM
-# timeout), the stock one with loglevel=7 (a splat's stack trace reaches the
+# softlockup_panic=1 watchdog_thresh=30 (a CPU stuck 60 s ends the run at
+# once instead of at the VM
+# timeout; 60 s: a loaded host slows TCG), the stock one with loglevel=7 (a splat's stack trace reaches the
 # console even when the guest never gets to save its dmesg), FAULT_SCENARIOS (a subset of
 # the debug-kernel scenarios, for debugging one).
 set -uo pipefail
@@ -97,7 +98,7 @@ for i in range(1, int(sys.argv[2]) + 1):
     print(i, "drain" if i % 2 else "record", "start" if start else "data", "%.3f" % d)
 PY
 	"$top/tests/vm/run-vm.sh" --timeout $((300 + kills * 20)) --out "$o" \
-		--append "loglevel=7 softlockup_panic=1 ${FAULT_APPEND:-}" -- \
+		--append "loglevel=7 softlockup_panic=1 watchdog_thresh=30 ${FAULT_APPEND:-}" -- \
 		"$here/guest-stock.sh" "$BUILD" >"$o/run-vm.log" 2>&1
 	echo $? >"$o/run-vm.rc"
 	fi
@@ -231,7 +232,7 @@ for i in range(1, int(sys.argv[2]) + 1):
 PY
 	"$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
 		--cpus 2 --mem 2G --timeout $((400 + rmmods * 15 + hotplug * 10)) \
-		--append "oops=panic panic_on_oops=1 kfence.sample_interval=10 softlockup_panic=1 ${FAULT_APPEND:-}" \
+		--append "oops=panic panic_on_oops=1 kfence.sample_interval=10 softlockup_panic=1 watchdog_thresh=30 ${FAULT_APPEND:-}" \
 		--out "$o" -- "$here/guest-debug.sh" "$o/bin/spulse.ko" "$o/bin/busy" "$o/bin/pidreuse" "$hotplug" \
 		${FAULT_SCENARIOS:-} >"$o/run-vm.log" 2>&1
 	echo $? >"$o/run-vm.rc"
