@@ -20,12 +20,12 @@
 # (10 rounds), FAULT_SEED (random moments; printed, default from the clock),
 # FAULT_PARTS ("stock debug"), FAULT_LONG (0), FAULT_OUT ($BUILD/fault),
 # FAULT_EVAL_ONLY (1: judge a previous run's FAULT_OUT, boot nothing),
-# FAULT_APPEND (extra kernel command line). Both kernels boot with
-# softlockup_panic=1 watchdog_thresh=30 (a CPU stuck 60 s ends the run at
-# once instead of at the VM
-# timeout; 60 s: a loaded host slows TCG), the stock one with loglevel=7 (a splat's stack trace reaches the
-# console even when the guest never gets to save its dmesg), FAULT_SCENARIOS (a subset of
-# the debug-kernel scenarios, for debugging one).
+# FAULT_APPEND (extra kernel command line), FAULT_SCENARIOS (a subset of
+# the debug-kernel scenarios, for debugging one). Both kernels boot with
+# softlockup_panic=1 watchdog_thresh=30: a CPU stuck 60 s ends the run at
+# once instead of at the VM timeout (60 s: a loaded host slows TCG); the
+# stock one with loglevel=7, so a splat's stack trace reaches the console
+# even when the guest never gets to save its dmesg.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
