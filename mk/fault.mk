@@ -1,5 +1,5 @@
 # The fault campaign (issue 10; tests/fault, docs/FAULT.md):
-#   make check-fault   suite "fault", the CI form (about 3-4 minutes):
+#   make check-fault   suite "fault", the CI form (docs/FAULT.md "Time"):
 #                      20 SIGKILLs of spulse-drain / spulse record while
 #                      recording and a full disk, in the stock-kernel VM;
 #                      10 rmmods under load, 10-round CPU hotplug storms,
