@@ -1,0 +1,23 @@
+# The fault campaign (issue 10; tests/fault, docs/FAULT.md):
+#   make check-fault   suite "fault", the CI form (docs/FAULT.md "Time"):
+#                      20 SIGKILLs of spulse-drain / spulse record while
+#                      recording and a full disk, in the stock-kernel VM;
+#                      10 rmmods under load, 10-round CPU hotplug storms,
+#                      target churn and pid reuse on the KUnit debug kernel
+#   make fault-long    the same with 100 kills, 50 rmmods and 50 hotplug
+#                      rounds, then a table of figures (kills, spools
+#                      checked, samples, duplicates, splats); not in check
+# FAULT_SEED=N replays the random kill / rmmod moments of a run (printed).
+
+CHECK_SUITES += fault
+
+.PHONY: check-fault fault-long
+
+check-fault:
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) $(TOP)/tests/fault/run-fault.sh
+
+fault-long:
+	@mkdir -p $(BUILD)/check
+	@BUILD=$(BUILD) FAULT_KILLS=$${FAULT_KILLS:-100} FAULT_RMMODS=$${FAULT_RMMODS:-50} \
+		FAULT_HOTPLUG=$${FAULT_HOTPLUG:-50} FAULT_LONG=1 $(TOP)/tests/fault/run-fault.sh
