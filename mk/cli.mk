@@ -94,8 +94,8 @@ bench:
 			tee -a $(BENCH_LOG); \
 		[ ! -e $(BENCH_LOG).failed ] || { echo "bench: $$t failed"; exit 1; }; \
 	done
-	@echo; echo "== make bench: targets (issue 11 Deliver 5), as printed above =="; \
-		grep -E '^ *target |Replay peak RSS' $(BENCH_LOG) || echo "(no target lines)"
+	@echo; echo "== make bench: every verdict line (MET / NOT MET / INCONCLUSIVE), as printed above =="; \
+		grep -wE 'MET|INCONCLUSIVE' $(BENCH_LOG) || echo "(no target lines)"
 
 CLI_BENCH_DIR := $(BUILD)/bench
 CLI_BENCH_SAMPLES ?= 10000000
