@@ -101,6 +101,8 @@ struct drain {
 	bool dropped_any;
 	int64_t dropped_upto;		/* newest time in a dropped generation */
 	int fatal;
+	bool disk_counted;		/* after fatal: the file was read back */
+	uint64_t disk_samples, disk_bytes;	/* its complete prefix */
 	/* kernel symbols, read outside the recording window (drain_open with
 	 * control before start, else drain_finish after the last read); flight
 	 * dumps reuse them while /proc/modules is unchanged */
@@ -1481,6 +1483,30 @@ bool drain_inputs_closed(const struct drain *d)
 	return true;
 }
 
+/*
+ * After a fatal error (a full disk, say) the Recorder has taken samples
+ * the file may not hold: count what the spool's complete prefix holds by
+ * reading it back, once, so the summary says what is on disk.
+ */
+static void count_on_disk(struct drain *d)
+{
+	struct spulse_replay *rp;
+	struct spulse_error err;
+	const struct spulse_info *in;
+
+	if (d->disk_counted)
+		return;
+	d->disk_counted = true;
+	d->disk_samples = 0;
+	d->disk_bytes = 0;
+	if (spulse_replay_open(d->o.output, NULL, &rp, &err))
+		return;
+	in = spulse_replay_info(rp);
+	d->disk_samples = in->samples;
+	d->disk_bytes = in->complete_bytes;
+	spulse_replay_close(rp);
+}
+
 void drain_get_stats(struct drain *d, struct drain_stats *st)
 {
 	int64_t v;
@@ -1490,6 +1516,11 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 		d->cpu_bytes[i] = d->cpu[i].bytes_read;
 	d->st.samples = d->samples;
 	d->st.spool_bytes = d->rec ? spulse_recorder_bytes(d->rec) : 0;
+	if (d->fatal && !d->flight && d->rec && d->o.output) {
+		count_on_disk(d);
+		d->st.samples = d->disk_samples;
+		d->st.spool_bytes = d->disk_bytes;
+	}
 	d->st.meta_bytes = d->have_meta ? d->meta.bytes_read : 0;
 	d->st.ncpus = d->ncpu;
 	d->st.cpu_bytes = d->cpu_bytes;

@@ -257,7 +257,9 @@ int main(int argc, char **argv)
 		fputc('\n', stderr);
 	ret = drain_finish(d);
 	if (ret < 0)
-		fprintf(stderr, "spulse-drain: %s\n", strerror(-ret));
+		fprintf(stderr, "spulse-drain: stopped on an error: %s (%s keeps "
+			"what was written before it: its complete prefix)\n",
+			strerror(-ret), o.output);
 	drain_print_stats(d, stderr);
 	drain_get_stats(d, &st);
 	c = drain_close(d);
