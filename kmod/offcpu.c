@@ -28,6 +28,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -70,7 +71,8 @@ static bool spulse_oc_target(struct task_struct *p)
 {
 	if (is_idle_task(p))
 		return false;
-	return !spulse.p.target_pid || task_tgid_nr(p) == spulse.p.target_pid;
+	/* the target's struct pid, not its number: a reused pid is not it */
+	return !spulse.target || task_tgid(p) == spulse.target;
 }
 
 static u64 spulse_oc_now(void)
