@@ -160,6 +160,7 @@ static void params_offcpu_bounds(struct kunit *test)
 		p = good();
 		p.offcpu = on;
 		p.subbuf_size = SPULSE_SUBBUF_MAX;
+		p.n_subbufs = 2;	/* within the per-CPU relay bound */
 		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MIN;
 		expect_accepted(test, &p, "offcpu_threads min");
 		p.offcpu_threads = SPULSE_OFFCPU_THREADS_MAX;
