@@ -354,6 +354,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "stack_cache_hits %llu\n", sc_hits);
 	seq_printf(m, "stack_cache_misses %llu\n", sc_misses);
 	spulse_stats_show_unwind(m, &t);
+	spulse_meta_stats_show(m);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);
