@@ -927,31 +927,22 @@ u64 spulse_meta_dropped(void)
  */
 void spulse_meta_stats_show(struct seq_file *m)
 {
-	u32 nprocs, nmods;
-	u64 walks, skipped, ghost, pfull, evicted, mfull;
-
-	mutex_lock(&meta.lock);
-	nprocs = meta.nprocs;
-	nmods = meta.nmods;
-	walks = meta.walks;
-	skipped = meta.walks_skipped;
-	ghost = meta.ghost_scans;
-	pfull = meta.procs_full;
-	evicted = meta.procs_evicted;
-	mfull = meta.mods_full;
-	mutex_unlock(&meta.lock);
-	seq_printf(m, "meta_processes %u\n", nprocs);
-	seq_printf(m, "meta_modules %u\n", nmods);
-	seq_printf(m, "meta_walks %llu\n", walks);
-	seq_printf(m, "meta_walks_skipped %llu\n", skipped);
+	/* lockless (a pass may be reading a file): each value is a snapshot */
+	seq_printf(m, "meta_processes %u\n", READ_ONCE(meta.nprocs));
+	seq_printf(m, "meta_modules %u\n", READ_ONCE(meta.nmods));
+	seq_printf(m, "meta_walks %llu\n", READ_ONCE(meta.walks));
+	seq_printf(m, "meta_walks_skipped %llu\n",
+		   READ_ONCE(meta.walks_skipped));
 	seq_printf(m, "meta_missed_taken %lld\n",
 		   (long long)atomic64_read(&meta.pend_taken));
 	seq_printf(m, "meta_missed_full %lld\n",
 		   (long long)atomic64_read(&meta.pend_full));
-	seq_printf(m, "meta_gone_scans %llu\n", ghost);
-	seq_printf(m, "meta_processes_full %llu\n", pfull);
-	seq_printf(m, "meta_processes_evicted %llu\n", evicted);
-	seq_printf(m, "meta_modules_full %llu\n", mfull);
+	seq_printf(m, "meta_gone_scans %llu\n", READ_ONCE(meta.ghost_scans));
+	seq_printf(m, "meta_processes_full %llu\n",
+		   READ_ONCE(meta.procs_full));
+	seq_printf(m, "meta_processes_evicted %llu\n",
+		   READ_ONCE(meta.procs_evicted));
+	seq_printf(m, "meta_modules_full %llu\n", READ_ONCE(meta.mods_full));
 }
 
 /**

@@ -16,8 +16,12 @@
  *                         thread spins for SECONDS (the leader is a zombie
  *                         meanwhile)
  *   busy SECONDS short    fork + exec itself as "busy 0.02" (spin 20 ms,
- *                         exit) one child after another; prints
+ *                         exit) one child after another, for SECONDS and
+ *                         at least 8 children; prints
  *                         "child PID" for each, then "short N children"
+ *   busy SECONDS jit      spin in code copied into an anonymous executable
+ *                         mapping (x86-64; every sample's IP is outside any
+ *                         file-backed module)
  *   busy N many           N children one after another, each spins 10 ms
  *                         then sleeps; all killed 1 s after the last one
  *                         started (more live processes than meta tracks)
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,7 +182,7 @@ static int short_children(double secs, const char *argv0)
 	double end = now() + secs;
 	int n = 0;
 
-	while (now() < end) {
+	while (now() < end || n < 8) {
 		pid_t c = fork();
 		int st;
 
@@ -194,6 +199,28 @@ static int short_children(double secs, const char *argv0)
 		n++;
 	}
 	printf("short %d children\n", n);
+	return 0;
+}
+
+/* mov rax, rdi; 1: dec rax; jnz 1b; ret */
+static const unsigned char jit_loop[] = {
+	0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3,
+};
+
+static int jit(double secs)
+{
+	double end = now() + secs;
+	void (*fn)(long);
+	void *code;
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return 1;
+	memcpy(code, jit_loop, sizeof(jit_loop));
+	fn = (void (*)(long))code;
+	while (now() < end)
+		fn(1000000);
 	return 0;
 }
 
@@ -236,6 +263,8 @@ int main(int argc, char **argv)
 		return storm(secs);
 	if (!strcmp(mode, "zombie"))
 		return zombie(secs);
+	if (!strcmp(mode, "jit"))
+		return jit(secs);
 	if (!strcmp(mode, "many"))
 		return many((int)secs);
 	if (!strcmp(mode, "short"))

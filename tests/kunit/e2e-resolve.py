@@ -26,6 +26,7 @@ Prints one PASS or FAIL line; exit 0 on PASS.
 """
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -73,7 +74,9 @@ def main():
     with_user = {p: 0 for p in pids}
     good = {p: 0 for p in pids}
     bad = {p: 0 for p in pids}
-    for cpu in sorted(glob.glob(os.path.join(d, "cpu*"))):
+    cpus = [c for c in glob.glob(os.path.join(d, "cpu*"))
+            if re.fullmatch(r"cpu[0-9]+", os.path.basename(c))]
+    for cpu in sorted(cpus):
         # ids are per stream
         thread_pid, frame, stack = {}, {}, {}
         for rec, a in dump(spulse, cpu):

@@ -275,12 +275,30 @@ scenario_zombie_leader() {
 	rmmod spulse
 }
 
+# a target spinning in anonymous executable code (JIT-like): every sample
+# misses the module table and kicks the worker, but the mmap is walked again
+# only when exec_vm/map_count change or every 2 s (meta_walks small,
+# meta_walks_skipped growing); the misses were taken (meta_missed_taken)
+scenario_jit_rescans_rate_limited() {
+	$busy 4 jit & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || { wait $pid; return 1; }
+	reader_start
+	wait $pid
+	echo stop > $D/control
+	reader_stop
+	log "$(meta_stats)"
+	w=$(stat meta_walks); sk=$(stat meta_walks_skipped); mt=$(stat meta_missed_taken)
+	invariant_ok && [ "$w" -le 10 ] && [ "$sk" -ge 10 ] && [ "$mt" -ge 5 ] ||
+		{ rmmod spulse; return 1; }
+	rmmod spulse
+}
+
 # whole system: a loop of processes living ~20 ms each (fork + exec); the
 # samples of every child resolve to its modules (checked on the host)
 scenario_short_lived_whole_system() {
 	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
 	reader_start
-	$busy 3 short > $W/short.out
+	$busy 4 short > $W/short.out
 	rc=$?
 	sleep 0.5
 	echo stop > $D/control
@@ -327,7 +345,7 @@ scenario_whole_system_thread_churn() {
 
 for s in record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn zombie_leader \
-	 short_lived_whole_system meta_table_full \
+	 short_lived_whole_system meta_table_full jit_rescans_rate_limited \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
 	# KUNIT_APPEND=spulse_e2e=a,b runs only scenarios a and b
