@@ -20,7 +20,7 @@ drainer would have read meta:
             resolves, and
             meta.mid has its module records and no process deactivation
             of it (it was alive then: the leader had exited, the worker
-            ran)
+            ran); busy's module records carry a build-id
 
 Prints one PASS or FAIL line; exit 0 on PASS.
 """
@@ -52,12 +52,14 @@ def dump(spulse, path):
             yield w[0], kv(w[1:])
 
 
-def meta_records(spulse, path, pids):
+def meta_records(spulse, path, pids, bids=None):
     mods, deact = {p: [] for p in pids}, set()
     for rec, a in dump(spulse, path):
         if rec == "module" and int(a["pid"]) in pids:
             mods[int(a["pid"])].append((int(a["start"], 16),
                                         int(a["end"], 16)))
+            if bids is not None and a.get("path", "").endswith("/busy"):
+                bids.append(a.get("build_id", ""))
         elif rec == "process-deactivate" and int(a["pid"]) in pids:
             deact.add(int(a["pid"]))
     return mods, deact
@@ -69,7 +71,8 @@ def main():
     with open(os.path.join(d, "resolve")) as f:
         lines = [x.strip() for x in f if x.strip()]
     check, pids = lines[0], {int(x) for x in lines[1:]}
-    mods, _ = meta_records(spulse, os.path.join(d, "meta"), pids)
+    bids = []
+    mods, _ = meta_records(spulse, os.path.join(d, "meta"), pids, bids)
     samples = {p: 0 for p in pids}
     with_user = {p: 0 for p in pids}
     good = {p: 0 for p in pids}
@@ -120,8 +123,11 @@ def main():
                                            os.path.join(d, "meta.mid"), pids)
         n_mid = sum(len(v) for v in mid_mods.values())
         fig += (f"; mid-run meta: {n_mid} modules, "
-                f"{len(mid_deact)} process deactivations")
-        ok = seen == len(pids) and n_bad == 0 and n_mid > 0 and not mid_deact
+                f"{len(mid_deact)} process deactivations; busy build-ids "
+                f"{sorted(set(bids))}")
+        # busy (linked with a build-id) lives on the 9p host mount
+        ok = (seen == len(pids) and n_bad == 0 and n_mid > 0 and
+              not mid_deact and bids and all(bids))
     else:
         print(f"FAIL {name}: unknown check {check!r}")
         return 1

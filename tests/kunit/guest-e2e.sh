@@ -287,8 +287,9 @@ scenario_jit_rescans_rate_limited() {
 	echo stop > $D/control
 	reader_stop
 	log "$(meta_stats)"
-	w=$(stat meta_walks); sk=$(stat meta_walks_skipped); mt=$(stat meta_missed_taken)
-	invariant_ok && [ "$w" -le 10 ] && [ "$sk" -ge 10 ] && [ "$mt" -ge 5 ] ||
+	# (invariant_ok sets t, w and d)
+	wk=$(stat meta_walks); sk=$(stat meta_walks_skipped); mt=$(stat meta_missed_taken)
+	invariant_ok && [ "$wk" -le 10 ] && [ "$sk" -ge 10 ] && [ "$mt" -ge 5 ] ||
 		{ rmmod spulse; return 1; }
 	rmmod spulse
 }
