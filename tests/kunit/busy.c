@@ -12,9 +12,10 @@
  *                         continuously; each pair is recreated every 200
  *                         round trips (threads exit while others wait on
  *                         them). Prints "storm N round trips, M threads".
- *   busy SECONDS zombie   the main thread pthread_exit()s at once, a worker
- *                         thread spins for SECONDS (the leader is a zombie
- *                         meanwhile)
+ *   busy SECONDS zombie [STOPFILE]
+ *                         the main thread pthread_exit()s at once, a worker
+ *                         thread spins for SECONDS or until STOPFILE exists
+ *                         (the leader is a zombie meanwhile)
  *   busy SECONDS short    fork + exec itself as "busy 0.02" (spin 20 ms,
  *                         exit) one child after another, for SECONDS and
  *                         at least 8 children; prints
@@ -160,19 +161,25 @@ static int storm(double secs)
 	return 0;
 }
 
+static double zombie_until;
+static const char *zombie_stop;
+
 static void *zombie_worker(void *arg)
 {
-	outer(*(double *)arg);
+	(void)arg;
+	while (now() < zombie_until &&
+	       !(zombie_stop && !access(zombie_stop, F_OK)))
+		outer(now() + 0.05);
 	return NULL;
 }
 
-static int zombie(double secs)
+static int zombie(double secs, const char *stop)
 {
-	static double until;
 	pthread_t t;
 
-	until = now() + secs;
-	if (pthread_create(&t, NULL, zombie_worker, &until))
+	zombie_until = now() + secs;
+	zombie_stop = stop;
+	if (pthread_create(&t, NULL, zombie_worker, NULL))
 		return 1;
 	pthread_exit(NULL);	/* the process lives on in the worker */
 }
@@ -262,7 +269,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "storm"))
 		return storm(secs);
 	if (!strcmp(mode, "zombie"))
-		return zombie(secs);
+		return zombie(secs, argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "jit"))
 		return jit(secs);
 	if (!strcmp(mode, "many"))

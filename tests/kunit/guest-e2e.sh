@@ -242,14 +242,16 @@ scenario_target_exec_and_exit() {
 	rmmod spulse
 }
 
-# the main thread pthread_exit()s, a worker spins 8 s: once the leader is a
-# zombie, the process must stay tracked (meta_processes 1) and the meta
-# read meanwhile (meta.mid) must hold its modules and no process
-# deactivation (checked on the host with every sample's user IP resolving)
+# the main thread pthread_exit()s, a worker spins until told to stop: once
+# the leader is a zombie, the process must stay tracked (meta_processes 1)
+# and the meta read meanwhile (meta.mid, the worker still running) must hold
+# its modules and no process deactivation (checked on the host with every
+# sample's user IP resolving)
 scenario_zombie_leader() {
 	z=/out/e2e/zombie_leader
 	mkdir -p $z
-	$busy 8 zombie & pid=$!
+	rm -f $W/zombie.stop
+	$busy 120 zombie $W/zombie.stop & pid=$!
 	insmod $ko target_pid=$pid freq=499 autostart=1 || { wait $pid; return 1; }
 	reader_start
 	st= i=0
@@ -262,7 +264,9 @@ scenario_zombie_leader() {
 	sleep 1	# full passes (every 200 ms) with the leader a zombie
 	np=$(stat meta_processes)
 	cat $D/meta > $z/meta.mid
-	log "leader state $st, threads $(ls /proc/$pid/task 2>/dev/null | wc -l), meta_processes $np"
+	th=$(ls /proc/$pid/task 2>/dev/null | wc -l)	# zombie leader + worker
+	log "leader state $st, threads $th, meta_processes $np"
+	touch $W/zombie.stop
 	wait $pid
 	sleep 0.3
 	echo stop > $D/control
@@ -271,7 +275,8 @@ scenario_zombie_leader() {
 	{ cat $z/meta.mid; cat $D/meta; } > $z/meta
 	printf 'alive\n%s\n' $pid > $z/resolve
 	log "$(meta_stats)"
-	invariant_ok && [ "$st" = Z ] && [ "$np" = 1 ] || { rmmod spulse; return 1; }
+	invariant_ok && [ "$st" = Z ] && [ "$np" = 1 ] && [ "$th" -ge 2 ] ||
+		{ rmmod spulse; return 1; }
 	rmmod spulse
 }
 
