@@ -504,6 +504,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "sample_cache_hits %llu\n", ss_hits);
 	seq_printf(m, "sample_cache_misses %llu\n", ss_misses);
 	spulse_stats_show_unwind(m, &t);
+	spulse_meta_stats_show(m);
 	seq_printf(m, "stream_epochs %llu\n", epochs);
 	seq_printf(m, "intern_resets_frames %llu\n", rs_frames);
 	seq_printf(m, "intern_resets_stacks %llu\n", rs_stacks);

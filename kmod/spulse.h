@@ -646,6 +646,7 @@ struct spulse_span {
 };
 
 bool spulse_span_lookup(const struct spulse_span *s, u32 n, u32 pid, u64 addr);
+void spulse_span_sort(struct spulse_span *s, u32 n);
 
 /* Runtime state (main.c owns the instance). */
 struct spulse_cpu_stats {
@@ -928,6 +929,8 @@ void spulse_procwatch_exit(void);
 bool spulse_meta_known(u32 pid, u64 addr);
 u64 spulse_meta_bytes(void);
 u64 spulse_meta_dropped(void);
+struct seq_file;
+void spulse_meta_stats_show(struct seq_file *m);
 
 /* offcpu.c */
 int spulse_offcpu_init(void);

@@ -12,12 +12,29 @@
  *                         continuously; each pair is recreated every 200
  *                         round trips (threads exit while others wait on
  *                         them). Prints "storm N round trips, M threads".
+ *   busy SECONDS zombie [STOPFILE]
+ *                         the main thread pthread_exit()s at once, a worker
+ *                         thread spins for SECONDS or until STOPFILE exists
+ *                         (the leader is a zombie meanwhile)
+ *   busy SECONDS short    fork + exec itself as "busy 0.02" (spin 20 ms,
+ *                         exit) one child after another, for SECONDS and
+ *                         at least 8 children; prints
+ *                         "child PID" for each, then "short N children"
+ *   busy SECONDS jit      spin in code copied into an anonymous executable
+ *                         mapping (x86-64; every sample's IP is outside any
+ *                         file-backed module)
+ *   busy N many           N children one after another, each spins 10 ms
+ *                         then sleeps; all killed 1 s after the last one
+ *                         started (more live processes than meta tracks)
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -144,6 +161,105 @@ static int storm(double secs)
 	return 0;
 }
 
+static double zombie_until;
+static const char *zombie_stop;
+
+static void *zombie_worker(void *arg)
+{
+	(void)arg;
+	while (now() < zombie_until &&
+	       !(zombie_stop && !access(zombie_stop, F_OK)))
+		outer(now() + 0.05);
+	return NULL;
+}
+
+static int zombie(double secs, const char *stop)
+{
+	pthread_t t;
+
+	zombie_until = now() + secs;
+	zombie_stop = stop;
+	if (pthread_create(&t, NULL, zombie_worker, NULL))
+		return 1;
+	pthread_exit(NULL);	/* the process lives on in the worker */
+}
+
+static int short_children(double secs, const char *argv0)
+{
+	double end = now() + secs;
+	int n = 0;
+
+	while (now() < end || n < 8) {
+		pid_t c = fork();
+		int st;
+
+		if (c < 0)
+			return 1;
+		if (!c) {
+			execl("/proc/self/exe", argv0, "0.02", (char *)NULL);
+			_exit(127);
+		}
+		printf("child %d\n", (int)c);
+		fflush(stdout);
+		if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+		n++;
+	}
+	printf("short %d children\n", n);
+	return 0;
+}
+
+/* mov rax, rdi; 1: dec rax; jnz 1b; ret */
+static const unsigned char jit_loop[] = {
+	0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3,
+};
+
+static int jit(double secs)
+{
+	double end = now() + secs;
+	void (*fn)(long);
+	void *code;
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return 1;
+	memcpy(code, jit_loop, sizeof(jit_loop));
+	fn = (void (*)(long))code;
+	while (now() < end)
+		fn(1000000);
+	return 0;
+}
+
+static int many(int n)
+{
+	pid_t *kids = calloc(n, sizeof(*kids));
+	int ok = 0;
+
+	if (!kids)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			break;
+		if (!kids[i]) {
+			outer(now() + 0.01);
+			for (;;)
+				pause();
+		}
+		ok++;
+		usleep(5000);
+	}
+	sleep(1);
+	for (int i = 0; i < ok; i++)
+		kill(kids[i], SIGKILL);
+	for (int i = 0; i < ok; i++)
+		waitpid(kids[i], NULL, 0);
+	printf("many %d children\n", ok);
+	free(kids);
+	return ok == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
@@ -152,6 +268,14 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "storm"))
 		return storm(secs);
+	if (!strcmp(mode, "zombie"))
+		return zombie(secs, argc > 3 ? argv[3] : NULL);
+	if (!strcmp(mode, "jit"))
+		return jit(secs);
+	if (!strcmp(mode, "many"))
+		return many((int)secs);
+	if (!strcmp(mode, "short"))
+		return short_children(secs, argv[0]);
 	if (!strcmp(mode, "churn")) {
 		while (now() < end) {
 			pthread_t t[8];

@@ -17,6 +17,7 @@ mkdir -p $W
 rm -rf /out/e2e
 n=0
 results=
+only=$(sed -n 's/.*spulse_e2e=\([a-z0-9_,]*\).*/\1/p' /proc/cmdline)
 
 log() { echo "e2e: $*"; }
 
@@ -57,6 +58,19 @@ save_streams() {
 	for f in $D/cpu*; do cat "$f" >> "$W/${f##*/}" 2>/dev/null; done
 	mkdir -p "/out/e2e/$1"
 	for f in $W/cpu*; do [ -s "$f" ] && cp "$f" "/out/e2e/$1/"; done
+}
+
+# save_meta NAME: the meta stream too (after save_streams NAME), for the
+# host's resolution check (tests/kunit/e2e-resolve.py): it drains the
+# directory into a spool and checks the samples of the pids listed in
+# /out/e2e/NAME/resolve (first line: the check, then one pid a line)
+save_meta() {
+	cat $D/meta > "/out/e2e/$1/meta" 2>/dev/null
+}
+
+# meta_stats: the meta_* stats keys on one line
+meta_stats() {
+	grep '^meta_' $D/stats | tr '\n' ' '
 }
 
 # invariant_ok: the stats add up and something was sampled
@@ -232,6 +246,101 @@ scenario_target_exec_and_exit() {
 	rmmod spulse
 }
 
+# the main thread pthread_exit()s, a worker spins until told to stop: once
+# the leader is a zombie, the process must stay tracked (meta_processes 1)
+# and the meta read meanwhile (meta.mid, the worker still running) must hold
+# its modules and no process deactivation (checked on the host with every
+# sample's user IP resolving)
+scenario_zombie_leader() {
+	z=/out/e2e/zombie_leader
+	mkdir -p $z
+	rm -f $W/zombie.stop
+	$busy 120 zombie $W/zombie.stop & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || { wait $pid; return 1; }
+	reader_start
+	st= i=0
+	while [ $i -lt 50 ]; do	# startup is slow under TCG
+		st=$(awk '$1 == "State:" { print $2 }' /proc/$pid/status 2>/dev/null)
+		[ "$st" = Z ] && break
+		i=$((i + 1))
+		sleep 0.2
+	done
+	sleep 1	# full passes (every 200 ms) with the leader a zombie
+	np=$(stat meta_processes)
+	cat $D/meta > $z/meta.mid
+	th=$(ls /proc/$pid/task 2>/dev/null | wc -l)	# zombie leader + worker
+	log "leader state $st, threads $th, meta_processes $np"
+	touch $W/zombie.stop
+	wait $pid
+	sleep 0.3
+	echo stop > $D/control
+	reader_stop
+	save_streams zombie_leader
+	{ cat $z/meta.mid; cat $D/meta; } > $z/meta
+	printf 'alive\n%s\n' $pid > $z/resolve
+	log "$(meta_stats)"
+	invariant_ok && [ "$st" = Z ] && [ "$np" = 1 ] && [ "$th" -ge 2 ] ||
+		{ rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+# a target spinning in anonymous executable code (JIT-like): every sample
+# misses the module table and kicks the worker, but the mmap is walked again
+# only when exec_vm/map_count change or every 2 s (meta_walks small,
+# meta_walks_skipped growing); the misses were taken (meta_missed_taken)
+scenario_jit_rescans_rate_limited() {
+	$busy 4 jit & pid=$!
+	insmod $ko target_pid=$pid freq=499 autostart=1 || { wait $pid; return 1; }
+	reader_start
+	wait $pid
+	echo stop > $D/control
+	reader_stop
+	log "$(meta_stats)"
+	# (invariant_ok sets t, w and d)
+	wk=$(stat meta_walks); sk=$(stat meta_walks_skipped); mt=$(stat meta_missed_taken)
+	invariant_ok && [ "$wk" -le 10 ] && [ "$sk" -ge 10 ] && [ "$mt" -ge 5 ] ||
+		{ rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+# whole system: a loop of processes living ~20 ms each (fork + exec); the
+# samples of every child resolve to its modules (checked on the host)
+scenario_short_lived_whole_system() {
+	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
+	reader_start
+	$busy 4 short > $W/short.out
+	rc=$?
+	sleep 0.5
+	echo stop > $D/control
+	reader_stop
+	save_streams short_lived
+	save_meta short_lived
+	{ echo resolved; awk '$1 == "child" { print $2 }' $W/short.out; } \
+		> /out/e2e/short_lived/resolve
+	log "$(tail -n1 $W/short.out); $(meta_stats)"
+	invariant_ok && [ $rc -eq 0 ] || { rmmod spulse; return 1; }
+	[ "$(stat meta_missed_taken)" -gt 0 ] || { log "no missed mm taken"; rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+# whole system: 300 live processes (each sampled for ~10 ms, then asleep),
+# more than the 256 the meta worker tracks: idle ones are evicted (LRU) or
+# the overflow is counted, never silently lost; the tables stay in bounds
+scenario_meta_table_full() {
+	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
+	reader_start
+	$busy 300 many > $W/many.out
+	rc=$?
+	echo stop > $D/control
+	reader_stop
+	log "$(cat $W/many.out); $(meta_stats)"
+	np=$(stat meta_processes); nm=$(stat meta_modules)
+	ev=$(stat meta_processes_evicted); fu=$(stat meta_processes_full)
+	invariant_ok && [ $rc -eq 0 ] && [ "$np" -le 256 ] && [ "$nm" -le 4096 ] &&
+		[ $((ev + fu)) -gt 0 ] || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
 scenario_whole_system_thread_churn() {
 	$busy 3 churn & pid=$!
 	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
@@ -304,9 +413,12 @@ scenario_relay_memory_bound_refused() {
 }
 
 for s in relay_reader_races_writer relay_memory_bound_refused cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
-	 target_exec_and_exit whole_system_thread_churn \
+	 target_exec_and_exit whole_system_thread_churn zombie_leader \
+	 short_lived_whole_system meta_table_full jit_rescans_rate_limited \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
+	# KUNIT_APPEND=spulse_e2e=a,b runs only scenarios a and b
+	case ,$only, in ,,|*,$s,*) ;; *) continue ;; esac
 	log "--- $s"
 	if scenario_$s; then report ok "$s"; else report "not ok" "$s"; fi
 	# a failed scenario must not leave the module behind

@@ -13,8 +13,11 @@
 # 5. unless KUNIT_E2E=0, the same boot then runs guest-e2e.sh: spulse.ko
 #    recording busy.c (static) with hotplug, rmmod mid-recording, exec/exit
 #    and thread churn; its results count as suite "spulse_e2e".
+#    Scenarios that leave a `resolve` list have their samples checked on
+#    the host to resolve to the modules in their meta (e2e-resolve.py).
 # Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 300),
-# KUNIT_APPEND (extra kernel command line), KUNIT_E2E (1).
+# KUNIT_APPEND (extra kernel command line; spulse_e2e=a,b runs only those
+# e2e scenarios), KUNIT_E2E (1).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -113,6 +116,19 @@ if [ -d "$out/vm/e2e" ]; then
 				echo "FAIL $name: $(tail -n1 "$s.check")"
 				f=$((f + 1))
 			fi
+		done
+		# scenarios that left a `resolve` list: their samples must resolve
+		# to their modules in meta (e2e-resolve.py)
+		for r in "$out"/vm/e2e/*/resolve; do
+			[ -f "$r" ] || continue
+			if line=$(python3 "$here/e2e-resolve.py" "$(dirname "$r")" \
+				"$build/spulse" 2>&1); then
+				p=$((p + 1))
+			else
+				f=$((f + 1))
+				case $line in FAIL*) ;; *) line="FAIL e2e-resolve $r: $line" ;; esac
+			fi
+			echo "$line" | tail -n1
 		done
 	else
 		echo "FAIL spulse_e2e_streams (cannot build $build/spulse)"
