@@ -235,6 +235,11 @@ scenario_target_exec_and_exit() {
 scenario_task_events_threads() {
 	rm -f $W/late.go
 	$busy 3 threads $W/late.go > $W/threads.out & pid=$!
+	# the early threads must exist before start (exec over 9p is slow)
+	i=0
+	while ! grep -q ready $W/threads.out 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	insmod $ko target_pid=$pid freq=499 || { kill $pid; wait $pid; return 1; }
 	[ "$(stat events)" = task ] || { log "events=$(stat events)"; rmmod spulse; kill $pid; wait $pid; return 1; }
 	echo start > $D/control
@@ -276,7 +281,8 @@ idle_run() {
 	l1=$(loc1)
 	echo "$((l1 - l0)) $(stat seen) $(stat samples_taken)"
 	rmmod spulse
-	kill $pid 2>/dev/null; wait $pid
+	kill $pid 2>/dev/null; wait $pid 2>/dev/null
+	return 0
 }
 
 # A target pinned to CPU0: with per-task events the idle CPU1 takes no

@@ -416,7 +416,9 @@ static void sampler_throttling_is_counted(struct kunit *test)
 	ev->hw.interrupts = ~0ULL;		/* the throttling one */
 	spulse_kunit_throttle(ev);
 	t0 = ktime_get_mono_fast_ns();
-	mdelay(10);				/* throttled until here */
+	/* throttled until here (mdelay() alone can be short under TCG) */
+	while (ktime_get_mono_fast_ns() - t0 < 10 * NSEC_PER_MSEC)
+		cpu_relax();
 	ev->hw.interrupts = 1;			/* restarted: first overflow */
 	t1 = ktime_get_mono_fast_ns();
 	spulse_kunit_throttle(ev);
