@@ -94,10 +94,11 @@ void spulse_control_target_work(struct work_struct *w)
  * Description:
  * The first start fixes the session: start_us (realtime) and the monotonic
  * origin that sample times are measured from, on every CPU. With offcpu=1
- * the scheduler probes are registered first.
+ * the scheduler probes are registered first. With events=task the events
+ * are created first, on the target's threads of this moment.
  *
- * Return: 0, -ESRCH (the target exited) or the probe registration error
- * (then still stopped).
+ * Return: 0, -ESRCH (the target exited, or it has no live thread for its
+ * task events) or the probe registration error (then still stopped).
  */
 int spulse_control_start(void)
 {
@@ -120,7 +121,12 @@ int spulse_control_start(void)
 					  NSEC_PER_USEC;
 			spulse.started = true;
 		}
-		r = spulse_offcpu_start();
+		r = spulse_sample_prepare();
+		if (!r) {
+			r = spulse_offcpu_start();
+			if (r)
+				spulse_sample_enable(false);
+		}
 		if (!r) {
 			spulse_meta_start();
 			spulse_sample_enable(true);
@@ -393,6 +399,10 @@ static void spulse_stats_show_losses(struct seq_file *m,
 		   READ_ONCE(spulse.flush_paused_ns));
 	seq_printf(m, "flush_lost_max %llu\n", READ_ONCE(spulse.flush_lost_max));
 	seq_printf(m, "cpus_no_event %u\n", READ_ONCE(spulse.cpus_no_event));
+	seq_printf(m, "events %s\n", spulse_events_name(spulse.p.events));
+	seq_printf(m, "task_events %u\n", READ_ONCE(spulse.task_events));
+	seq_printf(m, "task_events_failed %u\n",
+		   READ_ONCE(spulse.task_events_failed));
 	seq_printf(m, "cpus_no_state %u\n", READ_ONCE(spulse.cpus_no_state));
 	seq_printf(m, "percpu_bytes %llu\n", READ_ONCE(spulse.percpu_bytes));
 	if (!spulse.p.sample_phase_stats)

@@ -40,6 +40,10 @@ static char *event = "cpu-clock";
 module_param(event, charp, 0444);
 MODULE_PARM_DESC(event, "cpu-clock (default) or cycles (falls back to cpu-clock without a PMU)");
 
+static char *events = "auto";
+module_param(events, charp, 0444);
+MODULE_PARM_DESC(events, "auto (task with target_pid, else cpu), cpu (one event per CPU) or task (inherited events on the target's threads)");
+
 static ulong subbuf_size = 256 * 1024;
 module_param(subbuf_size, ulong, 0444);
 MODULE_PARM_DESC(subbuf_size, "relay sub-buffer size in bytes");
@@ -113,6 +117,13 @@ static int spulse_load_params(void)
 		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
 		return -EINVAL;
 	}
+	if (spulse_parse_events(events ? events : "", &p->events)) {
+		pr_err("invalid events=%s: must be auto, cpu or task\n", events);
+		return -EINVAL;
+	}
+	if (p->events == SPULSE_EVENTS_AUTO)
+		p->events = p->target_pid ? SPULSE_EVENTS_TASK :
+					    SPULSE_EVENTS_CPU;
 	if (spulse_params_check(p, &why)) {
 		pr_err("invalid parameters: %s\n", why);
 		return -EINVAL;
@@ -213,9 +224,10 @@ static int __init spulse_init(void)
 	if (spulse.target && spulse.target_vnr != spulse.p.target_pid)
 		pr_info("target_pid=%u in the loader's pid namespace is tgid %u\n",
 			spulse.target_vnr, spulse.p.target_pid);
-	pr_info("loaded: target_pid=%u freq=%u event=%s offcpu=%d unwind=%s\n",
+	pr_info("loaded: target_pid=%u freq=%u event=%s events=%s offcpu=%d unwind=%s\n",
 		spulse.p.target_pid, spulse.p.freq,
-		spulse_event_name(spulse.p.event), spulse.p.offcpu,
+		spulse_event_name(spulse.p.event),
+		spulse_events_name(spulse.p.events), spulse.p.offcpu,
 		spulse_unwind_name(spulse.p.unwind));
 	return 0;
 fail:

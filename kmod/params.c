@@ -96,6 +96,40 @@ const char *spulse_event_name(enum spulse_event ev)
 EXPORT_SYMBOL_IF_KUNIT(spulse_event_name);
 
 /**
+ * spulse_parse_events() - map the "events" parameter to a binding
+ * @s: parameter text ("auto", "cpu" or "task", trailing newline accepted)
+ * @out: result
+ *
+ * Return: 0 or -EINVAL.
+ */
+int spulse_parse_events(const char *s, enum spulse_events *out)
+{
+	if (sysfs_streq(s, "auto"))
+		*out = SPULSE_EVENTS_AUTO;
+	else if (sysfs_streq(s, "cpu"))
+		*out = SPULSE_EVENTS_CPU;
+	else if (sysfs_streq(s, "task"))
+		*out = SPULSE_EVENTS_TASK;
+	else
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_parse_events);
+
+/**
+ * spulse_events_name() - parameter spelling of an event binding
+ * @ev: binding
+ *
+ * Return: "auto", "cpu" or "task".
+ */
+const char *spulse_events_name(enum spulse_events ev)
+{
+	return ev == SPULSE_EVENTS_TASK ? "task" :
+	       ev == SPULSE_EVENTS_AUTO ? "auto" : "cpu";
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_events_name);
+
+/**
  * spulse_parse_unwind() - map the "unwind" parameter to a mode
  * @s: parameter text ("auto", "fp" or "tables", trailing newline accepted)
  * @out: result
@@ -196,6 +230,10 @@ int spulse_params_check(const struct spulse_params *p, const char **why)
 	}
 	if (p->target_pid > PID_MAX_LIMIT) {
 		*why = "target_pid out of range";
+		return -EINVAL;
+	}
+	if (p->events == SPULSE_EVENTS_TASK && !p->target_pid) {
+		*why = "events=task needs target_pid";
 		return -EINVAL;
 	}
 	return 0;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where samples are taken: one perf event per online CPU (created and
- * destroyed by a CPU-hotplug state), and its overflow handler, which runs in
- * hardirq (cpu-clock) or NMI (cycles) context. The handler filters by target
+ * Where samples are taken: with events=cpu one perf event per online CPU
+ * (created and destroyed by a CPU-hotplug state); with events=task one
+ * event per thread of the target at start, inherited by the threads it
+ * creates later (so a CPU that never runs the target takes no interrupt);
+ * and the overflow handler, which runs in hardirq (cpu-clock) or NMI
+ * (cycles) context. The handler filters by target
  * process, captures the mixed stack (user chain then kernel chain, root to
  * leaf), encodes it as one batch and writes it to this CPU's relay buffer.
  * NMI-safe: no locks, no allocation, bounded work (depth limits).
@@ -13,8 +16,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/math64.h>
 #include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -184,7 +190,11 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	if (spulse.target && task_tgid(tsk) != spulse.target)
 		return;
 	s.pid = task_tgid_nr(tsk);
-	if (c->busy) {
+	/*
+	 * A task event fires on whatever CPU runs the target: one without
+	 * sampler state (busy for good, percpu.c) or relay buffer drops.
+	 */
+	if (c->busy || unlikely(!*this_cpu_ptr(spulse.chan->buf))) {
 		c->stats.dropped_busy++;
 		c->stats.taken++;
 		return;
@@ -265,7 +275,12 @@ static void spulse_overflow(struct perf_event *event,
 	spulse_take(c, regs);
 }
 
-static struct perf_event *spulse_event_create(int cpu)
+/*
+ * A disabled event on @cpu, or with @task on that thread on any CPU,
+ * inherited by the threads it creates (inherit_thread: not by forked
+ * processes, which are other tgids the handler would filter out).
+ */
+static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 {
 	struct perf_event_attr attr = {
 		.type = spulse.ev_type,
@@ -276,7 +291,12 @@ static struct perf_event *spulse_event_create(int cpu)
 		.disabled = 1,
 	};
 
-	return perf_event_create_kernel_counter(&attr, cpu, NULL,
+	if (task) {
+		attr.inherit = 1;
+		attr.inherit_thread = 1;
+		cpu = -1;
+	}
+	return perf_event_create_kernel_counter(&attr, cpu, task,
 						spulse_overflow, NULL);
 }
 
@@ -314,7 +334,7 @@ static int spulse_cpu_online(unsigned int cpu)
 	struct perf_event *ev = ERR_PTR(-ENOMEM);
 
 	if (c->ready)
-		ev = spulse_event_create(cpu);
+		ev = spulse_event_create(cpu, NULL);
 	if (IS_ERR(ev)) {
 		if (spulse.ev_loading) {
 			pr_err("cannot create perf event on cpu%u: %ld\n", cpu,
@@ -360,7 +380,7 @@ static int spulse_pick_event(void)
 		return 0;
 	spulse.ev_type = PERF_TYPE_HARDWARE;
 	spulse.ev_config = PERF_COUNT_HW_CPU_CYCLES;
-	probe = spulse_event_create(cpumask_first(cpu_online_mask));
+	probe = spulse_event_create(cpumask_first(cpu_online_mask), NULL);
 	if (!IS_ERR(probe)) {
 		perf_event_release_kernel(probe);
 		return 0;
@@ -378,6 +398,181 @@ static int spulse_pick_event(void)
 	return 0;
 }
 
+static bool spulse_task_mode(void)
+{
+	return spulse.p.events == SPULSE_EVENTS_TASK;
+}
+
+/*
+ * Take a reference on each live thread of the target (a global tgid, as
+ * the handler compares it), up to @max; the rest are counted in *@over.
+ * Returns the count, or -ESRCH when the target is gone.
+ */
+static int spulse_threads_collect(struct task_struct **t, u32 max, u32 *over)
+{
+	struct task_struct *leader, *th;
+	int n = 0;
+
+	*over = 0;
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(spulse.p.target_pid, &init_pid_ns),
+			  PIDTYPE_TGID);
+	if (!leader) {
+		rcu_read_unlock();
+		return -ESRCH;
+	}
+	for_each_thread(leader, th) {
+		if (th->flags & PF_EXITING)
+			continue;
+		if (n == max) {
+			(*over)++;
+			continue;
+		}
+		get_task_struct(th);
+		t[n++] = th;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Add what each task event (with its inherited children, which
+ * perf_event_read_value() sums, exited ones included) was enabled and
+ * running since the last fold to the stats of the first possible CPU
+ * (the handler never writes these two keys).
+ */
+static void spulse_task_fold(void)
+{
+	struct spulse_cpu *c = per_cpu_ptr(spulse.cpu,
+					   cpumask_first(cpu_possible_mask));
+	u64 enabled, running;
+	u32 i;
+
+	for (i = 0; i < spulse.ntev; i++) {
+		struct spulse_tev *t = &spulse.tev[i];
+
+		enabled = 0;
+		running = 0;
+		perf_event_read_value(t->ev, &enabled, &running);
+		if (enabled >= t->enabled && running >= t->running) {
+			WRITE_ONCE(c->stats.event_enabled_ns,
+				   c->stats.event_enabled_ns + enabled -
+				   t->enabled);
+			WRITE_ONCE(c->stats.event_running_ns,
+				   c->stats.event_running_ns + running -
+				   t->running);
+		}
+		t->enabled = enabled;
+		t->running = running;
+	}
+}
+
+/*
+ * Release every task event. perf_event_release_kernel() removes and frees
+ * the inherited children too, each off its CPU first, so no handler runs
+ * on any of them afterwards.
+ */
+static void spulse_task_release(void)
+{
+	u32 i;
+
+	for (i = 0; i < spulse.ntev; i++)
+		perf_event_release_kernel(spulse.tev[i].ev);
+	kvfree(spulse.tev);
+	spulse.tev = NULL;
+	spulse.ntev = 0;
+}
+
+/**
+ * spulse_sample_prepare() - create the task events (events=task)
+ *
+ * Context: process context, spulse.lock held, stopped. One disabled event
+ * per thread of the target now (at most SPULSE_TASK_EVENTS_MAX; the rest
+ * and failed creations are counted in task_events_failed), created outside
+ * RCU since creation sleeps; threads the target creates later inherit
+ * them. A thread created while this runs, by a thread whose event does not
+ * exist yet, is missed (perf record -p has the same window). A no-op with
+ * events=cpu or when the events exist.
+ *
+ * Return: 0, -ESRCH (the target is gone), -ENOMEM, or the creation error
+ * when no thread got an event.
+ */
+int spulse_sample_prepare(void)
+{
+	struct task_struct **t;
+	struct perf_event *ev;
+	u32 over = 0, failed = 0;
+	int n, i, r = 0;
+
+	if (!spulse_task_mode() || spulse.tev)
+		return 0;
+	t = kvcalloc(SPULSE_TASK_EVENTS_MAX, sizeof(*t), GFP_KERNEL);
+	spulse.tev = kvcalloc(SPULSE_TASK_EVENTS_MAX, sizeof(*spulse.tev),
+			      GFP_KERNEL);
+	if (!t || !spulse.tev) {
+		r = -ENOMEM;
+		goto out;
+	}
+	n = spulse_threads_collect(t, SPULSE_TASK_EVENTS_MAX, &over);
+	if (n < 0) {
+		r = n;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		ev = spulse_event_create(-1, t[i]);
+		put_task_struct(t[i]);
+		if (IS_ERR(ev)) {
+			/* -ESRCH: the thread exited meanwhile, nothing lost */
+			if (PTR_ERR(ev) != -ESRCH) {
+				failed++;
+				if (!r)
+					r = PTR_ERR(ev);
+			}
+			continue;
+		}
+		spulse.tev[spulse.ntev++].ev = ev;
+	}
+	WRITE_ONCE(spulse.task_events, spulse.ntev);
+	WRITE_ONCE(spulse.task_events_failed, failed + over);
+	if (failed)
+		pr_warn("%u of the target's threads got no perf event (%d)\n",
+			failed, r);
+	if (over)
+		pr_warn("target has more than %u threads: %u not sampled\n",
+			SPULSE_TASK_EVENTS_MAX, over);
+	if (spulse.ntev)
+		r = 0;
+	else if (!r)
+		r = -ESRCH;
+out:
+	kvfree(t);
+	if (r)
+		spulse_task_release();
+	return r;
+}
+
+/*
+ * events=task: turn the events on, or off and release them (a new start
+ * creates them again on the threads of that moment). Inherited children
+ * follow their parent's state only at creation, so they are gated by
+ * spulse.running until the release removes them.
+ */
+static void spulse_task_enable(bool on)
+{
+	u32 i;
+
+	WRITE_ONCE(spulse.running, on);
+	if (on) {
+		for (i = 0; i < spulse.ntev; i++)
+			perf_event_enable(spulse.tev[i].ev);
+		return;
+	}
+	for (i = 0; i < spulse.ntev; i++)
+		perf_event_disable(spulse.tev[i].ev);
+	spulse_task_fold();
+	spulse_task_release();
+}
+
 /**
  * spulse_sample_init() - pick the event and create one per online CPU
  *
@@ -391,7 +586,7 @@ int spulse_sample_init(void)
 {
 	int r = spulse_pick_event();
 
-	if (r)
+	if (r || spulse_task_mode())
 		return r;
 	spulse.ev_loading = true;
 	r = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "spulse:online",
@@ -408,6 +603,10 @@ int spulse_sample_init(void)
  */
 void spulse_sample_exit(void)
 {
+	if (spulse.tev) {
+		WRITE_ONCE(spulse.running, false);
+		spulse_task_release();
+	}
 	if (spulse.cpuhp_state > 0)
 		cpuhp_remove_state(spulse.cpuhp_state);
 	spulse.cpuhp_state = 0;
@@ -423,11 +622,17 @@ void spulse_sample_exit(void)
  * once the event is off on its CPU, so no handler is running afterwards;
  * then each event's enabled/running times are folded into the stats and a
  * pending throttle gap is forgotten (the off time is not a throttle loss).
+ * With events=task, off also releases the task events (inherited children
+ * included), so no handler runs afterwards either.
  */
 void spulse_sample_enable(bool on)
 {
 	int cpu;
 
+	if (spulse_task_mode()) {
+		spulse_task_enable(on);
+		return;
+	}
 	cpus_read_lock();
 	WRITE_ONCE(spulse.running, on);
 	for_each_online_cpu(cpu) {
@@ -454,13 +659,33 @@ void spulse_sample_enable(bool on)
  * are off between the two calls, so samples due then are never taken; the
  * time is added to flush_paused_ns and, times the number of events, to
  * flush_lost_max (an upper bound: an event on a CPU that does not run the
- * target would not have sampled it).
+ * target would not have sampled it). With events=task the events stay on
+ * (their inherited children cannot be turned off from here) and the
+ * handler is gated instead: spulse.running off, then an RCU grace period
+ * waits out every handler already past the check (hardirq and NMI code is
+ * an RCU reader); the bound is then online CPUs x time.
  */
 void spulse_sample_pause(bool pause)
 {
 	u64 d, n = 0;
 	int cpu;
 
+	if (spulse_task_mode()) {
+		if (pause) {
+			WRITE_ONCE(spulse.running, false);
+			synchronize_rcu();
+			spulse_task_fold();
+			spulse.pause_t0 = ktime_get_mono_fast_ns();
+			return;
+		}
+		d = ktime_get_mono_fast_ns() - spulse.pause_t0;
+		n = num_online_cpus();
+		WRITE_ONCE(spulse.flush_paused_ns, spulse.flush_paused_ns + d);
+		WRITE_ONCE(spulse.flush_lost_max, spulse.flush_lost_max +
+			   div64_u64(d * n * spulse.p.freq, NSEC_PER_SEC));
+		WRITE_ONCE(spulse.running, true);
+		return;
+	}
 	if (pause) {
 		spulse_sample_enable(false);
 		spulse.pause_t0 = ktime_get_mono_fast_ns();

@@ -53,6 +53,16 @@ enum spulse_unwind_mode {
 	SPULSE_UNWIND_TABLES,	/* tables only, the FP step never used */
 };
 
+/* Where the events are bound (parameter "events"); zero is per-CPU. */
+enum spulse_events {
+	SPULSE_EVENTS_CPU,	/* one event per online CPU */
+	SPULSE_EVENTS_TASK,	/* one inherited event per target thread */
+	SPULSE_EVENTS_AUTO,	/* task with target_pid, else cpu (resolved at load) */
+};
+
+/* Task events created at start at most (threads beyond: task_events_failed). */
+#define SPULSE_TASK_EVENTS_MAX	4096
+
 /* Event kinds (parameter "event"). */
 enum spulse_event {
 	SPULSE_EVENT_CPU_CLOCK,
@@ -70,6 +80,8 @@ enum spulse_event {
  * @max_depth: the max_depth parameter (0 = unset; else both limits above
  *	were set to it)
  * @event: which perf event to sample on
+ * @events: per-CPU or per-task events (enum spulse_events, never AUTO
+ *	after load)
  * @subbuf_size: relay sub-buffer size in bytes
  * @n_subbufs: relay sub-buffers per CPU
  * @autostart: start sampling at load
@@ -90,6 +102,7 @@ struct spulse_params {
 	u32 max_kernel_depth;
 	u32 max_depth;
 	enum spulse_event event;
+	enum spulse_events events;
 	size_t subbuf_size;
 	size_t n_subbufs;
 	bool autostart;
@@ -108,6 +121,8 @@ size_t spulse_batch_max_offcpu(u32 max_user_depth, u32 max_kernel_depth);
 size_t spulse_batch_max_trigger(void);
 int spulse_parse_event(const char *s, enum spulse_event *out);
 const char *spulse_event_name(enum spulse_event ev);
+int spulse_parse_events(const char *s, enum spulse_events *out);
+const char *spulse_events_name(enum spulse_events ev);
 int spulse_parse_unwind(const char *s, enum spulse_unwind_mode *out);
 const char *spulse_unwind_name(enum spulse_unwind_mode m);
 int spulse_params_check(const struct spulse_params *p, const char **why);
@@ -803,6 +818,18 @@ static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
 }
 
 /**
+ * struct spulse_tev - one task event (events=task)
+ * @ev: the event (its inherited children hang off it)
+ * @enabled: @ev's time enabled at the last fold
+ * @running: @ev's time running at the last fold
+ */
+struct spulse_tev {
+	struct perf_event *ev;
+	u64 enabled;
+	u64 running;
+};
+
+/**
  * struct spulse_state - the module's global state
  * @p: validated parameters
  * @cpu: per-CPU state
@@ -824,6 +851,12 @@ static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
  * @pause_t0: when the events were turned off for the current flush
  * @flush_paused_ns: time the events were off for flushes
  * @flush_lost_max: upper bound of samples lost to flushes (events x time)
+ * @tev: events=task: the events created at start, one per target thread
+ *	(sample.c; NULL when none)
+ * @ntev: entries of @tev
+ * @task_events: task events created at the last start
+ * @task_events_failed: threads that got no task event at the last start
+ *	(over SPULSE_TASK_EVENTS_MAX, or creation failed)
  * @ev_type: perf type actually used
  * @ev_config: perf config actually used
  * @oc: off-CPU slot table (offcpu=1)
@@ -858,6 +891,10 @@ struct spulse_state {
 	u64 pause_t0;
 	u64 flush_paused_ns;
 	u64 flush_lost_max;
+	struct spulse_tev *tev;
+	u32 ntev;
+	u32 task_events;
+	u32 task_events_failed;
 	u32 ev_type;
 	u64 ev_config;
 	struct spulse_oc_table oc;
@@ -907,6 +944,7 @@ void spulse_relay_flush_chan(struct rchan *chan);
 /* sample.c */
 int spulse_sample_init(void);
 void spulse_sample_exit(void);
+int spulse_sample_prepare(void);
 void spulse_sample_enable(bool on);
 void spulse_sample_pause(bool pause);
 

@@ -26,8 +26,15 @@
  *   busy N many           N children one after another, each spins 10 ms
  *                         then sleeps; all killed 1 s after the last one
  *                         started (more live processes than meta tracks)
+ *   busy SECONDS threads FILE
+ *                         two threads named early0/early1 spin from the
+ *                         start; once FILE exists (polled, at most 120 s)
+ *                         two more, late0/late1, are created; all four and
+ *                         the main thread spin SECONDS more, then exit.
+ *                         Prints "threads ready" once the early ones run.
  */
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +267,38 @@ static int many(int n)
 	return ok == n ? 0 : 1;
 }
 
+static double named_end;
+
+static void *named_spinner(void *arg)
+{
+	prctl(PR_SET_NAME, (unsigned long)arg, 0, 0, 0);
+	while (!*(volatile double *)&named_end)
+		middle();
+	outer(named_end);
+	return NULL;
+}
+
+static int threads(double secs, const char *file)
+{
+	static char *names[] = { "early0", "early1", "late0", "late1" };
+	pthread_t t[4];
+	double give_up = now() + 120;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, named_spinner, names[i]);
+	printf("threads ready\n");
+	fflush(stdout);
+	while (access(file, F_OK) && now() < give_up)
+		usleep(10000);
+	for (int i = 2; i < 4; i++)
+		pthread_create(&t[i], NULL, named_spinner, names[i]);
+	*(volatile double *)&named_end = now() + secs;
+	outer(named_end);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 2;
@@ -276,6 +315,8 @@ int main(int argc, char **argv)
 		return many((int)secs);
 	if (!strcmp(mode, "short"))
 		return short_children(secs, argv[0]);
+	if (!strcmp(mode, "threads") && argc > 3)
+		return threads(secs, argv[3]);
 	if (!strcmp(mode, "churn")) {
 		while (now() < end) {
 			pthread_t t[8];

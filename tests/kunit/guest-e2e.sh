@@ -341,6 +341,106 @@ scenario_meta_table_full() {
 	rmmod spulse
 }
 
+# events=task (the default with target_pid): threads that exist at start
+# (created after insmod) and threads created after start are all sampled;
+# each thread's first sample defines it with its comm, so every name is in
+# a stream. Every event seen belongs to the target (seen == taken).
+scenario_task_events_threads() {
+	rm -f $W/late.go
+	$busy 3 threads $W/late.go > $W/threads.out & pid=$!
+	# the early threads must exist before start (exec over 9p is slow)
+	i=0
+	while ! grep -q ready $W/threads.out 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	insmod $ko target_pid=$pid freq=499 || { kill $pid; wait $pid; return 1; }
+	[ "$(stat events)" = task ] || { log "events=$(stat events)"; rmmod spulse; kill $pid; wait $pid; return 1; }
+	echo start > $D/control
+	reader_start
+	sleep 0.5
+	touch $W/late.go
+	wait $pid
+	echo stop > $D/control
+	reader_stop
+	save_streams task_events_threads
+	te=$(stat task_events); tf=$(stat task_events_failed)
+	seen=$(stat seen); t=$(stat samples_taken)
+	log "task_events=$te task_events_failed=$tf seen=$seen taken=$t"
+	ok=0
+	invariant_ok && streams_ok || ok=1
+	[ "$te" -ge 3 ] && [ "$tf" -eq 0 ] && [ "$seen" -eq "$t" ] || ok=1
+	for c in early0 early1 late0 late1; do
+		cat $W/cpu* | grep -q "$c" || { log "no sample of thread $c"; ok=1; }
+	done
+	rmmod spulse
+	return $ok
+}
+
+# loc1: CPU1's local timer interrupts (/proc/interrupts LOC)
+loc1() {
+	awk '$1 == "LOC:" { print $3 }' /proc/interrupts
+}
+
+# idle_run EVENTS: record a target pinned to CPU0 (this shell too) for 2 s
+# without a reader; prints "LOC1_DELTA SEEN TAKEN"
+idle_run() {
+	$busy 4 > /dev/null & pid=$!
+	taskset -p 1 $pid > /dev/null
+	insmod $ko target_pid=$pid freq=999 events=$1 || { kill $pid; wait $pid; return 1; }
+	l0=$(loc1)
+	echo start > $D/control
+	sleep 2
+	echo stop > $D/control
+	l1=$(loc1)
+	echo "$((l1 - l0)) $(stat seen) $(stat samples_taken)"
+	rmmod spulse
+	kill $pid 2>/dev/null; wait $pid 2>/dev/null
+	return 0
+}
+
+# A target pinned to CPU0: with per-task events the idle CPU1 takes no
+# sampling interrupts (its events see nothing: seen == taken, and its LOC
+# count grows less than with events=cpu, whose CPU1 hrtimer fires at freq
+# for nothing: seen > taken).
+scenario_task_events_idle_cpu() {
+	[ -e /sys/devices/system/cpu/cpu1 ] || { log "one CPU"; return 1; }
+	taskset -p 1 $$ > /dev/null || { log "taskset failed"; return 1; }
+	c=$(idle_run cpu) || { taskset -p 3 $$ > /dev/null; return 1; }
+	t=$(idle_run task) || { taskset -p 3 $$ > /dev/null; return 1; }
+	taskset -p 3 $$ > /dev/null
+	set -- $c $t
+	log "events=cpu: cpu1 LOC +$1 seen $2 taken $3; events=task: cpu1 LOC +$4 seen $5 taken $6"
+	[ "$3" -gt 0 ] && [ "$6" -gt 0 ] && [ "$2" -gt "$3" ] &&
+		[ "$5" -eq "$6" ] && [ "$4" -lt "$1" ]
+}
+
+# events=task against a target whose threads exit one by one and that
+# exits while recording: events end with their tasks, stop releases them
+scenario_task_events_target_exits() {
+	$busy 2 churn & pid=$!
+	insmod $ko target_pid=$pid freq=999 autostart=1 || return 1
+	reader_start
+	wait $pid
+	sleep 0.5
+	[ "$(cat $D/control)" = running ] || { reader_stop; rmmod spulse; return 1; }
+	echo flush > $D/control
+	echo stop > $D/control
+	reader_stop
+	invariant_ok || { rmmod spulse; return 1; }
+	# a new start finds no target: refused, still stopped
+	echo start > $D/control 2>/dev/null && { log "start after exit accepted"; rmmod spulse; return 1; }
+	[ "$(cat $D/control)" = stopped ] || { rmmod spulse; return 1; }
+	rmmod spulse
+}
+
+# events=task without target_pid and a bad events= are refused at insmod
+scenario_events_param_refused() {
+	insmod $ko events=task 2>/dev/null && { rmmod spulse; return 1; }
+	insmod $ko events=bogus 2>/dev/null && { rmmod spulse; return 1; }
+	dmesg | grep -q 'events=task needs target_pid' &&
+		dmesg | grep -q 'invalid events=bogus'
+}
+
 scenario_whole_system_thread_churn() {
 	$busy 3 churn & pid=$!
 	insmod $ko target_pid=0 freq=499 autostart=1 || return 1
@@ -415,6 +515,8 @@ scenario_relay_memory_bound_refused() {
 for s in relay_reader_races_writer relay_memory_bound_refused cpu_hotplug_during_insmod record_target cpu_hotplug rmmod_while_recording_and_reading \
 	 target_exec_and_exit whole_system_thread_churn zombie_leader \
 	 short_lived_whole_system meta_table_full jit_rescans_rate_limited \
+	 task_events_threads task_events_idle_cpu task_events_target_exits \
+	 events_param_refused \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
 	# KUNIT_APPEND=spulse_e2e=a,b runs only scenarios a and b

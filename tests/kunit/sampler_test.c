@@ -264,6 +264,116 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 	rt_teardown();
 }
 
+/*
+ * events=task: one event bound to this kthread (the target) instead of one
+ * per CPU. It samples this thread only, on whatever CPU runs it: every
+ * overflow seen belongs to the target (seen == taken; with per-CPU events
+ * the other CPUs' events fire for nothing), the enabled/running times are
+ * folded at stop, and stop releases the events.
+ */
+static void sampler_task_event_samples_only_the_target(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(task_tgid_nr(current));
+	struct spulse_cpu_stats st;
+	int r;
+
+	p.events = SPULSE_EVENTS_TASK;
+	p.subbuf_size = 256 << 10;
+	p.n_subbufs = 4;
+	rt_setup(test, &p, DIR_NAME);
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	KUNIT_EXPECT_EQ(test, spulse.cpuhp_state, 0);
+	mutex_lock(&spulse.lock);
+	r = spulse_sample_prepare();
+	mutex_unlock(&spulse.lock);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, spulse.task_events, 1U);
+	KUNIT_EXPECT_EQ(test, spulse.task_events_failed, 0U);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+	spin_ms(200);
+	/* a flush pause in the middle gates the handler, then resumes */
+	mutex_lock(&spulse.lock);
+	spulse_sample_pause(true);
+	spulse_relay_flush();
+	spulse_sample_pause(false);
+	mutex_unlock(&spulse.lock);
+	spin_ms(200);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	KUNIT_EXPECT_NULL(test, spulse.tev);
+	KUNIT_EXPECT_EQ(test, spulse.ntev, 0U);
+	rt_stats(&st);
+	kunit_info(test, "seen %llu taken %llu written %llu running %llu enabled %llu\n",
+		   st.seen, st.taken, st.written, st.event_running_ns,
+		   st.event_enabled_ns);
+	KUNIT_EXPECT_GE(test, st.taken, 20ULL);
+	KUNIT_EXPECT_EQ(test, st.seen, st.taken);
+	KUNIT_EXPECT_EQ(test, st.taken, st.written + st.dropped_buffer_full +
+			st.dropped_busy + st.dropped_too_deep);
+	KUNIT_EXPECT_GT(test, st.event_running_ns, 0ULL);
+	KUNIT_EXPECT_LE(test, st.event_running_ns, st.event_enabled_ns);
+	KUNIT_EXPECT_LE(test, st.seen, div64_u64(st.event_running_ns *
+						 p.freq, NSEC_PER_SEC) + 2);
+	/* a second start creates them again, a stop releases them again */
+	mutex_lock(&spulse.lock);
+	r = spulse_sample_prepare();
+	if (!r)
+		spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	spin_ms(50);
+	spulse_sample_exit();
+	KUNIT_EXPECT_NULL(test, spulse.tev);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(spulse.running));
+	rt_teardown();
+}
+
+/* events=task with a target that does not exist: start is refused. */
+static void sampler_task_event_target_gone(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(PID_MAX_LIMIT);
+	int r;
+
+	p.events = SPULSE_EVENTS_TASK;
+	rt_setup(test, &p, DIR_NAME);
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	mutex_lock(&spulse.lock);
+	r = spulse_sample_prepare();
+	mutex_unlock(&spulse.lock);
+	KUNIT_EXPECT_EQ(test, r, -ESRCH);
+	KUNIT_EXPECT_NULL(test, spulse.tev);
+	KUNIT_EXPECT_EQ(test, spulse.ntev, 0U);
+	spulse_sample_exit();
+	rt_teardown();
+}
+
+/* The events parameter: spellings, and task without a target refused. */
+static void sampler_events_param(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	enum spulse_events ev = SPULSE_EVENTS_CPU;
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, spulse_parse_events("auto", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENTS_AUTO);
+	KUNIT_EXPECT_EQ(test, spulse_parse_events("task\n", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENTS_TASK);
+	KUNIT_EXPECT_EQ(test, spulse_parse_events("cpu", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENTS_CPU);
+	KUNIT_EXPECT_EQ(test, spulse_parse_events("tasks", &ev), -EINVAL);
+	KUNIT_EXPECT_EQ(test, spulse_parse_events("", &ev), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, spulse_events_name(SPULSE_EVENTS_TASK), "task");
+	KUNIT_EXPECT_STREQ(test, spulse_events_name(SPULSE_EVENTS_CPU), "cpu");
+	p.events = SPULSE_EVENTS_TASK;
+	KUNIT_EXPECT_EQ(test, spulse_params_check(&p, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "events=task needs target_pid");
+	p.target_pid = 1;
+	KUNIT_EXPECT_EQ(test, spulse_params_check(&p, &why), 0);
+}
+
 static void start_events(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
@@ -307,7 +417,9 @@ static void sampler_throttling_is_counted(struct kunit *test)
 	ev->hw.interrupts = ~0ULL;		/* the throttling one */
 	spulse_kunit_throttle(ev);
 	t0 = ktime_get_mono_fast_ns();
-	mdelay(10);				/* throttled until here */
+	/* throttled until here (mdelay() alone can be short under TCG) */
+	while (ktime_get_mono_fast_ns() - t0 < 10 * NSEC_PER_MSEC)
+		cpu_relax();
 	ev->hw.interrupts = 1;			/* restarted: first overflow */
 	t1 = ktime_get_mono_fast_ns();
 	spulse_kunit_throttle(ev);
@@ -635,6 +747,9 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_ignores_other_processes),
 	KUNIT_CASE(sampler_user_sample_has_exact_user_leaf),
 	KUNIT_CASE(sampler_cpu_clock_event_delivers_samples),
+	KUNIT_CASE(sampler_task_event_samples_only_the_target),
+	KUNIT_CASE(sampler_task_event_target_gone),
+	KUNIT_CASE(sampler_events_param),
 	KUNIT_CASE(sampler_throttling_is_counted),
 	KUNIT_CASE(sampler_flush_pause_is_counted),
 	KUNIT_CASE(sampler_cpu_online_without_event_is_not_vetoed),
