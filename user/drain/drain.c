@@ -27,7 +27,7 @@
 #include "renumber.h"
 #include "unwind_load.h"
 
-#define READ_ROUND_MAX	(16u << 10)	/* bytes per input per round */
+#define READ_ROUND_MAX	(64u << 10)	/* bytes per input per round */
 #define SPOOL_FLUSH_BYTES (256u << 10)	/* Recorder write size (spool) */
 
 /* One flight-recorder generation: a complete spool in a memfd. */
