@@ -229,8 +229,8 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 	 * The queue was filled a whole read round ago (every CPU's records
 	 * decoded in between), and the sources' rings are read in turn, so
 	 * the hardware's stream prefetch loses track: fetch this queue's
-	 * next lines ahead (measured: ~6% of the drainer's CPU time on
-	 * bench-drain's 8-CPU merge).
+	 * next lines ahead (measured on bench-drain's 8-CPU merge, 64 KiB
+	 * rounds, interleaved runs: median CPU 213 -> 188 ms).
 	 */
 	if (q->len > 8)
 		__builtin_prefetch(&q->v[(q->head + 8) & (q->cap - 1)]);
