@@ -101,6 +101,26 @@ for pair in "san:$drain_san" "opt:$drain_opt"; do
 		pass "once-basic-$tag ($v)"
 	fi
 done
+# ---- shared stacks: two processes through the same local stack ids ----
+# A small pool (--stacks 40 per process) drawn from the same frame
+# addresses: the processes' prefixes share local frame and stack ids, so
+# the renumbering holds a second process's mappings of one local id (its
+# side table) while the first keeps its own. Every sample's frames must
+# resolve in its own process (module-relative for the target's modules)
+# as the truth says; a mapping handed to the wrong process fails here.
+fake shared --cpus 2 --samples 4000 --seed 31 --stacks 40
+spool=$work/shared/out.spulse
+"$drain_san" --debugfs "$work/shared/spulse" -o "$spool" --once \
+	--kallsyms "$work/shared/kallsyms" 2>"$work/shared/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail shared-stacks-two-processes "exit $rc: $(cat "$work/shared/err")"
+elif ! v=$("$verify" "$spool" "$work/shared/truth" 2>&1); then
+	fail shared-stacks-two-processes "$v"
+else
+	pass "shared-stacks-two-processes ($v)"
+fi
+
 spool=$work/basic/out-san.spulse
 err=$work/basic/err-san
 # final stats line: samples, per-CPU bytes, errors, kernel-reported drops

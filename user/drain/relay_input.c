@@ -118,6 +118,17 @@ long drain_input_read(struct drain_input *in, size_t max)
 		ret = spulse_stream_feed(in->stream, buf, (size_t)n);
 		if (ret < 0)
 			return ret;
+		/*
+		 * A short read is a dry read: relay's read copies sub-buffer
+		 * after sub-buffer until the count is met or nothing more was
+		 * produced (under the inode lock), and a regular file returns
+		 * less only at its end. So the read that would return 0 or
+		 * EAGAIN is saved.
+		 */
+		if ((size_t)n < want) {
+			in->dry = true;
+			break;
+		}
 	}
 	return total;
 }

@@ -10,11 +10,17 @@
 
 #define PID_ANY UINT32_MAX	/* cache entry valid for every pid */
 
+static void idvec_free(struct drain_idvec *vec)
+{
+	free(vec->v);
+	free(vec->alt);
+}
+
 void drain_idmap_free(struct drain_idmap *m)
 {
-	free(m->threads.v);
-	free(m->frames.v);
-	free(m->stacks.v);
+	idvec_free(&m->threads);
+	idvec_free(&m->frames);
+	idvec_free(&m->stacks);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -42,6 +48,117 @@ static bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
 			  (e->pid == pid && e->gen == gen));
 }
 
+static size_t alt_hash(uint32_t id, uint32_t pid)
+{
+	uint64_t h = ((uint64_t)pid << 32 | id) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32);
+}
+
+/* The alternative mapping of (@id, @pid) in generation @gen, or NULL. */
+static const struct drain_idalt_ent *alt_find(const struct drain_idvec *vec,
+					      uint32_t id, uint32_t pid,
+					      uint32_t gen)
+{
+	size_t mask = vec->altcap - 1, i;
+
+	if (!vec->altlen)
+		return NULL;
+	for (i = alt_hash(id, pid) & mask; vec->alt[i].gen; i = (i + 1) & mask)
+		if (vec->alt[i].id == id && vec->alt[i].pid == pid)
+			return vec->alt[i].gen == gen ? &vec->alt[i] : NULL;
+	return NULL;
+}
+
+static struct drain_idalt_ent *alt_slot(struct drain_idalt_ent *t, size_t cap,
+					uint32_t id, uint32_t pid)
+{
+	size_t mask = cap - 1, i;
+
+	for (i = alt_hash(id, pid) & mask; t[i].gen; i = (i + 1) & mask)
+		if (t[i].id == id && t[i].pid == pid)
+			break;
+	return &t[i];
+}
+
+/*
+ * Set the alternative mapping of (@id, @pid). Growing the table keeps only
+ * the current generation's entries (the others can never match again).
+ */
+static int alt_put(struct drain_idvec *vec, uint32_t id, uint32_t pid,
+		   uint32_t gen, uint32_t global)
+{
+	struct drain_idalt_ent *e;
+
+	if (2 * (vec->altlen + 1) > vec->altcap) {
+		size_t cap = vec->altcap ? 2 * vec->altcap : 64, i, n = 0;
+		struct drain_idalt_ent *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; i < vec->altcap; i++)
+			if (vec->alt[i].gen == gen) {
+				*alt_slot(t, cap, vec->alt[i].id,
+					  vec->alt[i].pid) = vec->alt[i];
+				n++;
+			}
+		free(vec->alt);
+		vec->alt = t;
+		vec->altcap = cap;
+		vec->altlen = n;
+	}
+	e = alt_slot(vec->alt, vec->altcap, id, pid);
+	if (!e->gen)
+		vec->altlen++;
+	*e = (struct drain_idalt_ent){ id, pid, gen, global };
+	return 0;
+}
+
+/*
+ * The cached mapping of local @id for (@pid, @gen): 1 and *@global (and
+ * *@dep: whether it depends on the pid) when there is one, else 0.
+ */
+static int cached(const struct drain_idvec *vec, const struct drain_idmap_ent *e,
+		  uint32_t id, uint32_t pid, uint32_t gen, uint32_t *global,
+		  bool *dep)
+{
+	const struct drain_idalt_ent *a;
+
+	if (valid(e, pid, gen)) {
+		*global = e->global;
+		*dep = e->pid != PID_ANY;
+		return 1;
+	}
+	/* the direct entry holds another process of this generation */
+	if (e->gen != gen)
+		return 0;
+	a = alt_find(vec, id, pid, gen);
+	if (!a)
+		return 0;
+	*global = a->global;
+	*dep = true;
+	return 1;
+}
+
+/*
+ * Remember local @id -> @global for @pid (PID_ANY: every pid) in @gen. The
+ * direct entry takes it unless it holds another process's mapping of this
+ * generation; then the alternative table does. @id < vec->cap.
+ */
+static int remember(struct drain_idvec *vec, uint32_t id, uint32_t pid,
+		    uint32_t gen, uint32_t global)
+{
+	struct drain_idmap_ent *e = &vec->v[id];
+
+	if (pid != PID_ANY && e->gen == gen && e->pid != PID_ANY &&
+	    e->pid != pid)
+		return alt_put(vec, id, pid, gen, global);
+	e->global = global;
+	e->pid = pid;
+	e->gen = gen;
+	return 0;
+}
+
 static int map_frame(struct spulse_recorder *rec,
 		     const struct spulse_defs *defs, struct drain_idmap *map,
 		     uint32_t gen, uint32_t pid, uint32_t id, uint32_t *out,
@@ -54,11 +171,8 @@ static int map_frame(struct spulse_recorder *rec,
 
 	if (!e)
 		return -ENOMEM;
-	if (valid(e, pid, gen)) {
-		*out = e->global;
-		*pid_dependent = e->pid != PID_ANY;
+	if (cached(&map->frames, e, id, pid, gen, out, pid_dependent))
 		return 0;
-	}
 	ret = spulse_defs_frame(defs, id, &f);
 	if (ret < 0)
 		return ret;
@@ -81,9 +195,9 @@ static int map_frame(struct spulse_recorder *rec,
 	}
 	if (ret < 0)
 		return ret;
-	e->global = g;
-	e->pid = *pid_dependent ? pid : PID_ANY;
-	e->gen = gen;
+	ret = remember(&map->frames, id, *pid_dependent ? pid : PID_ANY, gen, g);
+	if (ret < 0)
+		return ret;
 	*out = g;
 	return 0;
 }
@@ -104,11 +218,8 @@ static int map_stack(struct spulse_recorder *rec,
 
 		if (!e)
 			return -ENOMEM;
-		if (valid(e, pid, gen)) {
-			parent = e->global;
-			parent_dep = e->pid != PID_ANY;
+		if (cached(&map->stacks, e, id, pid, gen, &parent, &parent_dep))
 			break;
-		}
 		if (n > SPULSE_MAX_DEPTH)
 			return -EBADMSG;
 		ret = spulse_defs_stack(defs, id, &st);
@@ -122,7 +233,6 @@ static int map_stack(struct spulse_recorder *rec,
 	}
 	/* Map downwards: root side first so parents exist. */
 	while (n) {
-		struct drain_idmap_ent *e;
 		uint32_t gf, g;
 		bool fdep;
 
@@ -134,12 +244,11 @@ static int map_stack(struct spulse_recorder *rec,
 		if (ret < 0)
 			return ret;
 		parent_dep = parent_dep || fdep;
-		e = slot(&map->stacks, id);
-		if (!e)
-			return -ENOMEM;
-		e->global = g;
-		e->pid = parent_dep ? pid : PID_ANY;
-		e->gen = gen;
+		/* slot(id) succeeded on the way up: id < cap */
+		ret = remember(&map->stacks, id, parent_dep ? pid : PID_ANY,
+			       gen, g);
+		if (ret < 0)
+			return ret;
 		parent = g;
 	}
 	*out = parent;
@@ -156,18 +265,18 @@ int drain_map_thread(struct spulse_recorder *rec, const struct spulse_defs *defs
 
 	if (!e)
 		return -ENOMEM;
-	ret = spulse_defs_thread(defs, thread, &th);
-	if (ret < 0)
-		return ret;
 	if (!e->gen) {
+		ret = spulse_defs_thread(defs, thread, &th);
+		if (ret < 0)
+			return ret;
 		ret = spulse_rec_thread(rec, th.pid, th.tid, th.comm, &e->global);
 		if (ret < 0)
 			return ret;
-		e->pid = PID_ANY;
+		e->pid = th.pid;	/* the thread's process, not PID_ANY */
 		e->gen = 1;
 	}
 	*gthread = e->global;
-	*pid = th.pid;
+	*pid = e->pid;
 	return 0;
 }
 

@@ -26,12 +26,33 @@ struct drain_idmap_ent {
 	uint32_t gen;		/* 0 = unmapped; generations start at 1 */
 };
 
+/*
+ * A mapping of a pid-dependent id for a further process: one local user
+ * frame or stack id (the kernel interns raw addresses, so processes running
+ * the same code share local ids) maps to a global id per process. The
+ * direct entry (struct drain_idvec) holds one process; the others go to a
+ * small open-addressing table keyed by (id, pid), so processes sharing
+ * stacks do not evict each other's mappings.
+ */
+struct drain_idalt_ent {
+	uint32_t id;
+	uint32_t pid;
+	uint32_t gen;		/* 0 = free slot */
+	uint32_t global;
+};
+
 struct drain_idvec {
 	struct drain_idmap_ent *v;
 	size_t cap;
+	struct drain_idalt_ent *alt;	/* power-of-two table, or NULL */
+	size_t altcap, altlen;
 };
 
-/** The mappings of one per-CPU stream. */
+/*
+ * The mappings of one per-CPU stream. Thread entries keep the thread's
+ * process in .pid (a local thread id's definition never changes within an
+ * epoch), so a mapped thread needs no definition lookup.
+ */
 struct drain_idmap {
 	struct drain_idvec threads, frames, stacks;
 };
