@@ -15,7 +15,7 @@
 #    and thread churn; its results count as suite "spulse_e2e".
 #    Scenarios that leave a `resolve` list have their samples checked on
 #    the host to resolve to the modules in their meta (e2e-resolve.py).
-# Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 300),
+# Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 900: a hang guard; the guest takes ~200 s on a quiet 2-core host, ~600 s on a loaded one),
 # KUNIT_APPEND (extra kernel command line; spulse_e2e=a,b runs only those
 # e2e scenarios), KUNIT_E2E (1).
 set -uo pipefail
@@ -89,7 +89,7 @@ cp "$scratch/spulse.ko" "$scratch/tests/kunit/spulse_kunit.ko" "$out/vm/bin/" ||
 	die "copying busy failed"
 append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
-	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-300}" \
+	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-900}" \
 	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
 	"$out/vm/bin/spulse.ko" "$out/vm/bin/spulse_kunit.ko" $busy
 vmrc=$?
