@@ -14,7 +14,7 @@ CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
 CLI_LDLIBS := -ldw -lelf -lz
 CLI_HDRS := $(wildcard $(TOP)/user/cli/*.h) $(wildcard $(TOP)/user/include/*.h) \
-	$(wildcard $(TOP)/include/spulse/*.h)
+	$(wildcard $(TOP)/include/spulse/*.h) $(wildcard $(TOP)/user/drain/*.h)
 
 .PHONY: cli check-cli bench bench-cli
 
