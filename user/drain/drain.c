@@ -71,8 +71,6 @@ struct drain {
 	struct pollfd *pfd;
 	bool poll_useful;
 	unsigned int poll_spurious;	/* "ready" polls in a row with no data */
-	int64_t fast_until_ns;		/* wake at most DRAIN_WAKE_FAST_MS apart */
-	uint64_t meta_seen;		/* meta bytes read when last looked */
 	bool more;			/* the last round hit READ_ROUND_MAX */
 	int64_t round_ns;		/* clock after the last round's reads */
 
@@ -1313,10 +1311,6 @@ static int maybe_sync(struct drain *d, bool force)
 	return ret;
 }
 
-#define DRAIN_WAKE_FAST_MS		50
-#define DRAIN_FAST_START_NS		(2 * 1000000000LL)
-#define DRAIN_FAST_AFTER_META_NS	(1000000000LL)
-
 long drain_step(struct drain *d, int timeout_ms)
 {
 	long n;
@@ -1331,27 +1325,7 @@ long drain_step(struct drain *d, int timeout_ms)
 	 * or the timeout (the bound for partial sub-buffers) expires.
 	 */
 	if (!d->more) {
-		bool ready;
-		int64_t now = mono_ns();
-
-		/*
-		 * Meta records (a new process's modules) sit in a partial
-		 * sub-buffer that no switch announces, and the unwind tables
-		 * and module-relative frames of that process wait for them:
-		 * right after start and for a while after meta data came, wake
-		 * at most DRAIN_WAKE_FAST_MS apart; in the steady state, at
-		 * the caller's @timeout_ms.
-		 */
-		if (!d->fast_until_ns)
-			d->fast_until_ns = now + DRAIN_FAST_START_NS;
-		if (d->have_meta && d->meta.bytes_read != d->meta_seen) {
-			d->meta_seen = d->meta.bytes_read;
-			if (d->fast_until_ns < now + DRAIN_FAST_AFTER_META_NS)
-				d->fast_until_ns = now + DRAIN_FAST_AFTER_META_NS;
-		}
-		if (now < d->fast_until_ns && timeout_ms > DRAIN_WAKE_FAST_MS)
-			timeout_ms = DRAIN_WAKE_FAST_MS;
-		ready = wait_input(d, timeout_ms);
+		bool ready = wait_input(d, timeout_ms);
 
 		n = round_read(d);
 		if (ready && n == 0 && ++d->poll_spurious >= POLL_SPURIOUS_MAX)
