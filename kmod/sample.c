@@ -276,9 +276,19 @@ static void spulse_overflow(struct perf_event *event,
 }
 
 /*
- * A disabled event on @cpu, or with @task on that thread on any CPU,
- * inherited by the threads it creates (inherit_thread: not by forked
- * processes, which are other tgids the handler would filter out).
+ * A disabled event on @cpu, or an enabled one with @task on that thread on
+ * any CPU, inherited by the threads it creates (inherit_thread: not by
+ * forked processes, which are other tgids the handler would filter out).
+ *
+ * A task event is never turned on or off after creation, only gated by
+ * spulse.running: perf_event_enable() acts on one event, not on the
+ * children inherited meanwhile, and perf swaps the contexts of a parent
+ * and a child at a context switch between them while their generations
+ * match (context_equiv() in kernel/events/core.c; enabling does not bump
+ * the generation). A thread created while the parent event was still off
+ * inherits an off copy, and a swap hands that copy to the parent, whose
+ * later threads then inherit it off too: the target went unsampled for
+ * good (seen in the e2e and fault storms, about one run in ten).
  */
 static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 {
@@ -294,6 +304,7 @@ static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 	if (task) {
 		attr.inherit = 1;
 		attr.inherit_thread = 1;
+		attr.disabled = 0;
 		cpu = -1;
 	}
 	return perf_event_create_kernel_counter(&attr, cpu, task,
@@ -486,8 +497,8 @@ static void spulse_task_release(void)
 /**
  * spulse_sample_prepare() - create the task events (events=task)
  *
- * Context: process context, spulse.lock held, stopped. One disabled event
- * per thread of the target now (at most SPULSE_TASK_EVENTS_MAX; the rest
+ * Context: process context, spulse.lock held, stopped. One event (on,
+ * gated by spulse.running) per thread of the target now (at most SPULSE_TASK_EVENTS_MAX; the rest
  * and failed creations are counted in task_events_failed), created outside
  * RCU since creation sleeps; threads the target creates later inherit
  * them. A thread created while this runs, by a thread whose event does not
@@ -552,23 +563,30 @@ out:
 }
 
 /*
- * events=task: turn the events on, or off and release them (a new start
- * creates them again on the threads of that moment). Inherited children
- * follow their parent's state only at creation, so they are gated by
- * spulse.running until the release removes them.
+ * events=task: open the gate, or close it and release the events (a new
+ * start creates them again on the threads of that moment). The events
+ * were created on (spulse_event_create() says why they are never turned
+ * on or off); on opening, their enabled and running times so far become
+ * the baseline, so the stats count from here. Closing: spulse.running
+ * off, then the release, which removes every inherited child off its CPU
+ * first, so no handler runs afterwards.
  */
 static void spulse_task_enable(bool on)
 {
 	u32 i;
 
-	WRITE_ONCE(spulse.running, on);
 	if (on) {
-		for (i = 0; i < spulse.ntev; i++)
-			perf_event_enable(spulse.tev[i].ev);
+		for (i = 0; i < spulse.ntev; i++) {
+			struct spulse_tev *t = &spulse.tev[i];
+
+			t->enabled = 0;
+			t->running = 0;
+			perf_event_read_value(t->ev, &t->enabled, &t->running);
+		}
+		WRITE_ONCE(spulse.running, true);
 		return;
 	}
-	for (i = 0; i < spulse.ntev; i++)
-		perf_event_disable(spulse.tev[i].ev);
+	WRITE_ONCE(spulse.running, false);
 	spulse_task_fold();
 	spulse_task_release();
 }

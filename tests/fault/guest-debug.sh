@@ -114,11 +114,17 @@ hotplug_storm() {	# NAME TARGET(self|0) OFFCPU
 		j=$((j + 1))
 	done
 	[ "$(cat $C1)" = 1 ] || { echo 1 > $C1; errs=$((errs + 1)); }
+	# what a failure needs to be understood: the module's view and the
+	# target's threads, before the target and the module go
+	why="state $(cat $D/control); threads $(ls /proc/$bp/task 2>/dev/null | wc -l);"
+	why="$why $(grep -E '^(events|task_events|task_events_failed|target_exited|samples_expected|cpus_no_event|cpus_no_state) ' \
+		$D/stats | tr '\n' ' ')"
 	kill $bp; wait $bp
 	if txt=$(finish $1) && [ $errs -eq 0 ]; then
 		result $1 "ok $rounds offline/online rounds; $txt"
 	else
-		result $1 "fail $errs failed cpu1 writes; $txt"
+		result $1 "fail $errs failed cpu1 writes; $txt; $why"
+		dmesg | tail -n 20 | sed 's/^/fault: dmesg: /'
 	fi
 }
 

@@ -26,6 +26,11 @@
  *   busy N many           N children one after another, each spins 10 ms
  *                         then sleeps; all killed 1 s after the last one
  *                         started (more live processes than meta tracks)
+ *   busy SECONDS fan      256 threads block the whole time (many events
+ *                         to create at start, no CPU time) while the main thread creates
+ *                         one short spinning thread after another and
+ *                         joins each (switches from the creator straight
+ *                         to its new child, pinned to one CPU)
  *   busy SECONDS threads FILE
  *                         two threads named early0/early1 spin from the
  *                         start; once FILE exists (polled, at most 120 s)
@@ -78,6 +83,53 @@ static void *short_thread(void *arg)
 	(void)arg;
 	leaf();
 	return NULL;
+}
+
+#define FAN_SLEEPERS 256
+static double fan_end;
+
+static pthread_mutex_t fan_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fan_cv = PTHREAD_COND_INITIALIZER;
+static int fan_done;
+
+/* blocked until the end: an event to create, no CPU time */
+static void *fan_sleeper(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&fan_mu);
+	while (!fan_done)
+		pthread_cond_wait(&fan_cv, &fan_mu);
+	pthread_mutex_unlock(&fan_mu);
+	return NULL;
+}
+
+static void *fan_child(void *arg)
+{
+	(void)arg;
+	leaf();
+	return NULL;
+}
+
+static int fan(double secs)
+{
+	pthread_t sl[FAN_SLEEPERS], c;
+
+	fan_end = now() + secs;
+	for (int i = 0; i < FAN_SLEEPERS; i++)
+		if (pthread_create(&sl[i], NULL, fan_sleeper, NULL))
+			return 1;
+	while (now() < fan_end) {
+		if (pthread_create(&c, NULL, fan_child, NULL))
+			return 1;
+		pthread_join(c, NULL);
+	}
+	pthread_mutex_lock(&fan_mu);
+	fan_done = 1;
+	pthread_cond_broadcast(&fan_cv);
+	pthread_mutex_unlock(&fan_mu);
+	for (int i = 0; i < FAN_SLEEPERS; i++)
+		pthread_join(sl[i], NULL);
+	return 0;
 }
 
 static double storm_end;
@@ -307,6 +359,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(mode, "storm"))
 		return storm(secs);
+	if (!strcmp(mode, "fan"))
+		return fan(secs);
 	if (!strcmp(mode, "zombie"))
 		return zombie(secs, argc > 3 ? argv[3] : NULL);
 	if (!strcmp(mode, "jit"))

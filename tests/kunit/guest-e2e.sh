@@ -435,6 +435,34 @@ scenario_task_events_target_exits() {
 	rmmod spulse
 }
 
+# events=task against a target that creates one thread after another and
+# switches straight to each (pinned to one CPU) while start creates its
+# events: every start must keep sampling. With the events created off and
+# enabled afterwards, a thread created in between inherited an off copy and
+# perf's context swap (parent <-> clone child) handed it to the creator:
+# samples stopped for good (kmod/sample.c, spulse_event_create()).
+scenario_task_events_fan_starts() {
+	taskset 1 $busy 60 fan & pid=$!
+	sleep 1
+	insmod $ko target_pid=$pid freq=499 || { kill $pid; wait $pid; return 1; }
+	ok=0 k=0 msg=
+	while [ $k -lt 8 ]; do
+		k=$((k + 1))
+		echo start > $D/control || { ok=1; msg="$msg start#$k refused"; break; }
+		sleep 0.5
+		t1=$(stat samples_taken)
+		sleep 0.5
+		t2=$(stat samples_taken)
+		echo stop > $D/control
+		msg="$msg #$k:+$((t2 - t1))"
+		[ $((t2 - t1)) -gt 0 ] || ok=1
+	done
+	log "samples in the second half second of each start:$msg"
+	rmmod spulse
+	kill $pid; wait $pid
+	return $ok
+}
+
 # events=task without target_pid and a bad events= are refused at insmod
 scenario_events_param_refused() {
 	insmod $ko events=task 2>/dev/null && { rmmod spulse; return 1; }
@@ -518,7 +546,7 @@ for s in relay_reader_races_writer relay_memory_bound_refused cpu_hotplug_during
 	 target_exec_and_exit whole_system_thread_churn zombie_leader \
 	 short_lived_whole_system meta_table_full jit_rescans_rate_limited \
 	 task_events_threads task_events_idle_cpu task_events_target_exits \
-	 events_param_refused \
+	 task_events_fan_starts events_param_refused \
 	 offcpu_storm_target offcpu_storm_whole_system offcpu_storm_tiny_buffer \
 	 offcpu_rmmod_during_storm; do
 	# KUNIT_APPEND=spulse_e2e=a,b runs only scenarios a and b
