@@ -27,6 +27,18 @@ test_top_batch_block_counts_like_report() {
 	[ "$(top_first out)" = known_kernel_fn ] || die "pid 200 first row"
 }
 
+# a spool with no sample yet (what a live top sees first): an empty screen,
+# exit 0 (the san build aborted here: qsort() of the NULL row array)
+test_top_spool_without_samples_draws_an_empty_screen() {
+	build_known || return 1
+	grep -v '^sample' known.txt >e.txt
+	"$SPOOLGEN" <e.txt >e.spulse || return 1
+	expect_rc 0 "$SP" top --iterations 1 e.spulse || return 1
+	grep -q '^spulse top e.spulse: 0 samples in the last 5.0 s, +0 new, 0 read$' out ||
+		die "header: $(head -1 out)" || return 1
+	[ "$(grep -c '%' out)" -eq 1 ] || die "rows without samples: $(cat out)"
+}
+
 test_top_window_keeps_only_the_last_seconds() {
 	build_known || return 1
 	grep -v '^sample' known.txt >w.txt

@@ -299,7 +299,8 @@ static int output(struct diff *d, uint64_t top, double limit, bool json,
 		order[i] = (uint32_t)i;
 	}
 	cmp_diff = d;
-	qsort(order, d->n, sizeof(*order), cmp_drows);
+	if (d->n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(order, d->n, sizeof(*order), cmp_drows);
 	for (shown = 0; shown < d->n && (!top || shown < top); shown++) {
 		const struct drow *r = &d->rows[order[shown]];
 

@@ -398,7 +398,8 @@ static int output(struct latency *l)
 		runq += l->iv[i].runq_ns;
 	}
 	sort_lat = l;
-	qsort(order, l->n, sizeof(*order), cmp_longest);
+	if (l->n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(order, l->n, sizeof(*order), cmp_longest);
 	k = l->top < l->n ? (size_t)l->top : l->n;
 	if (l->json) {
 		printf("{\"unit\":\"us\",\"intervals\":%zu,\"blocked_ns\":%llu,"

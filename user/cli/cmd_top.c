@@ -399,7 +399,8 @@ static int top_draw(struct top *t)
 		if (t->incl[i])
 			t->order[nrows++] = i;
 	sort_ctx = t;
-	qsort(t->order, nrows, sizeof(*t->order), cmp_rows);
+	if (nrows)	/* t->order is NULL until a label exists */
+		qsort(t->order, nrows, sizeof(*t->order), cmp_rows);
 
 	if (t->tty_out)
 		fputs("\033[H\033[2J", f);

@@ -161,7 +161,8 @@ int export_speedscope(struct profile *p, FILE *f, const struct export_opts *o)
 		order[i][0] = map[v[i].thread];
 		order[i][1] = (uint32_t)i;
 	}
-	qsort(order, n, sizeof(*order), cmp_group);
+	if (n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(order, n, sizeof(*order), cmp_group);
 	for (i = 0; i < n; i = j) {
 		uint32_t g = order[i][0], frames[SPULSE_MAX_DEPTH];
 		struct spulse_thread t = { 0 };

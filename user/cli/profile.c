@@ -724,7 +724,8 @@ int profile_thread_groups(const struct profile *p, uint64_t **keys,
 		if (spulse_defs_thread(p->defs, i, &t) == 0)
 			k[nk++] = (uint64_t)t.pid << 32 | t.tid;
 	}
-	qsort(k, nk, sizeof(*k), cmp_u64);
+	if (nk > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(k, nk, sizeof(*k), cmp_u64);
 	for (j = 0; j < nk; j++)
 		if (!u || k[j] != k[u - 1])
 			k[u++] = k[j];

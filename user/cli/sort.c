@@ -379,7 +379,8 @@ uint32_t *sort_order(const struct sort_table *t, bool by_total)
 		order[i] = (uint32_t)i;
 	cmp_table = t;
 	cmp_by_total = by_total;
-	qsort(order, t->nrows, sizeof(*order), cmp_rows);
+	if (t->nrows > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(order, t->nrows, sizeof(*order), cmp_rows);
 	return order;
 }
 

@@ -573,7 +573,8 @@ static void build_syms(struct sym_mod *m)
 		v[k++] = (struct fsym){ addr, name, sym.st_size,
 					GELF_ST_BIND(sym.st_info) };
 	}
-	qsort(v, k, sizeof(*v), cmp_fsym);
+	if (k > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(v, k, sizeof(*v), cmp_fsym);
 	for (size_t i = 0; i < k; i++)
 		if (!out || v[out - 1].addr != v[i].addr)
 			v[out++] = v[i];	/* the best of its address */

@@ -490,7 +490,8 @@ static void load_jits(struct symbolizer *s)
 		if (spulse_defs_thread(s->defs, i, &t) == 0)
 			pids[np++] = t.pid;
 	}
-	qsort(pids, np, sizeof(*pids), cmp_u32);
+	if (np > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(pids, np, sizeof(*pids), cmp_u32);
 	if (!stat(s->spool, &sp))
 		end_us = (uint64_t)sp.st_mtim.tv_sec * 1000000 +
 			 (uint64_t)sp.st_mtim.tv_nsec / 1000;

@@ -317,7 +317,8 @@ static int add_running(struct tev_buf *b, const struct spulse_offcpu *iv,
 		order[i] = i;
 	sort_iv = iv;
 	sort_map = map;
-	qsort(order, n, sizeof(*order), cmp_iv);
+	if (n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(order, n, sizeof(*order), cmp_iv);
 	for (i = 1; i < n; i++) {
 		const struct spulse_offcpu *u = &iv[order[i - 1]];
 		const struct spulse_offcpu *v = &iv[order[i]];
@@ -454,7 +455,8 @@ int export_trace_event(struct profile *p, FILE *f, bool running)
 	if (collect_triggers(p, &b, &trig, &ntrig, (uint32_t)ntracks) < 0 ||
 	    collect(p, &b, iv, n, map, running) < 0)
 		goto oom;
-	qsort(b.v, b.n, sizeof(*b.v), cmp_tev);
+	if (b.n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(b.v, b.n, sizeof(*b.v), cmp_tev);
 	used = calloc(ntracks + 1, 1);
 	if (!used)
 		goto oom;

@@ -668,7 +668,8 @@ static void unique_pids(struct drain *d)
 {
 	size_t i, n = 0;
 
-	qsort(d->pids, d->npids, sizeof(*d->pids), cmp_u32);
+	if (d->npids > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(d->pids, d->npids, sizeof(*d->pids), cmp_u32);
 	for (i = 0; i < d->npids; i++)
 		if (!n || d->pids[n - 1] != d->pids[i])
 			d->pids[n++] = d->pids[i];

@@ -436,7 +436,8 @@ static void send_map(struct drain_unwind *u, struct upid *p)
 		m[n].table_id = md->table_id;
 		n++;
 	}
-	qsort(m, n, sizeof(*m), cmp_map);
+	if (n > 1)	/* qsort() wants a valid array even for 0 */
+		qsort(m, n, sizeof(*m), cmp_map);
 	for (i = 0; i < n; i++) {
 		if (keep && m[i].start < m[keep - 1].end)
 			continue;	/* overlaps the previous: meta's view is stale */
