@@ -2,7 +2,10 @@
 /*
  * Where off-CPU intervals are taken (offcpu=1). Three tracepoint probes,
  * found with for_each_kernel_tracepoint() (the tracepoints are not exported
- * to modules) and registered while recording:
+ * to modules), registered at the first start and unregistered at unload
+ * only; start and stop just open and close the gate spulse_oc_live (each
+ * registration change patches the scheduler's text, see
+ * spulse_offcpu_stop()):
  *
  *  - sched_switch (scheduler, rq lock held, interrupts off): a target @prev
  *    leaving the CPU opens its slot (time, state, CPU, mixed stack of
@@ -27,6 +30,7 @@
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
@@ -48,12 +52,14 @@ struct spulse_oc_tps {
 static struct spulse_oc_tps spulse_oc_tp;
 
 /*
- * Set once all three probes are registered, cleared before they are
- * unregistered: the probes act only while it is set, so the table never
- * sees one kind of event without the others (registration is slow, and a
- * wakeup probe running before the switch probe would see no slots).
+ * Set while recording, once all three probes are registered: the probes
+ * act only while it is set, so the table never sees one kind of event
+ * without the others (registration is slow, and a wakeup probe running
+ * before the switch probe would see no slots).
  */
 static bool spulse_oc_live;
+/* The three probes are registered (from the first start to unload). */
+static bool spulse_oc_registered;
 
 static void spulse_oc_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -461,18 +467,6 @@ int spulse_offcpu_init(void)
 	return 0;
 }
 
-/**
- * spulse_offcpu_exit() - unregister (if still registered) and free
- */
-void spulse_offcpu_exit(void)
-{
-	spulse_offcpu_stop();
-	kvfree(spulse.oc.slot);
-	kvfree(spulse.oc.store);
-	spulse.oc.slot = NULL;
-	spulse.oc.store = NULL;
-}
-
 static void spulse_oc_unregister(bool sw, bool waking, bool wakeup)
 {
 	if (sw)
@@ -487,17 +481,10 @@ static void spulse_oc_unregister(bool sw, bool waking, bool wakeup)
 	tracepoint_synchronize_unregister();
 }
 
-/**
- * spulse_offcpu_start() - register the probes (caller holds spulse.lock)
- *
- * Return: 0 or the tracepoint_probe_register() error (nothing registered).
- */
-int spulse_offcpu_start(void)
+static int spulse_oc_register(void)
 {
 	int r;
 
-	if (!spulse.p.offcpu || spulse.oc_on)
-		return 0;
 	r = tracepoint_probe_register(spulse_oc_tp.wakeup, spulse_oc_wakeup,
 				      NULL);
 	if (r)
@@ -513,8 +500,6 @@ int spulse_offcpu_start(void)
 		spulse_oc_unregister(false, true, true);
 		goto fail;
 	}
-	spulse.oc_on = true;
-	WRITE_ONCE(spulse_oc_live, true);
 	return 0;
 fail:
 	pr_err("offcpu: cannot register scheduler probes: %d\n", r);
@@ -522,12 +507,44 @@ fail:
 }
 
 /**
- * spulse_offcpu_stop() - unregister the probes and close the books
+ * spulse_offcpu_start() - open the gate, registering the probes the first
+ * time (caller holds spulse.lock)
  *
- * After tracepoint_synchronize_unregister() no probe runs; threads still
- * off CPU are counted (offcpu_open_at_stop) and every slot is cleared, so
- * the stats identities hold exactly once stopped. Caller holds spulse.lock
- * (or is the module exit).
+ * Return: 0 or the tracepoint_probe_register() error (nothing registered).
+ */
+int spulse_offcpu_start(void)
+{
+	int r;
+
+	if (!spulse.p.offcpu || spulse.oc_on)
+		return 0;
+	if (!spulse_oc_registered) {
+		r = spulse_oc_register();
+		if (r)
+			return r;
+		spulse_oc_registered = true;
+	}
+	spulse.oc_on = true;
+	WRITE_ONCE(spulse_oc_live, true);
+	return 0;
+}
+
+/**
+ * spulse_offcpu_stop() - close the gate and the books
+ *
+ * Description:
+ * The probes stay registered until unload: (un)registering the first or
+ * last probe of a tracepoint patches the call sites in __schedule() and
+ * try_to_wake_up() (static key and static call, text_poke_bp()), and doing
+ * that at every stop, while the target kept switching, hung QEMU TCG
+ * guests (a vCPU kept executing the int3 of the patch with interrupts
+ * off, the patching CPU waited for it in the sync IPI: soft lockup, seen
+ * once in 15 flight-recorder stops of a pipe ping-pong). Every probe reads
+ * the gate with preemption off (tracepoint calls run under
+ * preempt_disable()), so after synchronize_rcu() none is past it; threads
+ * still off CPU are counted (offcpu_open_at_stop) and every slot is
+ * cleared, so the stats identities hold exactly once stopped. Caller holds
+ * spulse.lock (or is the module exit).
  */
 void spulse_offcpu_stop(void)
 {
@@ -536,8 +553,23 @@ void spulse_offcpu_stop(void)
 	if (!spulse.oc_on)
 		return;
 	WRITE_ONCE(spulse_oc_live, false);
-	spulse_oc_unregister(true, true, true);
+	synchronize_rcu();
 	spulse.offcpu_open_at_stop += spulse_oc_sweep(&spulse.oc, &early);
 	spulse.early_at_stop += early;
 	spulse.oc_on = false;
+}
+
+/**
+ * spulse_offcpu_exit() - stop, unregister (if registered) and free
+ */
+void spulse_offcpu_exit(void)
+{
+	spulse_offcpu_stop();
+	if (spulse_oc_registered)
+		spulse_oc_unregister(true, true, true);
+	spulse_oc_registered = false;
+	kvfree(spulse.oc.slot);
+	kvfree(spulse.oc.store);
+	spulse.oc.slot = NULL;
+	spulse.oc.store = NULL;
 }

@@ -860,7 +860,7 @@ struct spulse_tev {
  * @ev_type: perf type actually used
  * @ev_config: perf config actually used
  * @oc: off-CPU slot table (offcpu=1)
- * @oc_on: the off-CPU probes are registered
+ * @oc_on: off-CPU recording is on (the probes' gate is open)
  * @offcpu_open_at_stop: intervals still open when recording stopped
  * @early_at_stop: early wakeups still pending when recording stopped
  * @target: the target's struct pid (target_pid != 0), a reference held from
