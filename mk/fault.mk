@@ -11,7 +11,7 @@
 
 CHECK_SUITES += fault
 
-.PHONY: check-fault fault-long
+.PHONY: check-fault fault-long fault-stops
 
 check-fault:
 	@mkdir -p $(BUILD)/check
@@ -21,3 +21,8 @@ fault-long:
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) FAULT_KILLS=$${FAULT_KILLS:-100} FAULT_RMMODS=$${FAULT_RMMODS:-50} \
 		FAULT_HOTPLUG=$${FAULT_HOTPLUG:-50} FAULT_LONG=1 $(TOP)/tests/fault/run-fault.sh
+
+# 40 flight-recorder stops + unloads while the target switches flat out
+# (tests/fault/run-stops.sh; the TCG hang of text patching at stop)
+fault-stops:
+	@BUILD=$(BUILD) $(TOP)/tests/fault/run-stops.sh
