@@ -450,9 +450,11 @@ static int spulse_threads_collect(struct task_struct **t, u32 max, u32 *over)
  * Add what each task event (with its inherited children, which
  * perf_event_read_value() sums, exited ones included) was enabled and
  * running since the last fold to the stats of the first possible CPU
- * (the handler never writes these two keys).
+ * (the handler never writes these two keys). With @add false, only take
+ * the times so far as the baseline (at start: the events ran since their
+ * creation, before the gate opened).
  */
-static void spulse_task_fold(void)
+static void spulse_task_fold(bool add)
 {
 	struct spulse_cpu *c = per_cpu_ptr(spulse.cpu,
 					   cpumask_first(cpu_possible_mask));
@@ -465,7 +467,7 @@ static void spulse_task_fold(void)
 		enabled = 0;
 		running = 0;
 		perf_event_read_value(t->ev, &enabled, &running);
-		if (enabled >= t->enabled && running >= t->running) {
+		if (add && enabled >= t->enabled && running >= t->running) {
 			WRITE_ONCE(c->stats.event_enabled_ns,
 				   c->stats.event_enabled_ns + enabled -
 				   t->enabled);
@@ -498,8 +500,9 @@ static void spulse_task_release(void)
  * spulse_sample_prepare() - create the task events (events=task)
  *
  * Context: process context, spulse.lock held, stopped. One event (on,
- * gated by spulse.running) per thread of the target now (at most SPULSE_TASK_EVENTS_MAX; the rest
- * and failed creations are counted in task_events_failed), created outside
+ * gated by spulse.running) per thread of the target now (at most
+ * SPULSE_TASK_EVENTS_MAX; the rest and failed creations are counted in
+ * task_events_failed), created outside
  * RCU since creation sleeps; threads the target creates later inherit
  * them. A thread created while this runs, by a thread whose event does not
  * exist yet, is missed (perf record -p has the same window). A no-op with
@@ -573,21 +576,13 @@ out:
  */
 static void spulse_task_enable(bool on)
 {
-	u32 i;
-
 	if (on) {
-		for (i = 0; i < spulse.ntev; i++) {
-			struct spulse_tev *t = &spulse.tev[i];
-
-			t->enabled = 0;
-			t->running = 0;
-			perf_event_read_value(t->ev, &t->enabled, &t->running);
-		}
+		spulse_task_fold(false);
 		WRITE_ONCE(spulse.running, true);
 		return;
 	}
 	WRITE_ONCE(spulse.running, false);
-	spulse_task_fold();
+	spulse_task_fold(true);
 	spulse_task_release();
 }
 
@@ -692,7 +687,7 @@ void spulse_sample_pause(bool pause)
 		if (pause) {
 			WRITE_ONCE(spulse.running, false);
 			synchronize_rcu();
-			spulse_task_fold();
+			spulse_task_fold(true);
 			spulse.pause_t0 = ktime_get_mono_fast_ns();
 			return;
 		}
