@@ -37,22 +37,7 @@ hrun "$B/spulse" record --off-cpu --offcpu-min-us 0 -o "$VM_OUT_HOST/oc.spulse" 
 echo $? >/out/oc.rc
 # 5. --off-cpu --flight 2: a manual trigger through debugfs control, then
 #    SIGUSR1 to spulse record 2 s later (> --min-gap 1 s), then Ctrl-C.
-chroot /host /usr/bin/env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	"$B/spulse" record --off-cpu --flight 2 --post 0.5 --min-gap 1 \
-	-o "$VM_OUT_HOST/fl.spulse" -- "$B/workload/pingpong" -n 1000000000 \
-	>/out/fl.out 2>&1 &
-rp=$!
-for _ in $(seq 100); do
-	hrun grep -q running /sys/kernel/debug/spulse/control 2>/dev/null && break
-	sleep 0.1
-done
-sleep 2
-hrun sh -c 'echo trigger > /sys/kernel/debug/spulse/control'
-sleep 2
-kill -USR1 $rp
-sleep 2
-kill -INT $rp
-wait $rp
+flight_round "$B" fl 2 2 2
 echo $? >/out/fl.rc
 dmesg >/out/dmesg.record
 exit 0
