@@ -209,21 +209,16 @@ out:
 /**
  * spulse_control_flush() - publish partial sub-buffers to readers
  *
- * relay_flush() races with writers, so the events are disabled around it
- * and re-enabled if they were running.
+ * Each CPU switches its own buffer in an IPI with its busy flag held
+ * (spulse_relay_flush()), the meta buffer under the meta mutex; sampling
+ * goes on. Readers that read only published sub-buffers (spulse-drain,
+ * docs/KERNEL.md "Relay files") call this to bound how long data waits.
  */
 void spulse_control_flush(void)
 {
-	bool was;
-
 	mutex_lock(&spulse.lock);
-	was = spulse.running;
-	if (was)
-		spulse_sample_pause(true);
 	spulse_relay_flush();
 	spulse_meta_flush();
-	if (was)
-		spulse_sample_pause(false);
 	mutex_unlock(&spulse.lock);
 }
 
@@ -395,9 +390,6 @@ static void spulse_stats_show_losses(struct seq_file *m,
 	seq_printf(m, "samples_expected %llu\n",
 		   div64_u64(t->event_running_ns * spulse.p.freq,
 			     NSEC_PER_SEC));
-	seq_printf(m, "flush_paused_ns %llu\n",
-		   READ_ONCE(spulse.flush_paused_ns));
-	seq_printf(m, "flush_lost_max %llu\n", READ_ONCE(spulse.flush_lost_max));
 	seq_printf(m, "cpus_no_event %u\n", READ_ONCE(spulse.cpus_no_event));
 	seq_printf(m, "events %s\n", spulse_events_name(spulse.p.events));
 	seq_printf(m, "task_events %u\n", READ_ONCE(spulse.task_events));
@@ -505,6 +497,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "records_written %llu\n", records);
 	seq_printf(m, "bytes_written %llu\n", bytes);
 	seq_printf(m, "meta_bytes %llu\n", spulse_meta_bytes());
+	spulse_meta_position_show(m);
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
 	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
 	spulse_stats_show_losses(m, &t);
@@ -526,9 +519,16 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 			      READ_ONCE(c->stats.dropped_busy) +
 			      READ_ONCE(c->stats.dropped_too_deep);
 
-		seq_printf(m, "cpu%d taken %llu written %llu dropped %llu bytes %llu\n",
+		struct rchan_buf *buf = spulse.chan ?
+					*per_cpu_ptr(spulse.chan->buf, cpu) : NULL;
+		u64 pub, rd;
+
+		seq_printf(m, "cpu%d taken %llu written %llu dropped %llu bytes %llu",
 			   cpu, READ_ONCE(c->stats.taken), written, dropped,
 			   READ_ONCE(c->enc.bytes));
+		if (buf && spulse_relay_position(buf, &pub, &rd))
+			seq_printf(m, " published %llu read %llu", pub, rd);
+		seq_putc(m, '\n');
 	}
 	return 0;
 }

@@ -900,6 +900,27 @@ void spulse_meta_flush(void)
 }
 
 /**
+ * spulse_meta_position_show() - the meta file's published and read bytes
+ * @m: the stats file
+ *
+ * Lines meta_published and meta_read (spulse_relay_position()), none when
+ * there is no meta file or no consistent reading.
+ */
+void spulse_meta_position_show(struct seq_file *m)
+{
+	u64 pub, rd;
+
+	if (!meta.chan)
+		return;
+	mutex_lock(&meta.lock);
+	if (spulse_relay_position(*per_cpu_ptr(meta.chan->buf, 0), &pub, &rd)) {
+		seq_printf(m, "meta_published %llu\n", pub);
+		seq_printf(m, "meta_read %llu\n", rd);
+	}
+	mutex_unlock(&meta.lock);
+}
+
+/**
  * spulse_meta_bytes() - bytes written to the meta stream
  *
  * Return: the byte count.

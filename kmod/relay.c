@@ -10,6 +10,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/relay.h>
 #include <linux/smp.h>
 
@@ -60,6 +61,14 @@ static const struct rchan_callbacks spulse_relay_cb = {
 	.create_buf_file = spulse_create_buf_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
+
+/* the published count of @buf: meta's, or its CPU's */
+static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
+{
+	if (buf->chan->is_global)
+		return &spulse.meta_rpos;
+	return &per_cpu_ptr(spulse.cpu, buf->cpu)->rpos;
+}
 
 /*
  * Each channel gets one sub-buffer more than asked for: the guard that
@@ -154,20 +163,89 @@ void spulse_relay_close(void)
  *   current sub-buffer. Both are free (the check above), so no reader is
  *   in them.
  *
+ * Both fixes hold only for a reader that is not inside the current
+ * sub-buffer: relay's read() still races a switch when it has read the
+ * current sub-buffer up to its end (it can take the switch for a wrap and
+ * move subbufs_consumed back). Readers that must not lose or repeat a byte
+ * read only published sub-buffers: the file's size less what was read
+ * (spulse_relay_position(), docs/KERNEL.md "Relay files").
+ *
+ * The switch runs inside @pos->seq, which also counts the published bytes.
+ *
  * Return: true when switched (relay then accepts @len bytes).
  */
 static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
 {
+	struct spulse_relay_pos *pos = spulse_relay_pos(buf);
 	size_t n = buf->chan->n_subbufs;
 	size_t produced = buf->subbufs_produced;
 	size_t consumed = READ_ONCE(buf->subbufs_consumed);
+	bool ok;
 
 	if (produced + 2 - consumed >= n)
 		return false;
 	buf->padding[(produced + 1) % n] = buf->chan->subbuf_size;
 	buf->padding[(produced + 2) % n] = buf->chan->subbuf_size;
-	smp_wmb();	/* the guards before the new sub-buffer is published */
-	return relay_switch_subbuf(buf, len) == len;
+	WRITE_ONCE(pos->seq, pos->seq + 1);
+	smp_wmb();	/* the guards and seq before the new sub-buffer is published */
+	if (buf->offset <= buf->chan->subbuf_size)
+		WRITE_ONCE(pos->published, pos->published + buf->offset);
+	ok = relay_switch_subbuf(buf, len) == len;
+	smp_wmb();	/* the switch before seq says it is over */
+	WRITE_ONCE(pos->seq, pos->seq + 1);
+	return ok;
+}
+
+/**
+ * spulse_relay_position() - how far a relay buffer was published and read
+ * @buf: the buffer
+ * @published: set to the bytes published so far (the relay file's size once
+ *	a switch in progress has ended)
+ * @read: set to the bytes readers have consumed so far: @published less
+ *	the published bytes still unread, plus what was read of the current
+ *	sub-buffer
+ *
+ * A reader opening the file takes @read as its start, and then reads at
+ * most (file size - @read - what it read since): only published
+ * sub-buffers, which no switch changes. Reader fields are read racily: the
+ * result is exact while nobody reads the file. Retries around a switch in
+ * progress (the writer never waits); gives up after about 10 ms, when the
+ * writer's CPU is stalled inside a switch.
+ *
+ * Return: true when both values were read consistently.
+ */
+bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read)
+{
+	struct spulse_relay_pos *pos = spulse_relay_pos(buf);
+	size_t n = buf->chan->n_subbufs, sz = buf->chan->subbuf_size;
+	unsigned int tries;
+
+	for (tries = 0; tries < 1000; tries++) {
+		size_t produced, consumed, bc, i;
+		u64 pub, unread = 0;
+		u32 seq = READ_ONCE(pos->seq);
+
+		if (seq & 1) {
+			usleep_range(10, 20);
+			continue;
+		}
+		smp_rmb();	/* seq before what the switch writes */
+		pub = READ_ONCE(pos->published);
+		produced = READ_ONCE(buf->subbufs_produced);
+		consumed = READ_ONCE(buf->subbufs_consumed);
+		bc = READ_ONCE(buf->bytes_consumed);
+		if (produced - consumed > n)
+			consumed = produced - n;
+		for (i = consumed; i < produced; i++)
+			unread += sz - READ_ONCE(buf->padding[i % n]);
+		smp_rmb();	/* what the switch writes before seq again */
+		if (READ_ONCE(pos->seq) != seq)
+			continue;
+		*published = pub;
+		*read = pub - unread + bc;
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -238,9 +316,17 @@ static void spulse_relay_flush_buf(struct rchan *chan, struct rchan_buf *buf)
 
 static void spulse_relay_flush_here(void *info)
 {
+	struct spulse_cpu *c = this_cpu_ptr(spulse.cpu);
 	struct rchan *chan = info;
 
+	/* busy here means busy for good (no sampler state): nothing written */
+	if (c->busy)
+		return;
+	c->busy = 1;
+	barrier();
 	spulse_relay_flush_buf(chan, *this_cpu_ptr(chan->buf));
+	barrier();
+	c->busy = 0;
 }
 
 /**
@@ -249,8 +335,11 @@ static void spulse_relay_flush_here(void *info)
  * Each online CPU flushes its own buffer in an IPI (interrupts off), so
  * the flush cannot interleave with that CPU's writers, which all run with
  * interrupts off too (the cpu-clock handler, the off-CPU probes, the
- * trigger command) — except the NMI cycles handler, which the caller
- * disables first. Offline CPUs have no writer and are flushed from here.
+ * trigger command). The IPI holds the CPU's busy flag like a writer, so an
+ * NMI sample (cycles) landing meanwhile is dropped and counted as busy
+ * instead of writing into the switch. Nothing is paused: a flush costs at
+ * most the NMI samples that land inside it. Offline CPUs have no writer
+ * and are flushed from here.
  */
 void spulse_relay_flush(void)
 {

@@ -760,6 +760,18 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			  struct spulse_uw_res *res);
 
 /**
+ * struct spulse_relay_pos - what a relay buffer has published, for readers
+ * @seq: odd while spulse_relay_switch() runs (a sequence count the writer
+ *	never waits on; spulse_relay_position() retries around it)
+ * @published: bytes of the sub-buffers published so far (the relay file's
+ *	size, kept here so that it moves with subbufs_produced under @seq)
+ */
+struct spulse_relay_pos {
+	u32 seq;
+	u64 published;
+};
+
+/**
  * struct spulse_cpu - everything one CPU's sampler owns
  * @enc: encoder (intern tables, id counters)
  * @batch: batch buffer
@@ -785,6 +797,7 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
  *	@busy): a thread and its stack, copied into the slot table
  * @oc_close: the slot closed at switch-in (sched_switch probe only, which
  *	never nests on one CPU), with its own stack storage
+ * @rpos: what this CPU's relay buffer has published (relay.c)
  */
 struct spulse_cpu {
 	struct spulse_enc enc;
@@ -794,6 +807,7 @@ struct spulse_cpu {
 	unsigned long *kbuf;
 	int busy;
 	bool ready;
+	struct spulse_relay_pos rpos;
 	struct spulse_cpu_stats stats;
 	struct perf_event *event;
 	u64 ev_enabled;
@@ -840,6 +854,7 @@ struct spulse_tev {
  * @start_mono: ktime_get_mono_fast_ns() at session start
  * @interval_us: 1e6 / freq
  * @chan: relay channel
+ * @meta_rpos: what the meta relay buffer has published (relay.c)
  * @dir: debugfs directory
  * @cpuhp_state: dynamic hotplug state (events, sample.c)
  * @cpuhp_prepare: dynamic hotplug prepare state (per-CPU memory, percpu.c)
@@ -848,9 +863,6 @@ struct spulse_tev {
  * @percpu_bytes: bytes of per-CPU encoder state allocated
  * @ev_loading: the event state is being set up (a failure fails the load)
  * @cpus_no_event: CPUs that came online but got no perf event
- * @pause_t0: when the events were turned off for the current flush
- * @flush_paused_ns: time the events were off for flushes
- * @flush_lost_max: upper bound of samples lost to flushes (events x time)
  * @tev: events=task: the events created at start, one per target thread
  *	(sample.c; NULL when none)
  * @ntev: entries of @tev
@@ -880,6 +892,7 @@ struct spulse_state {
 	u64 start_mono;
 	u64 interval_us;
 	struct rchan *chan;
+	struct spulse_relay_pos meta_rpos;
 	struct dentry *dir;
 	int cpuhp_state;
 	int cpuhp_prepare;
@@ -888,9 +901,6 @@ struct spulse_state {
 	u64 percpu_bytes;
 	bool ev_loading;
 	u32 cpus_no_event;
-	u64 pause_t0;
-	u64 flush_paused_ns;
-	u64 flush_lost_max;
 	struct spulse_tev *tev;
 	u32 ntev;
 	u32 task_events;
@@ -940,13 +950,13 @@ static inline bool spulse_batch_put(struct spulse_cpu *c)
 struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs);
 void spulse_relay_flush(void);
 void spulse_relay_flush_chan(struct rchan *chan);
+bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read);
 
 /* sample.c */
 int spulse_sample_init(void);
 void spulse_sample_exit(void);
 int spulse_sample_prepare(void);
 void spulse_sample_enable(bool on);
-void spulse_sample_pause(bool pause);
 
 /* percpu.c */
 int spulse_cpu_alloc(void);
@@ -969,6 +979,7 @@ u64 spulse_meta_bytes(void);
 u64 spulse_meta_dropped(void);
 struct seq_file;
 void spulse_meta_stats_show(struct seq_file *m);
+void spulse_meta_position_show(struct seq_file *m);
 
 /* offcpu.c */
 int spulse_offcpu_init(void);

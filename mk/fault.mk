@@ -11,7 +11,7 @@
 
 CHECK_SUITES += fault
 
-.PHONY: check-fault fault-long fault-stops
+.PHONY: check-fault fault-long fault-stops fault-relay-race
 
 check-fault:
 	@mkdir -p $(BUILD)/check
@@ -26,3 +26,8 @@ fault-long:
 # (tests/fault/run-stops.sh; the TCG hang of text patching at stop)
 fault-stops:
 	@BUILD=$(BUILD) $(TOP)/tests/fault/run-stops.sh
+
+# relay_race rounds per reader (spulse-drain's and a plain one) in the stock
+# kernel (tests/fault/run-relay-race.sh; docs/FAULT.md, "Relay readers")
+fault-relay-race:
+	@BUILD=$(BUILD) $(TOP)/tests/fault/run-relay-race.sh

@@ -497,13 +497,17 @@ scenario_relay_reader_races_writer() {
 	out=$($race $D/control $D/cpu0 8 $W/race-cpu0); rc=$?
 	kill $sl; wait $sl
 	tw=$(stat triggers_written); td=$(stat triggers_dropped)
-	log "$out; kernel triggers_written=$tw triggers_dropped=$td"
+	cpu0=$(grep '^cpu0 ' $D/stats)
+	log "$out; kernel triggers_written=$tw triggers_dropped=$td; $cpu0"
 	mkdir -p /out/e2e/relay_reader_races_writer
 	cp $W/race-cpu0 /out/e2e/relay_reader_races_writer/cpu0 2>/dev/null
 	rmmod spulse
 	[ $rc -eq 0 ] || return 1
-	set -- $out	# relay_race: accepted A refused R found F bytes B
-	[ "$3" -gt 0 ] && [ "$7" -eq "$3" ] && [ "$tw" -eq "$3" ] && [ "$td" -eq "$5" ]
+	# cpu0 taken T written W dropped D bytes B published P read R
+	set -- $cpu0; kb=$9; kp=${11}; kr=${13}
+	set -- $out	# relay_race: accepted A refused R found F bytes B end E
+	[ "$3" -gt 0 ] && [ "$7" -eq "$3" ] && [ "$tw" -eq "$3" ] && [ "$td" -eq "$5" ] &&
+		[ "${11}" = "$kb" ] && [ "$kp" = "$kb" ] && [ "$kr" = "$kb" ]
 }
 
 # CPU 1 goes offline and online continuously while spulse.ko is loaded

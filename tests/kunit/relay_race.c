@@ -9,16 +9,24 @@
  * SECONDS: every accepted write is one trigger batch in CPU 0's relay
  * stream (the text "debugfs trigger" exactly once), a refused one (-ENOSPC,
  * buffer full) none. Meanwhile this process, pinned to CPU 1, reads CPUFILE
- * (non-blocking read(), as spulse-drain does), alternating bursts of reads
- * with pauses of 0-4 ms so the tiny buffer is sometimes caught up, sometimes
- * full, while sub-buffers switch. After the writer ends it reads what is
- * left, writes every byte read to OUT and prints
+ * as spulse-drain does (docs/DRAIN.md, "Reading"): non-blocking read()s
+ * that stop at the published sub-buffers (the file's size less the "read"
+ * position the stats file gave at open), and a "flush" written to CONTROL
+ * now and then to publish the partial one. It alternates bursts of reads
+ * with pauses of 0-4 ms so the tiny buffer is sometimes caught up,
+ * sometimes full, while sub-buffers switch. After the writer ends it
+ * flushes and reads what is left, writes every byte read to OUT and prints
  *
- *   relay_race: accepted A refused R found F bytes B
+ *   relay_race: accepted A refused R found F bytes B end E
  *
  * F (trigger texts found in the bytes read) must equal A and the kernel's
  * triggers_written: fewer means relay lost bytes, more means bytes were read
- * twice (the script compares; OUT goes through `spulse check`).
+ * twice; E (where reading ended in the file) must equal the bytes the
+ * module wrote (the script compares; OUT goes through `spulse check`).
+ *
+ * With RELAY_RACE_NAIVE=1 in the environment it reads as a plain reader
+ * would (everything read() returns, the current sub-buffer included, no
+ * flushes), the way relay's read() races a sub-buffer switch.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,20 +96,72 @@ struct bytes {
 	size_t len, cap;
 };
 
-/* read what is ready; returns bytes read, -1 on error */
+static int naive;
+static unsigned long long start;	/* the file position at open */
+
+/* "cpuN ... read R" from the stats file beside CPUFILE; 0 if absent */
+static unsigned long long stats_read(const char *cpufile)
+{
+	unsigned long long t, w, d, by, p, r = 0;
+	char path[512], line[256], name[24], want[24];
+	const char *base = strrchr(cpufile, '/');
+	FILE *f;
+
+	if (!base)
+		return 0;
+	snprintf(path, sizeof(path), "%.*s/stats", (int)(base - cpufile),
+		 cpufile);
+	snprintf(want, sizeof(want), "%s", base + 1);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%23s taken %llu written %llu dropped %llu "
+			   "bytes %llu published %llu read %llu", name, &t, &w,
+			   &d, &by, &p, &r) == 7 && !strcmp(name, want))
+			break;
+	fclose(f);
+	return r;
+}
+
+static void flush(const char *control)
+{
+	int fd = open(control, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "flush", 5) != 5)
+			perror("relay_race: flush");
+		close(fd);
+	}
+}
+
+/* read what is ready (published); returns bytes read, -1 on error */
 static long drain(int fd, struct bytes *b)
 {
 	long total = 0;
 	ssize_t n;
 
 	for (;;) {
+		size_t want = 65536;
+
+		if (!naive) {
+			struct stat st;
+			unsigned long long pos = start + b->len;
+
+			if (fstat(fd, &st))
+				return -1;
+			if ((unsigned long long)st.st_size <= pos)
+				return total;
+			if ((unsigned long long)st.st_size - pos < want)
+				want = st.st_size - pos;
+		}
 		if (b->cap - b->len < 65536) {
 			b->cap = b->cap ? 2 * b->cap : 1 << 20;
 			b->p = realloc(b->p, b->cap);
 			if (!b->p)
 				return -1;
 		}
-		n = read(fd, b->p + b->len, 65536);
+		n = read(fd, b->p + b->len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -128,7 +189,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: relay_race CONTROL CPUFILE SECONDS OUT\n");
 		return 2;
 	}
+	naive = getenv("RELAY_RACE_NAIVE") && *getenv("RELAY_RACE_NAIVE") == '1';
 	fd = open(argv[2], O_RDONLY | O_NONBLOCK);
+	if (!naive)
+		start = stats_read(argv[2]);
 	if (fd < 0 || pipe(pfd)) {
 		perror("relay_race: open");
 		return 1;
@@ -149,6 +213,8 @@ int main(int argc, char **argv)
 		}
 		round++;
 		seed = seed * 1103515245 + 12345;
+		if (!naive && (seed >> 4) % 7 == 0)
+			flush(argv[1]);
 		if (round % 3 == 0) {
 			struct timespec ts = {
 				0, (long)((seed >> 8) % 4000) * 1000
@@ -163,6 +229,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 20; i++) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
+		if (!naive)
+			flush(argv[1]);
 		if (drain(fd, &b) < 0)
 			return 1;
 		nanosleep(&ts, NULL);
@@ -182,7 +250,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(out);
-	printf("relay_race: accepted %lu refused %lu found %lu bytes %zu\n",
-	       ok, refused, found, b.len);
+	printf("relay_race: accepted %lu refused %lu found %lu bytes %zu end %llu\n",
+	       ok, refused, found, b.len, start + b.len);
 	return 0;
 }

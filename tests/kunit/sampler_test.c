@@ -293,12 +293,11 @@ static void sampler_task_event_samples_only_the_target(struct kunit *test)
 	spulse_sample_enable(true);
 	mutex_unlock(&spulse.lock);
 	spin_ms(200);
-	/* a flush pause in the middle gates the handler, then resumes */
+	/* a flush in the middle, with the events on */
 	mutex_lock(&spulse.lock);
-	spulse_sample_pause(true);
 	spulse_relay_flush();
-	spulse_sample_pause(false);
 	mutex_unlock(&spulse.lock);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
 	spin_ms(200);
 	mutex_lock(&spulse.lock);
 	spulse_sample_enable(false);
@@ -437,30 +436,87 @@ static void sampler_throttling_is_counted(struct kunit *test)
 	rt_teardown();
 }
 
-/* The events off around a flush: the time and its sample bound count. */
-static void sampler_flush_pause_is_counted(struct kunit *test)
+/* sub-buffers published so far (@partial: buffers with unpublished bytes) */
+static size_t produced_sum(u32 *partial)
+{
+	size_t n = 0;
+	int cpu;
+
+	*partial = 0;
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(spulse.chan->buf, cpu);
+
+		if (!buf)
+			continue;
+		n += buf->subbufs_produced;
+		*partial += buf->offset && buf->offset <= spulse.chan->subbuf_size;
+	}
+	return n;
+}
+
+/*
+ * A flush switches each CPU's partial sub-buffer in an IPI holding that
+ * CPU's busy flag like a writer: a CPU whose flag is held (a writer inside,
+ * or no sampler state for good) keeps its partial sub-buffer, and the
+ * flush leaves every flag as it found it. Nothing is paused: samples taken
+ * between flushes are all written and read back.
+ */
+static void sampler_flush_holds_busy_and_pauses_nothing(struct kunit *test)
 {
 	struct spulse_params p = tiny_params(task_tgid_nr(current));
-	u32 events = 0;
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	size_t before;
+	u32 i, samples, partial, left;
 	int cpu;
 
 	p.subbuf_size = 256 << 10;
+	p.n_subbufs = 4;
 	rt_setup(test, &p, DIR_NAME);
-	start_events(test);
-	for_each_online_cpu(cpu)
-		events += !!per_cpu_ptr(spulse.cpu, cpu)->event;
-	KUNIT_ASSERT_GT(test, events, 0U);
+	take_n(3, 0x401000);
+	before = produced_sum(&partial);
+	KUNIT_ASSERT_GE(test, partial, 1U);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(spulse.cpu, cpu)->busy = 1;
+	spulse_relay_flush();
+	KUNIT_EXPECT_EQ(test, produced_sum(&left), before);
+	KUNIT_EXPECT_EQ(test, left, partial);
+	for_each_possible_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, per_cpu_ptr(spulse.cpu, cpu)->busy, 1);
+		per_cpu_ptr(spulse.cpu, cpu)->busy = 0;
+	}
+	spulse_relay_flush();
+	KUNIT_EXPECT_EQ(test, produced_sum(&left), before + partial);
+	KUNIT_EXPECT_EQ(test, left, 0U);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, per_cpu_ptr(spulse.cpu, cpu)->busy, 0);
+
+	/* flushes every 10 ms while a real event samples this thread */
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
 	mutex_lock(&spulse.lock);
-	spulse_sample_pause(true);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(spulse.running));
-	msleep(50);
-	spulse_sample_pause(false);
-	KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
+	spulse_sample_enable(true);
 	mutex_unlock(&spulse.lock);
-	stop_events();
-	KUNIT_EXPECT_GE(test, spulse.flush_paused_ns, 50ULL * NSEC_PER_MSEC);
-	/* 1000 Hz x >= 50 ms x events */
-	KUNIT_EXPECT_GE(test, spulse.flush_lost_max, 50ULL * events);
+	for (i = 0; i < 30; i++) {
+		spin_ms(10);
+		mutex_lock(&spulse.lock);
+		spulse_relay_flush();
+		mutex_unlock(&spulse.lock);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
+	}
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	spulse_sample_exit();
+	rt_stats(&st);
+	kunit_info(test, "taken %llu written %llu busy %llu produced +%zu\n",
+		   st.taken, st.written, st.dropped_busy,
+		   produced_sum(&left) - before);
+	/* 1 kHz for 300 ms; TCG timers are coarse, so ask for 5% of that */
+	KUNIT_EXPECT_GE(test, st.taken, 3ULL + 15ULL);
+	KUNIT_EXPECT_EQ(test, st.taken, st.written + st.dropped_buffer_full +
+			st.dropped_busy + st.dropped_too_deep);
+	samples = check_streams(test, sk);
+	KUNIT_EXPECT_EQ(test, (u64)samples, st.written);
 	rt_teardown();
 }
 
@@ -751,7 +807,7 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_task_event_target_gone),
 	KUNIT_CASE(sampler_events_param),
 	KUNIT_CASE(sampler_throttling_is_counted),
-	KUNIT_CASE(sampler_flush_pause_is_counted),
+	KUNIT_CASE(sampler_flush_holds_busy_and_pauses_nothing),
 	KUNIT_CASE(sampler_cpu_online_without_event_is_not_vetoed),
 	KUNIT_CASE(sampler_cpu_online_without_memory_is_not_vetoed),
 	KUNIT_CASE(sampler_kernel_unwind_error_marks_truncated),

@@ -73,6 +73,7 @@ struct drain {
 	unsigned int poll_spurious;	/* "ready" polls in a row with no data */
 	bool more;			/* the last round hit READ_ROUND_MAX */
 	int64_t round_ns;		/* clock after the last round's reads */
+	int64_t flush_ns;		/* clock of the last control flush */
 
 	int64_t last_sync_ns;
 	int64_t last_time_ns;
@@ -194,6 +195,43 @@ static int open_cpus(struct drain *d)
 	return 0;
 }
 
+/*
+ * A relay file may have been read before this drainer opened it: start
+ * where the earlier readers stopped (the module's stats "read"), so that
+ * reads stop at the published sub-buffers (drain_input_read()). A module
+ * without the field leaves the start at 0: reads are then bounded by the
+ * file's size only.
+ */
+static void set_starts(struct drain *d, bool meta)
+{
+	unsigned int i;
+	uint64_t r;
+
+	if (meta) {
+		if (d->meta.relay &&
+		    !drain_kstat_relay_read(d->stats_path, -1, &r))
+			drain_input_set_start(&d->meta, r);
+		return;
+	}
+	for (i = 0; i < d->ncpu; i++)
+		if (d->cpu[i].relay &&
+		    !drain_kstat_relay_read(d->stats_path, d->cpu[i].cpu, &r))
+			drain_input_set_start(&d->cpu[i], r);
+}
+
+/* Any input a real relay file (not a test's stand-in)? */
+static bool relay_inputs(const struct drain *d)
+{
+	unsigned int i;
+
+	if (d->have_meta && d->meta.relay)
+		return true;
+	for (i = 0; i < d->ncpu; i++)
+		if (d->cpu[i].relay)
+			return true;
+	return false;
+}
+
 int drain_control(struct drain *d, const char *cmd)
 {
 	char *path;
@@ -244,14 +282,17 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	ret = open_cpus(d);
 	if (ret < 0)
 		goto fail;
+	set_starts(d, false);
 	if (asprintf(&path, "%s/meta", d->o.debugfs) < 0) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	ret = drain_input_open(&d->meta, path, -1);
 	free(path);
-	if (ret == 0)
+	if (ret == 0) {
 		d->have_meta = true;
+		set_starts(d, true);
+	}
 	else if (ret != -ENOENT)
 		goto fail;
 	else
@@ -1312,6 +1353,25 @@ static int maybe_sync(struct drain *d, bool force)
 	return ret;
 }
 
+/*
+ * Reads of a relay file stop at its published sub-buffers, so a partial
+ * one is published by a control flush (each CPU switches its own buffer,
+ * sampling goes on) once every @timeout_ms: the bound on how long data
+ * waits. Test stand-ins (regular files) are read to their end instead.
+ */
+static void publish_partial(struct drain *d, int timeout_ms)
+{
+	int64_t now;
+
+	if (timeout_ms <= 0 || !relay_inputs(d))
+		return;
+	now = mono_ns();
+	if (now - d->flush_ns < (int64_t)timeout_ms * 1000000)
+		return;
+	d->flush_ns = now;
+	(void)drain_control(d, "flush\n");
+}
+
 long drain_step(struct drain *d, int timeout_ms)
 {
 	long n;
@@ -1328,6 +1388,7 @@ long drain_step(struct drain *d, int timeout_ms)
 	if (!d->more) {
 		bool ready = wait_input(d, timeout_ms);
 
+		publish_partial(d, timeout_ms);
 		n = round_read(d);
 		if (ready && n == 0 && ++d->poll_spurious >= POLL_SPURIOUS_MAX)
 			d->poll_useful = false;
@@ -1418,9 +1479,18 @@ int drain_finish(struct drain *d)
 				strerror(-ret));
 		(void)drain_control(d, "flush\n");
 	}
-	/* read until every input has been dry twice in a row */
+	/*
+	 * Read until every input has been dry twice in a row. A flush that
+	 * found no free sub-buffer left the partial one unpublished: once
+	 * reading has made room, flush again (relay files only; nothing else
+	 * writes into the module's control then).
+	 */
 	while (dry < 2) {
-		long n = round_read(d);
+		long n;
+
+		if (dry && relay_inputs(d))
+			(void)drain_control(d, "flush\n");
+		n = round_read(d);
 
 		if (n < 0) {
 			d->fatal = (int)n;

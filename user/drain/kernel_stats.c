@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Parse the debugfs stats file: one "key value" per line, then per-CPU
- * lines "cpuN taken W written X dropped Y bytes B" (drain_kstat() skips
- * them, drain_kstat_cpu_bytes() reads them).
+ * lines "cpuN taken W written X dropped Y bytes B [published P read R]"
+ * (drain_kstat() skips them, drain_kstat_cpu_bytes() and
+ * drain_kstat_relay_read() read them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,6 +60,38 @@ int drain_kstat_cpu_bytes(const char *path, int cpu, uint64_t *bytes,
 			   "bytes %llu", name, &t, &w, &d, &b) == 5 &&
 		    !strcmp(name, want)) {
 			*bytes = b;
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int drain_kstat_relay_read(const char *path, int cpu, uint64_t *read)
+{
+	char line[256], want[24];
+	unsigned long long t, w, d, b, p, r;
+	int ret = -ENOENT;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	snprintf(want, sizeof(want), "cpu%d", cpu);
+	while (ret && fgets(line, sizeof(line), f)) {
+		char name[24];
+
+		if (cpu < 0) {
+			if (sscanf(line, "meta_read %llu", &r) == 1) {
+				*read = r;
+				ret = 0;
+			}
+			continue;
+		}
+		if (sscanf(line, "%23s taken %llu written %llu dropped %llu "
+			   "bytes %llu published %llu read %llu", name, &t, &w,
+			   &d, &b, &p, &r) == 7 && !strcmp(name, want)) {
+			*read = r;
 			ret = 0;
 		}
 	}

@@ -22,4 +22,12 @@ int drain_kstat(const char *path, const char *key, int64_t *val);
 int drain_kstat_cpu_bytes(const char *path, int cpu, uint64_t *bytes,
 			  bool *stopped);
 
+/*
+ * Where a relay file's unread bytes begin: "read R" of the line for
+ * @cpu ("cpuN ... published P read R"), or the line "meta_read R" for
+ * @cpu < 0. Returns 0 and sets *read, -ENOENT if absent (an older module,
+ * or no consistent reading), or -errno.
+ */
+int drain_kstat_relay_read(const char *path, int cpu, uint64_t *read);
+
 #endif

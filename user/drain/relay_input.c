@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <spulse/varint.h>
@@ -18,6 +20,7 @@
 #include "relay_input.h"
 
 #define READ_CHUNK 65536
+#define DEBUGFS_FS_MAGIC 0x64626720	/* linux/magic.h DEBUGFS_MAGIC */
 
 int drain_input_open(struct drain_input *in, const char *path, int cpu)
 {
@@ -45,8 +48,36 @@ int drain_input_open(struct drain_input *in, const char *path, int cpu)
 		in->fd = -1;
 		return ret;
 	}
+	{
+		struct statfs sf;
+		struct stat st;
+
+		in->sized = !fstat(in->fd, &st) && S_ISREG(st.st_mode);
+		in->relay = !fstatfs(in->fd, &sf) &&
+			    (unsigned long)sf.f_type == DEBUGFS_FS_MAGIC;
+	}
 	in->state = DRAIN_INPUT_OPEN;
 	return 0;
+}
+
+void drain_input_set_start(struct drain_input *in, uint64_t start)
+{
+	in->start = start;
+}
+
+/*
+ * Bytes that may be read now: the file's size (a relay file's counts the
+ * published sub-buffers only) less what readers consumed. UINT64_MAX when
+ * the file has no size to go by.
+ */
+static uint64_t readable(const struct drain_input *in)
+{
+	uint64_t pos = in->start + in->bytes_read;
+	struct stat st;
+
+	if (!in->sized || fstat(in->fd, &st) || st.st_size < 0)
+		return UINT64_MAX;
+	return (uint64_t)st.st_size > pos ? (uint64_t)st.st_size - pos : 0;
 }
 
 /*
@@ -84,8 +115,21 @@ long drain_input_read(struct drain_input *in, size_t max)
 {
 	uint8_t buf[READ_CHUNK];
 	long total = 0;
+	uint64_t room;
+	bool capped = false;
 
 	in->dry = false;
+	if (in->state != DRAIN_INPUT_OPEN)
+		return 0;
+	room = readable(in);
+	if (!room) {
+		in->dry = true;
+		return 0;
+	}
+	if (room != UINT64_MAX && (!max || room < max)) {
+		max = (size_t)room;
+		capped = true;
+	}
 	while (in->state == DRAIN_INPUT_OPEN && (!max || (size_t)total < max)) {
 		size_t want = sizeof(buf);
 		ssize_t n;
@@ -130,6 +174,9 @@ long drain_input_read(struct drain_input *in, size_t max)
 			break;
 		}
 	}
+	/* all that was published is read: the rest waits for a switch */
+	if (capped && (size_t)total == max)
+		in->dry = true;
 	return total;
 }
 
@@ -144,7 +191,7 @@ int64_t drain_input_relay_gap(const struct drain_input *in,
 		      (in->bytes_read == 0 || in->have_header);
 	if (!*comparable)
 		return 0;
-	return (int64_t)(in->bytes_read - kernel_bytes);
+	return (int64_t)(in->start + in->bytes_read - kernel_bytes);
 }
 
 void drain_input_abandon(struct drain_input *in, const struct spulse_error *err)

@@ -41,6 +41,12 @@ struct drain_epoch {
  * @stream: validating push decoder; kept after an error so that the
  *          definitions of samples already queued stay readable
  * @bytes_read: total bytes read from @fd
+ * @start: where this reader began in the file: what readers before it
+ *         consumed (the module's stats "read"; 0 for a fresh file)
+ * @sized: @fd is a regular file (relay files on debugfs are): reads stop at
+ *         its size, which for a relay file counts only published
+ *         sub-buffers (docs/DRAIN.md, "Reading")
+ * @relay: @fd is on debugfs (a real relay file, not a test's stand-in)
  * @hdr: the stream header bytes seen so far (parsed here, not by the
  *       stream, so the drainer knows start_us before any record)
  * @hdr_len: bytes in @hdr
@@ -66,6 +72,9 @@ struct drain_input {
 	enum drain_input_state state;
 	struct spulse_stream *stream;
 	uint64_t bytes_read;
+	uint64_t start;
+	bool sized;
+	bool relay;
 	uint8_t hdr[SPULSE_HEADER_MAX];
 	unsigned int hdr_len;
 	bool have_header;
@@ -85,18 +94,24 @@ int drain_input_open(struct drain_input *in, const char *path, int cpu);
 
 /*
  * Read what is available (at most @max bytes, 0 = no limit) and feed it to
- * the stream. Returns bytes read (0 = nothing ready) or -errno on a read
- * error, after which the input is DRAIN_INPUT_GONE. Never seeks.
+ * the stream. A regular file is read only up to its size less @start: for
+ * a relay file, the sub-buffers published so far, never the one the
+ * module is writing (relay's read() races a switch there). Returns bytes
+ * read (0 = nothing ready) or -errno on a read error, after which the
+ * input is DRAIN_INPUT_GONE. Never seeks.
  */
 long drain_input_read(struct drain_input *in, size_t max);
+
+/* Where the file's unread bytes begin (the module's stats "read"). */
+void drain_input_set_start(struct drain_input *in, uint64_t start);
 
 /*
  * After the last read of a stopped module: compare the bytes read from a
  * cpuN input with the bytes the module wrote into that relay buffer
- * (@kernel_bytes, stats "cpuN ... bytes B"). Returns read - written: 0
- * when relay delivered exactly what was written, < 0 when bytes were lost,
- * > 0 when bytes were delivered twice. Only an input read from the
- * stream's first byte and not abandoned can be compared: *@comparable
+ * (@kernel_bytes, stats "cpuN ... bytes B"). Returns @start + read -
+ * written: 0 when relay delivered exactly what was written, < 0 when
+ * bytes were lost, > 0 when bytes were delivered twice. Only an input read
+ * from a stream header and not abandoned can be compared: *@comparable
  * says whether this one could.
  */
 int64_t drain_input_relay_gap(const struct drain_input *in,
