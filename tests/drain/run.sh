@@ -178,6 +178,33 @@ else
 	pass "grow-sigterm ($v)"
 fi
 
+# ---- a drainer that did not stop the module (no --control) and whose
+# inputs keep growing still ends soon after SIGTERM (finish reads for at
+# most 1 s then), and what it wrote is a valid prefix ---------------------
+rm -rf "$work/passive"
+mkdir -p "$work/passive/spulse"
+"$gen" --dir "$work/passive/spulse" --truth "$work/passive/truth" --cpus 2 \
+	--samples 20000 --steps 1000 --step-ms 5 --seed 5 &
+genpid=$!
+for _ in $(seq 200); do [ -e "$work/passive/spulse/meta" ] && break; sleep 0.01; done
+"$drain_san" --debugfs "$work/passive/spulse" -o "$work/passive/out.spulse" \
+	--no-kallsyms --wake-ms 5 2>"$work/passive/err" &
+dpid=$!
+sleep 0.5
+start=$(date +%s%N)
+kill -TERM $dpid
+wait $dpid
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+still=$(kill -0 $genpid 2>/dev/null && echo yes || echo no)
+kill $genpid 2>/dev/null; wait $genpid 2>/dev/null
+if [ $rc -eq 0 ] && [ "$still" = yes ] && [ $ms -lt 3000 ] &&
+	"$build/spulse" check "$work/passive/out.spulse" >/dev/null 2>&1; then
+	pass "passive-finish-ends-while-inputs-grow ($ms ms)"
+else
+	fail passive-finish-ends-while-inputs-grow "exit $rc after $ms ms, writer still running: $still: $(tail -n 3 "$work/passive/err")"
+fi
+
 # ---- a CPU stream cut inside its last record: complete prefix drains ---
 fake cut --cpus 3 --samples 500 --seed 4 --cut-cpu 1 --offcpu 50
 if "$drain_san" --debugfs "$work/cut/spulse" -o "$work/cut/out.spulse" --once \

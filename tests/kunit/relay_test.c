@@ -209,6 +209,58 @@ static void relay_flush_publishes_when_room(struct kunit *test)
 }
 
 /*
+ * The published count moves at switches only, equals the relay file's
+ * size, and the read position counts what readers consumed: published
+ * sub-buffers and what was read of the current one. A switch seen in
+ * progress (odd sequence) that never ends gives no reading.
+ */
+static void relay_position_counts_published_and_read(struct kunit *test)
+{
+	struct spulse_params p = small_params();
+	static const u8 a[] = "published", b[] = "current";
+	struct spulse_relay_pos *pos;
+	struct rchan_buf *buf;
+	u64 pub = 1, rd = 1;
+	u8 *data;
+
+	rt_setup(test, &p, DIR_NAME);
+	buf = *per_cpu_ptr(spulse.chan->buf, 0);
+	pos = &per_cpu_ptr(spulse.cpu, 0)->rpos;
+	KUNIT_ASSERT_TRUE(test, spulse_relay_put(buf, a, sizeof(a)));
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, pub, 0ULL);
+	KUNIT_EXPECT_EQ(test, rd, 0ULL);
+	spulse_relay_flush_chan(spulse.chan);
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, pub, (u64)sizeof(a));
+	KUNIT_EXPECT_EQ(test, rd, 0ULL);
+	KUNIT_EXPECT_EQ(test, (u64)i_size_read(d_inode(buf->dentry)), pub);
+	KUNIT_ASSERT_EQ(test, rt_read_cpu(test, 0, &data), (ssize_t)sizeof(a));
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, rd, (u64)sizeof(a));
+	/* unpublished bytes, then read out of the current sub-buffer */
+	KUNIT_ASSERT_TRUE(test, spulse_relay_put(buf, b, sizeof(b)));
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, pub, (u64)sizeof(a));
+	KUNIT_EXPECT_EQ(test, rd, (u64)sizeof(a));
+	KUNIT_ASSERT_EQ(test, rt_read_cpu(test, 0, &data), (ssize_t)sizeof(b));
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, pub, (u64)sizeof(a));
+	KUNIT_EXPECT_EQ(test, rd, (u64)(sizeof(a) + sizeof(b)));
+	spulse_relay_flush_chan(spulse.chan);
+	KUNIT_ASSERT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	KUNIT_EXPECT_EQ(test, pub, (u64)(sizeof(a) + sizeof(b)));
+	KUNIT_EXPECT_EQ(test, rd, pub);
+	KUNIT_EXPECT_EQ(test, (u64)i_size_read(d_inode(buf->dentry)), pub);
+	/* a writer stalled inside a switch: no consistent reading */
+	pos->seq++;
+	KUNIT_EXPECT_FALSE(test, spulse_relay_position(buf, &pub, &rd));
+	pos->seq++;
+	KUNIT_EXPECT_TRUE(test, spulse_relay_position(buf, &pub, &rd));
+	rt_teardown();
+}
+
+/*
  * A CPU whose relay buffer is missing (relay_open() raced a CPU coming
  * online): the sampler drops the sample before capturing anything
  * (counted as dropped_busy, the count for "this CPU cannot take samples",
@@ -265,6 +317,7 @@ static struct kunit_case spulse_relay_cases[] = {
 	KUNIT_CASE(relay_reading_makes_room_again),
 	KUNIT_CASE(relay_never_reaches_full_and_guards_free_subbufs),
 	KUNIT_CASE(relay_flush_publishes_when_room),
+	KUNIT_CASE(relay_position_counts_published_and_read),
 	KUNIT_CASE(relay_missing_buffer_is_a_counted_drop),
 	{}
 };

@@ -1465,13 +1465,16 @@ static void check_relay_bytes(struct drain *d)
 	}
 }
 
+#define FINISH_PASSIVE_MS 1000
 int drain_finish(struct drain *d)
 {
 	unsigned int i, dry = 0;
+	int64_t t_end;
 	int ret;
 
 	if (d->fatal)
 		return d->fatal;
+	t_end = mono_ns() + (int64_t)FINISH_PASSIVE_MS * 1000000;
 	if (d->o.control) {
 		ret = drain_control(d, "stop\n");
 		if (ret < 0)
@@ -1482,11 +1485,15 @@ int drain_finish(struct drain *d)
 	/*
 	 * Read until every input has been dry twice in a row. A flush that
 	 * found no free sub-buffer left the partial one unpublished: once
-	 * reading has made room, flush again (relay files only; nothing else
-	 * writes into the module's control then).
+	 * reading has made room, flush again (relay files only). A module
+	 * this drainer did not stop may go on writing for good: then reading
+	 * ends FINISH_PASSIVE_MS after it began.
 	 */
 	while (dry < 2) {
 		long n;
+
+		if (!d->o.control && mono_ns() - t_end > 0)
+			break;
 
 		if (dry && relay_inputs(d))
 			(void)drain_control(d, "flush\n");
