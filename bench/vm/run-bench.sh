@@ -9,16 +9,16 @@
 # the table with bootstrap intervals and verdicts (bench/vm/table.py).
 #
 #   BENCH_VM_REPS       repetitions per mode (default 15)
-#   BENCH_VM_ROUNDS     gt -n rounds (default 120)
-#   BENCH_VM_PY_ROUNDS  pywork.py rounds (default 1600)
+#   BENCH_VM_ROUNDS     gt -n rounds (default 600: ~3 s of work under TCG)
+#   BENCH_VM_PY_ROUNDS  pywork.py rounds (default 8000: ~3 s)
 #   BENCH_VM_FREQS      frequencies (default "999 4999")
 #   BENCH_VM_START_EVERY the start-up runs in every k-th rep (default 3)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 reps=${BENCH_VM_REPS:-15}
-rounds=${BENCH_VM_ROUNDS:-120}
-py_rounds=${BENCH_VM_PY_ROUNDS:-1600}
+rounds=${BENCH_VM_ROUNDS:-600}
+py_rounds=${BENCH_VM_PY_ROUNDS:-8000}
 freqs=${BENCH_VM_FREQS:-999 4999}
 start_every=${BENCH_VM_START_EVERY:-3}
 out=$BUILD/bench-vm
