@@ -123,6 +123,14 @@ BENCH_TARGETS += bench-drain
 bench-drain: $(BUILD)/spulse-drain $(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool
 	@BUILD=$(BUILD) $(TOP)/tests/drain/bench.sh $(DRAIN_TEST)
 
+# Spool bytes and cpu records, the merge's order against release()'s
+# grouping by CPU, on 2 alternating fake CPUs (docs/DRAIN.md, "Merging").
+BENCH_TARGETS += bench-drain-group
+.PHONY: bench-drain-group
+bench-drain-group: $(BUILD)/spulse-drain $(BUILD)/spulse $(DRAIN_TEST)/gen_fake \
+		$(DRAIN_TEST)/verify_spool
+	@BUILD=$(BUILD) $(TOP)/tests/drain/group-bytes.sh $(DRAIN_TEST)
+
 # The drainer's CPU in the VM (TCG, stock kernel, spulse.ko at 1000 Hz on a
 # 2-thread CPU-bound workload): tests/drain/cost-vm.sh.
 BENCH_TARGETS += bench-drain-vm

@@ -7,7 +7,7 @@
  *            [--steps K --step-ms T] [--cut-cpu C] [--corrupt-cpu C]
  *            [--kallsyms PATH] [--no-cpu-record] [--offcpu K]
  *            [--stall IDX:MS]... [--manual-at IDX]... [--unknown-ext]
- *            [--stacks N]
+ *            [--stacks N] [--epoch-ids N] [--exec-module]
  *
  * D/cpuN: one SPULSE stream per CPU with per-CPU dense ids (threads, frames
  * of kinds 1/2/3, prefix-linked stacks), every sample written together with
@@ -41,6 +41,10 @@
  * need no new definition; without it every sample draws a fresh random
  * stack (and the processes share addresses, which no two address spaces
  * of a real system-wide profile do much).
+ * --exec-module: meta defines /tmp/new.so over the retired module's range
+ * right after the retirement (as an exec maps a new image where the old one
+ * was): the drainer holds the definition behind the retirement, and the
+ * frames there turn module-relative to /tmp/new.so instead of absolute.
  * --epoch-ids N: as spulse.ko at its epoch limit (docs/FORMAT.md section 7),
  * a CPU whose thread, frame or stack ids reached N starts a new epoch
  * before its next write: a new stream header and cpu record, every id
@@ -57,6 +61,8 @@
  *     are unique
  *   P close_ns MS                          (a --stall interval)
  *   K time_ns reason seq text              (a kernel trigger mark)
+ *   N path         (with --exec-module: "G" frames turn module-relative to
+ *                   path, not absolute, when the retirement applies)
  *   C modules|module_deactivations|process_deactivations|python|ext_unknown N
  *   X corrupt CPU OFFSET     (with --corrupt-cpu)
  *   X cut CPU                (with --cut-cpu)
@@ -153,6 +159,7 @@ struct cpu {
 };
 
 static bool cpu_records = true;
+static bool exec_module;
 static uint32_t epoch_ids;	/* 0 = no epochs */
 static unsigned long epochs;
 
@@ -488,8 +495,15 @@ static void write_meta(const char *dir, FILE *truth)
 	}
 	len = spulse_enc_module_deactivate(buf, 3);
 	xwrite(fd, buf, len);
-	len = spulse_enc_module(buf, 4, PID_R, 0x400000, 0x410000, 0,
-				"/usr/bin/dead", 13, NULL, 0);
+	if (exec_module) {
+		len = spulse_enc_module(buf, 4, PID_T, mods[3].start,
+					mods[3].end, mods[3].off, "/tmp/new.so",
+					11, NULL, 0);
+		xwrite(fd, buf, len);
+		fprintf(truth, "N /tmp/new.so\n");
+	}
+	len = spulse_enc_module(buf, exec_module ? 5 : 4, PID_R, 0x400000,
+				0x410000, 0, "/usr/bin/dead", 13, NULL, 0);
 	xwrite(fd, buf, len);
 	len = spulse_enc_process_deactivate(buf, PID_R);
 	xwrite(fd, buf, len);
@@ -498,8 +512,8 @@ static void write_meta(const char *dir, FILE *truth)
 	len += spulse_enc_python(buf + len, PID_T, SPULSE_PYTHON_ENTER);
 	xwrite(fd, buf, len);
 	close(fd);
-	fprintf(truth, "C modules 5\nC module_deactivations 1\n"
-		"C process_deactivations 1\nC python 3\n");
+	fprintf(truth, "C modules %d\nC module_deactivations 1\n"
+		"C process_deactivations 1\nC python 3\n", exec_module ? 6 : 5);
 }
 
 static void write_text(const char *path, const char *text)
@@ -536,6 +550,7 @@ int main(int argc, char **argv)
 		{ "cut-in-interval", no_argument, NULL, 'I' },
 		{ "stacks", required_argument, NULL, 'P' },
 		{ "epoch-ids", required_argument, NULL, 'e' },
+		{ "exec-module", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
@@ -584,6 +599,7 @@ int main(int argc, char **argv)
 		case 'I': cut_interval = true; break;
 		case 'P': npool = strtoul(optarg, NULL, 10); break;
 		case 'e': epoch_ids = (uint32_t)strtoul(optarg, NULL, 10); break;
+		case 'X': exec_module = true; break;
 		default: return 2;
 		}
 	}

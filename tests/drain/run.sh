@@ -366,14 +366,105 @@ fi
 # ---- a retirement read mid-stream applies to later samples only ----------
 # (files larger than one 256 KiB read round: meta's module deactivation is
 # read after the first round, so the frames in the retired module must be
-# module-relative first, then absolute)
+# module-relative first, then absolute, in spool order and in time order)
 fake big --cpus 3 --samples 20000 --seed 15
 if "$drain_opt" --debugfs "$work/big/spulse" -o "$work/big/out.spulse" --once \
 	--no-kallsyms 2>"$work/big/err" &&
-	v=$("$verify" "$work/big/out.spulse" "$work/big/truth" --expect-switch 2>&1); then
+	v=$("$verify" "$work/big/out.spulse" "$work/big/truth" --expect-switch \
+		--switch-in-time-order 2>&1); then
 	pass "deactivation-applies-in-order ($v)"
 else
 	fail deactivation-applies-in-order "${v:-$(cat "$work/big/err")}"
+fi
+
+# ---- grouped writes: a cpu record per CPU group, not per CPU switch -------
+# release() writes what the merge releases grouped by CPU (docs/DRAIN.md,
+# "Merging"); SPULSE_DRAIN_MERGE_ORDER=1 writes the merge's order instead, as
+# the drainer did before. group_both NAME drains fake NAME both ways (the
+# ASan build) into NAME/grouped.spulse and NAME/merge.spulse, with their cpu
+# record counts in NAME/cpu-MODE and perf-script exports in NAME/MODE.ps
+# (exported samples sorted by time, each with its CPU, thread and every
+# frame resolved: module-relative frames name their module).
+group_both() {
+	local name=$1 mode
+	for mode in grouped merge; do
+		local env=
+		[ $mode = merge ] && env=1
+		SPULSE_DRAIN_MERGE_ORDER=$env "$drain_san" --debugfs "$work/$name/spulse" \
+			-o "$work/$name/$mode.spulse" --once --no-kallsyms \
+			2>"$work/$name/err-$mode"
+		echo $? >"$work/$name/rc-$mode"
+		"$spulse" check "$work/$name/$mode.spulse" 2>/dev/null |
+			awk '$1 == "cpu-records" { print $2 }' >"$work/$name/cpu-$mode"
+		"$spulse" export "$work/$name/$mode.spulse" --format perf-script \
+			-o "$work/$name/$mode.ps" 2>/dev/null
+	done
+}
+# Two CPUs whose samples alternate in time (periods 1.000 and 1.037 ms),
+# with off-CPU intervals and a trigger mark, several read rounds long: the
+# merge's order switches CPU at nearly every sample, the grouped spool only
+# per group. Both hold the truth exactly (every sample's time, CPU, thread
+# and frames; every interval; the mark), each CPU's samples in order, the
+# merge-order one also in time order and the grouped one not (so it was
+# grouped); both hold the same samples resolved the same way.
+fake alt --cpus 2 --samples 6000 --seed 51 --offcpu 300 --manual-at 3000
+group_both alt
+n=$(grep -c '^S ' "$work/alt/truth")
+cg=$(cat "$work/alt/cpu-grouped")
+cm=$(cat "$work/alt/cpu-merge")
+if [ "$(cat "$work/alt/rc-grouped") $(cat "$work/alt/rc-merge")" = "0 0" ] &&
+	grep -q 'stream errors 0; truncated tails 0; late 0;' "$work/alt/err-grouped" &&
+	grep -q 'stream errors 0; truncated tails 0; late 0;' "$work/alt/err-merge" &&
+	v=$("$verify" "$work/alt/grouped.spulse" "$work/alt/truth" 2>&1) &&
+	vm=$("$verify" "$work/alt/merge.spulse" "$work/alt/truth" --time-order 2>&1) &&
+	! "$verify" "$work/alt/grouped.spulse" "$work/alt/truth" --time-order >/dev/null 2>&1 &&
+	[ -n "$cg" ] && [ -n "$cm" ] && [ $((cm * 2)) -ge "$n" ] && [ $((cg * 100)) -le "$n" ] &&
+	[ -s "$work/alt/grouped.ps" ] && cmp -s "$work/alt/grouped.ps" "$work/alt/merge.ps"; then
+	pass "grouped-cpu-records-per-group ($n samples: cpu records $cg grouped, $cm in merge order; $(stat -c %s "$work/alt/grouped.spulse") vs $(stat -c %s "$work/alt/merge.spulse") bytes; $v)"
+else
+	fail grouped-cpu-records-per-group "rc $(cat "$work/alt/rc-grouped") $(cat "$work/alt/rc-merge") cpu records grouped ${cg:-?} merge ${cm:-?} of $n samples; ${v:-} ${vm:-}; $(tail -1 "$work/alt/err-grouped")"
+fi
+# A module defined mid-stream behind a retirement (gen_fake --exec-module:
+# meta retires /tmp/gone.so and maps /tmp/new.so over its range, read in
+# the first round and held until the samples read by then are written):
+# the groups are cut where the held records apply, so every sample before
+# that time resolves in gone.so and every later one in new.so, in spool
+# order and in time order, and exactly the same samples as in the merge's
+# order (identical exports).
+fake exec --cpus 2 --samples 12000 --seed 52 --exec-module
+group_both exec
+if [ "$(cat "$work/exec/rc-grouped") $(cat "$work/exec/rc-merge")" = "0 0" ] &&
+	v=$("$verify" "$work/exec/grouped.spulse" "$work/exec/truth" --expect-switch \
+		--switch-in-time-order 2>&1) &&
+	vm=$("$verify" "$work/exec/merge.spulse" "$work/exec/truth" --expect-switch \
+		--switch-in-time-order --time-order 2>&1) &&
+	[ -s "$work/exec/grouped.ps" ] && cmp -s "$work/exec/grouped.ps" "$work/exec/merge.ps" &&
+	[ "$(cat "$work/exec/cpu-grouped")" -lt "$(cat "$work/exec/cpu-merge")" ]; then
+	pass "grouped-held-module-between-the-same-samples ($v)"
+else
+	fail grouped-held-module-between-the-same-samples "rc $(cat "$work/exec/rc-grouped") $(cat "$work/exec/rc-merge"): ${v:-} ${vm:-} $(cmp "$work/exec/grouped.ps" "$work/exec/merge.ps" 2>&1)"
+fi
+
+# A write error inside a group (a 64 KiB file size limit, SIGXFSZ ignored:
+# EFBIG at the Recorder's first 256 KiB write, which with 8 CPUs' first
+# rounds comes while a 4,096-item group is being written, with trigger
+# marks of CPU 0 still in it): the drainer stops with exit 1, and the
+# ASan build frees every item it had collected (trigger texts) exactly once.
+fake wfail --cpus 8 --samples 5000 --seed 5 --offcpu 200 --manual-at 900 \
+	--manual-at 1000 --manual-at 1100 --manual-at 1200 --manual-at 1300
+(
+	trap '' XFSZ
+	ulimit -f 64
+	exec "$drain_san" --debugfs "$work/wfail/spulse" -o "$work/wfail/out.spulse" \
+		--once --no-kallsyms
+) 2>"$work/wfail/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'stopped on an error: File too large' "$work/wfail/err" &&
+	! grep -q 'Sanitizer' "$work/wfail/err" &&
+	"$verify" "$work/wfail/out.spulse" "$work/wfail/truth" --prefix >/dev/null 2>&1; then
+	pass write-error-mid-group-frees-its-items
+else
+	fail write-error-mid-group-frees-its-items "exit $rc: $(grep -v unwind "$work/wfail/err" | head -5)"
 fi
 
 # ---- kill -9 at random points: the spool's complete prefix reads back ---

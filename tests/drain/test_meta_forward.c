@@ -116,12 +116,16 @@ static void test_deactivation_held_in_order(void)
 	CHECK(!drain_meta_record(&m, rec, &m1, true, 100), "m1");
 	CHECK(!drain_meta_record(&m, rec, &py, true, 100), "python");
 	CHECK(m.npend == 3 && m.gen == 2, "npend %zu gen %u", m.npend, m.gen);
+	CHECK(drain_meta_wait_ns(&m) == 100, "wait %lld, want 100",
+	      (long long)drain_meta_wait_ns(&m));
 	CHECK(!drain_meta_apply_pending(&m, rec, 99) && m.npend == 3,
 	      "applied before a sample at 99");
 	CHECK(!drain_meta_apply_pending(&m, rec, 100) && m.npend == 3,
 	      "applied before a sample at its own time");
 	CHECK(!drain_meta_apply_pending(&m, rec, 101) && m.npend == 0,
 	      "not applied before a later sample (npend %zu)", m.npend);
+	CHECK(drain_meta_wait_ns(&m) == INT64_MAX, "nothing held: wait %lld",
+	      (long long)drain_meta_wait_ns(&m));
 	CHECK(m.gen == 4, "gen %u", m.gen);
 	CHECK(m.mod_map[1] == 1, "meta module 1 -> %u", m.mod_map[1]);
 	spulse_recorder_close(rec);
@@ -135,7 +139,11 @@ out:
 	drain_meta_free(&m);
 }
 
-/* Two held deactivations release one at a time, each at its own time. */
+/*
+ * Two held deactivations release one at a time, each at its own time, and
+ * drain_meta_wait_ns() names the time each waits for (the drainer cuts its
+ * per-CPU groups there).
+ */
 static void test_two_barriers(void)
 {
 	struct spulse_recorder *rec = rec_open();
@@ -152,8 +160,14 @@ static void test_two_barriers(void)
 	      !drain_meta_record(&m, rec, &m1, true, 0), "modules");
 	CHECK(!drain_meta_record(&m, rec, &d0, true, 10) &&
 	      !drain_meta_record(&m, rec, &d1, true, 20), "deactivations");
+	CHECK(drain_meta_wait_ns(&m) == 10, "wait %lld, want 10",
+	      (long long)drain_meta_wait_ns(&m));
+	CHECK(!drain_meta_apply_pending(&m, rec, 10) && m.npend == 2,
+	      "at 10: npend %zu", m.npend);
 	CHECK(!drain_meta_apply_pending(&m, rec, 15) && m.npend == 1,
 	      "after 15: npend %zu", m.npend);
+	CHECK(drain_meta_wait_ns(&m) == 20, "wait %lld, want 20",
+	      (long long)drain_meta_wait_ns(&m));
 	CHECK(!drain_meta_apply_pending(&m, rec, INT64_MAX) && m.npend == 0,
 	      "after all: npend %zu", m.npend);
 	printf("PASS %s\n", __func__);

@@ -3,25 +3,38 @@
  * verify_spool: check a drained spool against gen_fake's ground truth.
  *
  *   verify_spool SPOOL TRUTH [--prefix] [--expect-switch] [--window]
- *                [--expect-reason N] [--expect-stall]
+ *                [--expect-reason N] [--expect-stall] [--time-order]
+ *                [--switch-in-time-order]
  *
  * Opens SPOOL with Snapshot (full validation) and checks: start_us and
  * interval_us from the streams' headers; the counts of modules and of
  * module/process deactivations and Python records forwarded from meta;
- * samples in non-decreasing time order; sample i equals the i-th truth
- * sample by time (time, pid, tid, comm, and every frame root to leaf:
- * kind, absolute address via spulse_defs_frame_address, and for frames
- * that must be module-relative the module's path); the sample count equals
- * the truth's. A truth frame "Gaddr:path" (a module meta retires) must be
+ * each CPU's samples in non-decreasing time order (the drainer writes
+ * each CPU's samples in its stream's order, but groups them by CPU, so
+ * the spool as a whole is in time order only with --time-order, which
+ * --window implies: a flight dump keeps the merge's order); every sample
+ * equals the truth sample of its time, each truth sample at most once
+ * (time, CPU, pid, tid, comm, and every frame root to leaf: kind, absolute
+ * address via spulse_defs_frame_address, and for frames that must be
+ * module-relative the module's path); the sample count equals the
+ * truth's. A truth frame "Gaddr:path" (a module meta retires) must be
  * module-relative to path up to some sample and absolute from then on (the
- * retirement applies once, in spool order); --expect-switch also requires
- * both forms to occur. With --prefix the spool may hold only a prefix of the truth
- * (a drainer killed early) and the counts of meta records are not checked.
+ * retirement applies once, in spool order; with an "N path2" truth line,
+ * a module meta defines after the retirement over the same range,
+ * module-relative to path2 instead of absolute); --expect-switch also
+ * requires both forms to occur, --switch-in-time-order that the switch
+ * is monotonic in time order as well (the retirement applies between
+ * samples by time, whatever order the CPUs' groups are written in).
+ * With --prefix the spool may hold only a prefix of the truth (a drainer
+ * killed early): of each CPU's truth samples (with --time-order: of all)
+ * the earliest ones, and the counts of meta records are not checked.
  *
- * Extension records: every sample's CPU (the truth's cpu field); the
- * off-CPU intervals equal the truth's "O" lines sorted by close time (switch
- * -out time, state, cpus, blocked/run-queue times, thread, every frame of
- * the stack, waker thread, waker CPU and every frame of the waker stack);
+ * Extension records: every sample's CPU (the truth's cpu field); each
+ * CPU's (cpu_in: the stream it was written in) off-CPU intervals in close
+ * time order, and every interval equal to the truth's "O" line of its close
+ * time, each at most once (switch-out time, state, cpus, blocked/run-queue
+ * times, thread, every frame of the stack, waker thread, waker CPU and
+ * every frame of the waker stack; with --prefix, of each CPU's the earliest);
  * the trigger marks equal the "K" lines; no unknown extension record is
  * left (the drainer drops them).
  * --window (a flight dump): the dump's first trigger record names the
@@ -175,12 +188,13 @@ static int render(const struct spulse_defs *d, uint32_t leaf, char *out,
 
 /*
  * Compare rendered codes with truth codes word by word. A truth "Gaddr:path"
- * matches "Raddr:path" while *gone_abs is false, or "Uaddr" (which sets it).
+ * matches "Raddr:path" while *gone_abs is false, or "Uaddr" (which sets it;
+ * with @next, the module defined over the range afterwards: "Raddr:next").
  */
-static bool codes_match(const char *got, const char *want, bool *gone_abs,
-			uint64_t *rel_n, uint64_t *abs_n)
+static bool codes_match(const char *got, const char *want, const char *next,
+			bool *gone_abs, uint64_t *rel_n, uint64_t *abs_n)
 {
-	char g[128], w[128];
+	char g[128], w[128], after[400];
 	int gn, wn;
 
 	for (;;) {
@@ -197,9 +211,12 @@ static bool codes_match(const char *got, const char *want, bool *gone_abs,
 				(*rel_n)++;
 				continue;
 			}
-			if (colon && g[0] == 'U' &&
-			    !strncmp(g + 1, w + 1, (size_t)(colon - w - 1)) &&
-			    g[colon - w] == 0) {
+			if (!colon)
+				return false;
+			snprintf(after, sizeof(after), "%c%.*s%s%s",
+				 next ? 'R' : 'U', (int)(colon - w - 1), w + 1,
+				 next ? ":" : "", next ? next : "");
+			if (!strcmp(g, after)) {
 				*gone_abs = true;
 				(*abs_n)++;
 				continue;
@@ -209,6 +226,22 @@ static bool codes_match(const char *got, const char *want, bool *gone_abs,
 		if (strcmp(g, w))
 			return false;
 	}
+}
+
+static int cmp_time(const void *key, const void *elt)
+{
+	int64_t t = *(const int64_t *)key;
+	const struct tsample *x = elt;
+
+	return (t > x->t) - (t < x->t);
+}
+
+static int cmp_close(const void *key, const void *elt)
+{
+	int64_t t = *(const int64_t *)key;
+	const struct toff *x = elt;
+
+	return (t > x->close) - (t < x->close);
 }
 
 int main(int argc, char **argv)
@@ -234,8 +267,15 @@ int main(int argc, char **argv)
 	bool have_h = false;
 	uint64_t noff_got = 0, ntrig_got = 0;
 	bool prefix = false, expect_switch = false, gone_abs = false;
+	bool time_order = false, switch_time = false;
 	uint64_t gone_rel_n = 0, gone_abs_n = 0;
-	char *line = NULL, buf[1 << 16];
+	char *line = NULL, buf[1 << 16], next_mod[256] = "";
+	/* per truth sample: 0 not in the spool, 1 in it; +2 retired module
+	 * frames relative, +4 after the retirement */
+	uint8_t *got_ts = NULL;
+	/* per CPU: the newest sample time so far in spool order */
+	int64_t *cpu_prev = NULL;
+	bool *cpu_any = NULL, *missing = NULL;
 	size_t lcap = 0;
 	int64_t prev = 0;
 	FILE *f;
@@ -251,8 +291,12 @@ int main(int argc, char **argv)
 			prefix = true;
 		else if (!strcmp(argv[i], "--expect-switch"))
 			expect_switch = true;
+		else if (!strcmp(argv[i], "--time-order"))
+			time_order = true;
+		else if (!strcmp(argv[i], "--switch-in-time-order"))
+			switch_time = true;
 		else if (!strcmp(argv[i], "--window"))
-			window = true;
+			window = time_order = true;
 		else if (!strcmp(argv[i], "--expect-stall"))
 			expect_stall = true;
 		else if (!strcmp(argv[i], "--expect-reason") && i + 1 < (size_t)argc)
@@ -321,6 +365,11 @@ int main(int argc, char **argv)
 			if (parse_thread(line + pos, false, &o->th) ||
 			    parse_thread(bar + 2, true, &o->w)) {
 				fprintf(stderr, "bad truth interval\n");
+				return 2;
+			}
+		} else if (line[0] == 'N') {
+			if (sscanf(line, "N %255s", next_mod) != 1) {
+				fprintf(stderr, "bad truth line: %s\n", line);
 				return 2;
 			}
 		} else if (line[0] == 'P') {
@@ -427,28 +476,58 @@ int main(int argc, char **argv)
 	} else if (count > nts) {
 		FAIL("sample count %" PRIu64 " > truth %zu\n", count, nts);
 	}
-	for (i = 0; i < count && i < nts; i++) {
+	got_ts = calloc(nts ? nts : 1, 1);
+	cpu_prev = calloc(SPULSE_MAX_CPU, sizeof(*cpu_prev));
+	cpu_any = calloc(SPULSE_MAX_CPU, sizeof(*cpu_any));
+	missing = calloc(SPULSE_MAX_CPU, sizeof(*missing));
+	if (!got_ts || !cpu_prev || !cpu_any || !missing) {
+		fprintf(stderr, "verify_spool: out of memory\n");
+		return 2;
+	}
+	for (i = 0; i < count; i++) {
 		struct spulse_sample s;
 		struct spulse_thread th;
+		const struct tsample *want;
+		uint64_t r0 = gone_rel_n, a0 = gone_abs_n;
+		size_t j;
 		uint32_t nf;
 
 		if (spulse_snapshot_sample(snap, i, &s) ||
-		    spulse_defs_thread(defs, s.thread, &th)) {
+		    spulse_defs_thread(defs, s.thread, &th) ||
+		    s.cpu >= SPULSE_MAX_CPU) {
 			FAIL("sample %zu unreadable\n", i);
 			break;
 		}
-		if (i && s.time_ns < prev)
+		if (time_order && i && s.time_ns < prev)
 			FAIL("sample %zu time %" PRId64 " < previous %" PRId64 "\n",
 			     i, s.time_ns, prev);
 		prev = s.time_ns;
-		if (s.cpu != ts[i].cpu)
-			FAIL("sample %zu: cpu %u, want %u\n", i, s.cpu, ts[i].cpu);
-		if (s.time_ns != ts[i].t || th.pid != ts[i].pid ||
-		    th.tid != ts[i].tid || strcmp(th.comm, ts[i].comm)) {
+		if (cpu_any[s.cpu] && s.time_ns < cpu_prev[s.cpu])
+			FAIL("sample %zu time %" PRId64 " < previous %" PRId64
+			     " of cpu %u\n", i, s.time_ns, cpu_prev[s.cpu], s.cpu);
+		cpu_any[s.cpu] = true;
+		cpu_prev[s.cpu] = s.time_ns;
+		want = nts ? bsearch(&s.time_ns, ts, nts, sizeof(*ts), cmp_time) :
+		       NULL;
+		if (!want) {
+			FAIL("sample %zu: time %" PRId64 " tid %u is no truth "
+			     "sample's\n", i, s.time_ns, th.tid);
+			continue;
+		}
+		j = (size_t)(want - ts);
+		if (got_ts[j]) {
+			FAIL("sample %zu: time %" PRId64 " written twice\n", i,
+			     s.time_ns);
+			continue;
+		}
+		got_ts[j] = 1;
+		if (s.cpu != want->cpu)
+			FAIL("sample %zu: cpu %u, want %u\n", i, s.cpu, want->cpu);
+		if (th.pid != want->pid || th.tid != want->tid ||
+		    strcmp(th.comm, want->comm)) {
 			FAIL("sample %zu: time %" PRId64 " pid %u tid %u comm %s, "
-			     "want %" PRId64 " %u %u %s\n", i, s.time_ns, th.pid,
-			     th.tid, th.comm, ts[i].t, ts[i].pid, ts[i].tid,
-			     ts[i].comm);
+			     "want %u %u %s\n", i, s.time_ns, th.pid, th.tid,
+			     th.comm, want->pid, want->tid, want->comm);
 			continue;
 		}
 		ret = render(defs, s.stack, buf, sizeof(buf), &nf);
@@ -456,21 +535,76 @@ int main(int argc, char **argv)
 			FAIL("sample %zu: bad stack (%d)\n", i, ret);
 			continue;
 		}
-		if (!codes_match(buf, ts[i].codes, &gone_abs, &gone_rel_n,
-				 &gone_abs_n))
+		if (!codes_match(buf, want->codes, next_mod[0] ? next_mod : NULL,
+				 &gone_abs, &gone_rel_n, &gone_abs_n))
 			FAIL("sample %zu frames:\n  got %s\n want %s\n", i, buf,
-			     ts[i].codes);
+			     want->codes);
+		got_ts[j] |= (gone_rel_n > r0 ? 2 : 0) | (gone_abs_n > a0 ? 4 : 0);
+	}
+	/*
+	 * In time order: what the spool lacks of the truth comes after what it
+	 * holds (per CPU; with --time-order overall), and the retired module's
+	 * frames switch once.
+	 */
+	{
+		bool missing_any = false, after_any = false;
+
+		for (i = 0; i < nts; i++) {
+			uint32_t c = ts[i].cpu < SPULSE_MAX_CPU ? ts[i].cpu : 0;
+
+			if (!got_ts[i]) {
+				missing[c] = missing_any = true;
+				continue;
+			}
+			if (missing[c] || (time_order && missing_any)) {
+				FAIL("truth sample at %" PRId64 " (cpu %u) is in "
+				     "the spool, an earlier one is not\n",
+				     ts[i].t, ts[i].cpu);
+				break;
+			}
+		}
+		for (i = 0; switch_time && i < nts; i++) {
+			if (got_ts[i] & 4)
+				after_any = true;
+			else if ((got_ts[i] & 2) && after_any) {
+				FAIL("sample at %" PRId64 ": retired module "
+				     "frames relative after a sample with them "
+				     "retired, in time order\n", ts[i].t);
+				break;
+			}
+		}
 	}
 	/* off-CPU intervals, by close time */
 	{
 		uint64_t no = spulse_snapshot_offcpu_count(snap);
 		struct spulse_offcpu *so = calloc(no ? no : 1, sizeof(*so));
-		bool ga = false;
+		uint8_t *got_off = calloc(noff ? noff : 1, 1);
+		bool ga = false, missing_any = false;
 		uint64_t r1 = 0, r2 = 0;
 
-		for (i = 0; i < no; i++)
-			if (spulse_snapshot_offcpu(snap, i, &so[i]))
+		if (!so || !got_off) {
+			fprintf(stderr, "verify_spool: out of memory\n");
+			return 2;
+		}
+		/* each CPU's intervals (its stream: cpu_in) by close time */
+		memset(cpu_any, 0, SPULSE_MAX_CPU * sizeof(*cpu_any));
+		for (i = 0; i < no; i++) {
+			int64_t cl;
+
+			if (spulse_snapshot_offcpu(snap, i, &so[i]) ||
+			    so[i].cpu_in >= SPULSE_MAX_CPU) {
 				FAIL("interval %zu unreadable\n", i);
+				continue;
+			}
+			cl = so[i].time_ns + (int64_t)(so[i].blocked_ns +
+						       so[i].runq_ns);
+			if (cpu_any[so[i].cpu_in] && cl < cpu_prev[so[i].cpu_in])
+				FAIL("interval %zu closes at %" PRId64 " before the "
+				     "previous one of cpu %u\n", i, cl,
+				     so[i].cpu_in);
+			cpu_any[so[i].cpu_in] = true;
+			cpu_prev[so[i].cpu_in] = cl;
+		}
 		qsort(so, no, sizeof(*so), cmp_soff);
 		if (noff)
 			qsort(off, noff, sizeof(*off), cmp_off);
@@ -479,11 +613,26 @@ int main(int argc, char **argv)
 		if (info->offcpu != no)
 			FAIL("info offcpu %" PRIu64 " != %" PRIu64 "\n",
 			     info->offcpu, no);
-		for (i = 0; i < no && i < noff; i++) {
+		for (i = 0; i < no; i++) {
 			const struct spulse_offcpu *v = &so[i];
-			const struct toff *w = &off[i];
+			int64_t cl = v->time_ns + (int64_t)(v->blocked_ns +
+							    v->runq_ns);
+			const struct toff *w = noff ? bsearch(&cl, off, noff,
+					sizeof(*off), cmp_close) : NULL;
 			struct spulse_thread th;
 			uint32_t nf;
+
+			if (!w) {
+				FAIL("interval %zu: close %" PRId64 " is no truth "
+				     "interval's\n", i, cl);
+				continue;
+			}
+			if (got_off[w - off]) {
+				FAIL("interval %zu: close %" PRId64 " written "
+				     "twice\n", i, cl);
+				continue;
+			}
+			got_off[w - off] = 1;
 
 			if (v->time_ns != w->out || v->state != w->state ||
 			    v->cpu_out != w->cpu_out || v->cpu_in != w->cpu_in ||
@@ -501,7 +650,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (render(defs, v->stack, buf, sizeof(buf), &nf) < 0 ||
-			    !codes_match(buf, w->th.codes, &ga, &r1, &r2))
+			    !codes_match(buf, w->th.codes, next_mod[0] ?
+					 next_mod : NULL, &ga, &r1, &r2))
 				FAIL("interval %zu stack:\n  got %s\n want %s\n", i,
 				     buf, w->th.codes);
 			if (w->w.none) {
@@ -520,11 +670,28 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (render(defs, v->waker_stack, buf, sizeof(buf), &nf) < 0 ||
-			    !codes_match(buf, w->w.codes, &ga, &r1, &r2))
+			    !codes_match(buf, w->w.codes, next_mod[0] ?
+					 next_mod : NULL, &ga, &r1, &r2))
 				FAIL("interval %zu waker stack:\n  got %s\n want %s\n",
 				     i, buf, w->w.codes);
 		}
+		/* what the spool lacks comes after what it holds (per CPU) */
+		memset(missing, 0, SPULSE_MAX_CPU * sizeof(*missing));
+		for (i = 0; i < noff; i++) {
+			uint32_t c = off[i].cpu_in < SPULSE_MAX_CPU ?
+				     off[i].cpu_in : 0;
+
+			if (!got_off[i]) {
+				missing[c] = missing_any = true;
+			} else if (missing[c] || (time_order && missing_any)) {
+				FAIL("truth interval closing at %" PRId64 " (cpu %u) "
+				     "is in the spool, an earlier one is not\n",
+				     off[i].close, off[i].cpu_in);
+				break;
+			}
+		}
 		free(so);
+		free(got_off);
 		noff_got = no;
 	}
 	/* trigger marks (the dump's own first one excluded) */
@@ -550,7 +717,8 @@ int main(int argc, char **argv)
 		     info->ext_skipped);
 	if (expect_switch && !(gone_rel_n && gone_abs_n))
 		FAIL("retired module: %" PRIu64 " module-relative, %" PRIu64
-		     " absolute frames; want both\n", gone_rel_n, gone_abs_n);
+		     " %s frames; want both\n", gone_rel_n, gone_abs_n,
+		     next_mod[0] ? next_mod : "absolute");
 	if (!failures && window)
 		printf("ok window %.3f..%.3f s: %" PRIu64 " samples, %" PRIu64
 		       " intervals, %" PRIu64 " trigger records (reason %u seq %u)\n",
@@ -559,12 +727,17 @@ int main(int argc, char **argv)
 	else if (!failures)
 		printf("ok %" PRIu64 " samples, %" PRIu64 " intervals, %" PRIu64
 		       " trigger marks (truth %zu; retired module frames "
-		       "%" PRIu64 " relative then %" PRIu64 " absolute)\n", count,
-		       noff_got, ntrig_got, nts, gone_rel_n, gone_abs_n);
+		       "%" PRIu64 " relative then %" PRIu64 " %s)\n", count,
+		       noff_got, ntrig_got, nts, gone_rel_n, gone_abs_n,
+		       next_mod[0] ? next_mod : "absolute");
 	spulse_snapshot_close(snap);
 	for (i = 0; i < nts; i++)
 		free(ts[i].codes);
 	free(ts);
+	free(got_ts);
+	free(cpu_prev);
+	free(cpu_any);
+	free(missing);
 	for (i = 0; i < noff; i++) {
 		free(off[i].th.codes);
 		free(off[i].w.codes);

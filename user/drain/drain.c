@@ -29,6 +29,7 @@
 
 #define READ_ROUND_MAX	(64u << 10)	/* bytes per input per round */
 #define SPOOL_FLUSH_BYTES (256u << 10)	/* Recorder write size (spool) */
+#define GROUP_MAX	4096u		/* items release() groups at most */
 
 /* One flight-recorder generation: a complete spool in a memfd. */
 struct fgen {
@@ -36,6 +37,13 @@ struct fgen {
 	int64_t min_ns, max_ns;	/* times of the items written into it */
 	bool any;
 	uint64_t bytes;		/* size once closed */
+};
+
+/* An item release() popped, waiting to be written with its CPU's group. */
+struct gitem {
+	struct drain_msample s;
+	unsigned int src;
+	uint32_t next;		/* next item of the same source, UINT32_MAX */
 };
 
 /* An accepted trigger waiting for its post time. */
@@ -76,8 +84,22 @@ struct drain {
 	int64_t flush_ns;		/* clock of the last control flush */
 
 	int64_t last_sync_ns;
-	int64_t last_time_ns;
+	int64_t last_time_ns;		/* newest sample time popped */
 	bool emitted;
+
+	/*
+	 * release() outside flight mode: the items popped since the last
+	 * group was written (at most GROUP_MAX), and per source the first
+	 * and last of them (UINT32_MAX: none); grp_order lists the sources
+	 * in the order they first appear. merge_order (SPULSE_DRAIN_MERGE_ORDER
+	 * set) writes every item as it is popped instead, as flight mode does.
+	 */
+	struct gitem *grp;
+	uint32_t ngrp, capgrp;
+	uint32_t *grp_head, *grp_tail;
+	unsigned int *grp_order;
+	unsigned int last_src;		/* source of the last sample written */
+	bool merge_order;
 	uint64_t samples, late;
 	uint64_t offcpu, triggers, ext_dropped;
 	uint64_t epochs;		/* per-CPU stream epochs begun */
@@ -257,6 +279,7 @@ int drain_control(struct drain *d, const char *cmd)
 int drain_open(const struct drain_opts *opts, struct drain **out)
 {
 	struct drain *d = calloc(1, sizeof(*d));
+	const char *env;
 	char *path = NULL;
 	int ret;
 
@@ -329,10 +352,18 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	}
 	d->cpu_bytes = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->cpu_bytes));
 	d->pfd = calloc(d->ncpu + 1, sizeof(*d->pfd));
-	if (!d->cpu_bytes || !d->pfd) {
+	d->grp_head = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_head));
+	d->grp_tail = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_tail));
+	d->grp_order = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_order));
+	if (!d->cpu_bytes || !d->pfd || !d->grp_head || !d->grp_tail ||
+	    !d->grp_order) {
 		ret = -ENOMEM;
 		goto fail;
 	}
+	memset(d->grp_head, 0xff, (d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_head));
+	/* the merge's order, one item at a time (tests compare the two) */
+	env = getenv("SPULSE_DRAIN_MERGE_ORDER");
+	d->merge_order = env && *env && strcmp(env, "0");
 	ret = drain_merge_init(&d->merge, d->ncpu,
 			       (int64_t)opts->window_ms * 1000000);
 	if (ret < 0)
@@ -836,11 +867,6 @@ static int write_item(struct drain *d, unsigned int src, struct drain_msample *s
 		ret = spulse_rec_sample_cpu(d->rec, s->time_ns, th, st, s->cpu);
 		if (ret < 0)
 			return ret;
-		if (d->emitted && s->time_ns < d->last_time_ns)
-			d->late++;
-		else
-			d->last_time_ns = s->time_ns;
-		d->emitted = true;
 		d->samples++;
 		return 0;
 	case DRAIN_ITEM_OFFCPU:
@@ -866,17 +892,153 @@ static int write_item(struct drain *d, unsigned int src, struct drain_msample *s
 	}
 }
 
-/* Write the samples the merge releases. */
-static int release(struct drain *d, bool all)
+/*
+ * A sample the merge releases before one it already released is late (its
+ * CPU's data reached the drainer more than a window late): counted in the
+ * merge's order, whatever order release() then writes in.
+ */
+static void count_late(struct drain *d, const struct drain_msample *s)
 {
-	int64_t now = d->round_ns;
+	if (s->kind != DRAIN_ITEM_SAMPLE)
+		return;
+	if (d->emitted && s->time_ns < d->last_time_ns)
+		d->late++;
+	else
+		d->last_time_ns = s->time_ns;
+	d->emitted = true;
+}
+
+/* Free what the collected items own (trigger texts) and forget them. */
+static void group_clear(struct drain *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->ngrp; i++)
+		if (d->grp[i].s.kind == DRAIN_ITEM_TRIGGER)
+			free(d->grp[i].s.x.trig.text);
+	d->ngrp = 0;
+}
+
+/*
+ * Write the collected items grouped by source CPU, each source's items in
+ * the order they were popped (which is the order its stream holds them,
+ * so drain_input_epoch() still sees each source's epochs in order and
+ * frees an older one only once its items are written). The sources go in
+ * the order they first appear, except that the source of the last sample
+ * written goes first: its run continues without a cpu record. Empties the
+ * collection. 0 or -errno.
+ */
+static int write_group(struct drain *d)
+{
+	struct gitem *v = d->grp;
+	unsigned int n = 0, k, src;
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < d->ngrp; i++) {
+		src = v[i].src;
+		v[i].next = UINT32_MAX;
+		if (d->grp_head[src] == UINT32_MAX) {
+			d->grp_order[n++] = src;
+			d->grp_head[src] = i;
+		} else {
+			v[d->grp_tail[src]].next = i;
+		}
+		d->grp_tail[src] = i;
+	}
+	for (k = 1; k < n; k++) {
+		if (d->grp_order[k] != d->last_src)
+			continue;
+		memmove(d->grp_order + 1, d->grp_order,
+			k * sizeof(*d->grp_order));
+		d->grp_order[0] = d->last_src;
+		break;
+	}
+	for (k = 0; k < n; k++) {
+		src = d->grp_order[k];
+		for (i = d->grp_head[src]; !ret && i != UINT32_MAX;
+		     i = v[i].next) {
+			ret = write_item(d, src, &v[i].s);
+			if (!ret && v[i].s.kind == DRAIN_ITEM_SAMPLE)
+				d->last_src = src;
+		}
+		d->grp_head[src] = UINT32_MAX;
+	}
+	group_clear(d);
+	return ret;
+}
+
+/*
+ * Outside flight mode: collect what the merge releases and write it
+ * grouped by CPU (write_group()), so that the spool gets about one cpu
+ * record per CPU per group instead of one per CPU switch of the merged
+ * order (nearly every sample when several CPUs sample at once). Held meta
+ * records cut the groups: drain_meta_apply_pending() would apply them
+ * before the first popped item later than drain_meta_wait_ns(), so the
+ * items popped before that one are written first, then the records, then
+ * the rest, exactly as in the merge's order. A group holds at most
+ * GROUP_MAX items, which bounds the memory and how far a sample can be
+ * written after a later one of another CPU.
+ */
+static int release_grouped(struct drain *d, bool all)
+{
+	int64_t wait = drain_meta_wait_ns(&d->fwd);
+	struct drain_msample s;
+	unsigned int src;
+	int ret = 0;
+
+	while (drain_merge_pop(&d->merge, d->round_ns, all, &src, &s) == 1) {
+		count_late(d, &s);
+		if (s.time_ns > wait) {
+			ret = write_group(d);
+			if (!ret)
+				ret = drain_meta_apply_pending(&d->fwd, d->rec,
+							       s.time_ns);
+			wait = drain_meta_wait_ns(&d->fwd);
+		} else if (d->ngrp == GROUP_MAX) {
+			ret = write_group(d);
+		}
+		if (!ret && d->ngrp == d->capgrp) {
+			uint32_t cap = d->capgrp ? 2 * d->capgrp : 256;
+			struct gitem *v;
+
+			if (cap > GROUP_MAX)
+				cap = GROUP_MAX;
+			v = realloc(d->grp, cap * sizeof(*v));
+			if (v) {
+				d->grp = v;
+				d->capgrp = cap;
+			} else {
+				ret = -ENOMEM;
+			}
+		}
+		if (ret < 0) {
+			if (s.kind == DRAIN_ITEM_TRIGGER)
+				free(s.x.trig.text);
+			group_clear(d);
+			return ret;
+		}
+		d->grp[d->ngrp].s = s;
+		d->grp[d->ngrp].src = src;
+		d->ngrp++;
+	}
+	return write_group(d);
+}
+
+/*
+ * Flight mode (its generations are cut by time) and SPULSE_DRAIN_MERGE_ORDER:
+ * write each item the merge releases at once, in the merge's order.
+ */
+static int release_ordered(struct drain *d, bool all)
+{
 	struct drain_msample s;
 	unsigned int src;
 	int ret;
 
-	while (drain_merge_pop(&d->merge, now, all, &src, &s) == 1) {
+	while (drain_merge_pop(&d->merge, d->round_ns, all, &src, &s) == 1) {
 		uint32_t tid = 0;
 
+		count_late(d, &s);
 		if (d->flight && s.kind == DRAIN_ITEM_OFFCPU) {
 			const struct spulse_defs *defs;
 			struct drain_idmap *map;
@@ -899,6 +1061,20 @@ static int release(struct drain *d, bool all)
 		if (ret < 0)
 			return ret;
 	}
+	return 0;
+}
+
+/* Write the samples the merge releases. */
+static int release(struct drain *d, bool all)
+{
+	int ret;
+
+	if (d->flight || d->merge_order)
+		ret = release_ordered(d, all);
+	else
+		ret = release_grouped(d, all);
+	if (ret < 0)
+		return ret;
 	/* nothing read is waiting any more: held records can apply */
 	if (!d->merge.queued)
 		return drain_meta_apply_pending(&d->fwd, d->rec, INT64_MAX);
@@ -1729,6 +1905,11 @@ int drain_close(struct drain *d)
 	free(d->cpu);
 	free(d->cpu_bytes);
 	free(d->pfd);
+	group_clear(d);		/* empty unless a write failed */
+	free(d->grp);
+	free(d->grp_head);
+	free(d->grp_tail);
+	free(d->grp_order);
 	drain_meta_free(&d->fwd);
 	drain_ksyms_free(&d->ks);
 	free(d->stats_path);

@@ -227,6 +227,17 @@ int drain_meta_apply_pending(struct drain_meta_fwd *d,
 	return 0;
 }
 
+int64_t drain_meta_wait_ns(const struct drain_meta_fwd *d)
+{
+	const struct drain_pending_meta *p;
+
+	if (!d->npend)
+		return INT64_MAX;
+	p = &d->pend[d->head];
+	/* the same test as drain_meta_apply_pending()'s, solved for next_ns */
+	return p->barrier ? p->until_ns : INT64_MIN;
+}
+
 static int meta_hold(struct drain_meta_fwd *d, const struct spulse_record *r,
 		     int64_t until_ns, bool barrier)
 {

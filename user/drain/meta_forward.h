@@ -93,6 +93,14 @@ int drain_meta_apply_pending(struct drain_meta_fwd *m,
 			     struct spulse_recorder *rec, int64_t next_ns);
 
 /*
+ * How long the held records wait: drain_meta_apply_pending() with a
+ * @next_ns greater than this applies at least the oldest one, and with a
+ * @next_ns at or below it applies nothing. INT64_MAX when nothing is held,
+ * INT64_MIN when the oldest held record waits for no sample.
+ */
+int64_t drain_meta_wait_ns(const struct drain_meta_fwd *m);
+
+/*
  * Define every module active in the spool so far again, into a new
  * Recorder @rec (a flight-recorder generation), from the meta stream's
  * definitions; the meta id -> spool id map then names @rec's ids and the
