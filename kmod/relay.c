@@ -329,6 +329,19 @@ static void spulse_relay_flush_here(void *info)
 	c->busy = 0;
 }
 
+/* Has @cpu's buffer unpublished bytes? Read racily: a hint for the IPI. */
+static bool spulse_relay_has_partial(int cpu, void *info)
+{
+	struct rchan *chan = info;
+	struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
+	size_t off;
+
+	if (!buf)
+		return false;
+	off = READ_ONCE(buf->offset);
+	return off && off <= chan->subbuf_size;
+}
+
 /**
  * spulse_relay_flush() - publish the cpuN channels' partial sub-buffers
  *
@@ -338,8 +351,12 @@ static void spulse_relay_flush_here(void *info)
  * trigger command). The IPI holds the CPU's busy flag like a writer, so an
  * NMI sample (cycles) landing meanwhile is dropped and counted as busy
  * instead of writing into the switch. Nothing is paused: a flush costs at
- * most the NMI samples that land inside it. Offline CPUs have no writer
- * and are flushed from here.
+ * most the NMI samples that land inside it. A CPU whose buffer holds no
+ * unpublished byte gets no IPI (an idle CPU is not woken by a reader that
+ * flushes periodically); its offset is read racily, so a write landing
+ * meanwhile waits for the next flush (after stop the writers are quiet,
+ * and a flush then sees every offset).
+ * Offline CPUs have no writer and are flushed from here.
  */
 void spulse_relay_flush(void)
 {
@@ -349,7 +366,8 @@ void spulse_relay_flush(void)
 	if (!chan)
 		return;
 	cpus_read_lock();
-	on_each_cpu(spulse_relay_flush_here, chan, 1);
+	on_each_cpu_cond(spulse_relay_has_partial, spulse_relay_flush_here,
+			 chan, true);
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			spulse_relay_flush_buf(chan, *per_cpu_ptr(chan->buf, cpu));

@@ -32,14 +32,27 @@ stat() {	# key -> value from the stats file
 	awk -v k="$1" '$1 == k { print $2 }' $D/stats 2>/dev/null
 }
 
-# Background reader: appends every cpuN relay file to $W/cpuN until stopped.
+# Background reader: appends every cpuN relay file to $W/cpuN until stopped,
+# reading as spulse-drain does (docs/DRAIN.md, "Reading"): only published
+# sub-buffers (the file's size less where reading began, the stats' "read",
+# less what was read since), never the one being written, where relay's
+# read() races the writer. Partial ones are left to save_streams (after
+# stop). The loop opens neither control nor stats: rmmod while reading.
 reader_start() {
 	rm -f $W/cpu* $W/reader.stop
+	awk '$1 ~ /^cpu[0-9]+$/ && $12 == "read" { print $1, $13 }' $D/stats \
+		> $W/reader.start 2>/dev/null
 	(
 		while [ ! -e $W/reader.stop ]; do
 			for f in $D/cpu*; do
 				[ -e "$f" ] || continue
-				cat "$f" >> "$W/${f##*/}" 2>/dev/null
+				o=$W/${f##*/}
+				s=$(awk -v c="${f##*/}" '$1 == c { print $2 }' $W/reader.start)
+				h=0
+				[ -e "$o" ] && h=$(command stat -c %s "$o")
+				p=$(command stat -c %s "$f" 2>/dev/null) || continue
+				k=$((p - ${s:-0} - h))
+				[ "$k" -gt 0 ] && head -c "$k" "$f" >> "$o" 2>/dev/null
 			done
 			sleep 0.2
 		done
