@@ -62,7 +62,7 @@ static const struct rchan_callbacks spulse_relay_cb = {
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
-/* the published count of @buf: meta's, or its CPU's */
+/* the switch count of @buf: meta's, or its CPU's */
 static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
 {
 	if (buf->chan->is_global)
@@ -170,7 +170,9 @@ void spulse_relay_close(void)
  * read only published sub-buffers: the file's size less what was read
  * (spulse_relay_position(), docs/KERNEL.md "Relay files").
  *
- * The switch runs inside @pos->seq, which also counts the published bytes.
+ * The switch runs inside @pos->seq: a reader of subbufs_produced, the
+ * paddings and the file's size (which relay_switch_subbuf() raises by the
+ * bytes it publishes) sees them all before or all after it.
  *
  * Return: true when switched (relay then accepts @len bytes).
  */
@@ -188,8 +190,6 @@ static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
 	buf->padding[(produced + 2) % n] = buf->chan->subbuf_size;
 	WRITE_ONCE(pos->seq, pos->seq + 1);
 	smp_wmb();	/* the guards and seq before the new sub-buffer is published */
-	if (buf->offset <= buf->chan->subbuf_size)
-		WRITE_ONCE(pos->published, pos->published + buf->offset);
 	ok = relay_switch_subbuf(buf, len) == len;
 	smp_wmb();	/* the switch before seq says it is over */
 	WRITE_ONCE(pos->seq, pos->seq + 1);
@@ -199,8 +199,8 @@ static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
 /**
  * spulse_relay_position() - how far a relay buffer was published and read
  * @buf: the buffer
- * @published: set to the bytes published so far (the relay file's size once
- *	a switch in progress has ended)
+ * @published: set to the bytes published so far (the relay file's size,
+ *	read outside any switch)
  * @read: set to the bytes readers have consumed so far: @published less
  *	the published bytes still unread, plus what was read of the current
  *	sub-buffer
@@ -230,7 +230,8 @@ bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read)
 			continue;
 		}
 		smp_rmb();	/* seq before what the switch writes */
-		pub = READ_ONCE(pos->published);
+		pub = buf->dentry ? i_size_read(d_inode(buf->dentry)) :
+				    READ_ONCE(buf->early_bytes);
 		produced = READ_ONCE(buf->subbufs_produced);
 		consumed = READ_ONCE(buf->subbufs_consumed);
 		bc = READ_ONCE(buf->bytes_consumed);
@@ -281,6 +282,27 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
 	return true;
 }
 
+/*
+ * Does @buf hold unpublished bytes? Exact for the buffer's writer (or
+ * with the writers quiet); for another CPU a racy hint.
+ */
+static bool spulse_relay_partial(const struct rchan *chan,
+				 const struct rchan_buf *buf)
+{
+	size_t off;
+
+	if (!buf)
+		return false;
+	off = READ_ONCE(buf->offset);
+	return off && off <= chan->subbuf_size;
+}
+
+static void spulse_relay_flush_buf(struct rchan *chan, struct rchan_buf *buf)
+{
+	if (spulse_relay_partial(chan, buf))
+		spulse_relay_switch(buf, 0);
+}
+
 /**
  * spulse_relay_flush_chan() - publish partially filled sub-buffers
  * @chan: channel
@@ -299,19 +321,10 @@ void spulse_relay_flush_chan(struct rchan *chan)
 	if (!chan)
 		return;
 	for_each_possible_cpu(cpu) {
-		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
-
-		if (buf && buf->offset && buf->offset <= chan->subbuf_size)
-			spulse_relay_switch(buf, 0);
+		spulse_relay_flush_buf(chan, *per_cpu_ptr(chan->buf, cpu));
 		if (chan->is_global)
 			break;
 	}
-}
-
-static void spulse_relay_flush_buf(struct rchan *chan, struct rchan_buf *buf)
-{
-	if (buf && buf->offset && buf->offset <= chan->subbuf_size)
-		spulse_relay_switch(buf, 0);
 }
 
 static void spulse_relay_flush_here(void *info)
@@ -333,13 +346,8 @@ static void spulse_relay_flush_here(void *info)
 static bool spulse_relay_has_partial(int cpu, void *info)
 {
 	struct rchan *chan = info;
-	struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
-	size_t off;
 
-	if (!buf)
-		return false;
-	off = READ_ONCE(buf->offset);
-	return off && off <= chan->subbuf_size;
+	return spulse_relay_partial(chan, *per_cpu_ptr(chan->buf, cpu));
 }
 
 /**

@@ -760,15 +760,12 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			  struct spulse_uw_res *res);
 
 /**
- * struct spulse_relay_pos - what a relay buffer has published, for readers
+ * struct spulse_relay_pos - a relay buffer's switches, for readers
  * @seq: odd while spulse_relay_switch() runs (a sequence count the writer
  *	never waits on; spulse_relay_position() retries around it)
- * @published: bytes of the sub-buffers published so far (the relay file's
- *	size, kept here so that it moves with subbufs_produced under @seq)
  */
 struct spulse_relay_pos {
 	u32 seq;
-	u64 published;
 };
 
 /**
@@ -797,7 +794,7 @@ struct spulse_relay_pos {
  *	@busy): a thread and its stack, copied into the slot table
  * @oc_close: the slot closed at switch-in (sched_switch probe only, which
  *	never nests on one CPU), with its own stack storage
- * @rpos: what this CPU's relay buffer has published (relay.c)
+ * @rpos: this CPU's relay buffer switches (relay.c)
  */
 struct spulse_cpu {
 	struct spulse_enc enc;
@@ -854,7 +851,7 @@ struct spulse_tev {
  * @start_mono: ktime_get_mono_fast_ns() at session start
  * @interval_us: 1e6 / freq
  * @chan: relay channel
- * @meta_rpos: what the meta relay buffer has published (relay.c)
+ * @meta_rpos: the meta relay buffer's switches (relay.c)
  * @dir: debugfs directory
  * @cpuhp_state: dynamic hotplug state (events, sample.c)
  * @cpuhp_prepare: dynamic hotplug prepare state (per-CPU memory, percpu.c)
