@@ -218,27 +218,52 @@ static int open_cpus(struct drain *d)
 }
 
 /*
- * A relay file may have been read before this drainer opened it: start
- * where the earlier readers stopped (the module's stats "read"), so that
- * reads stop at the published sub-buffers (drain_input_read()). A module
- * without the field leaves the start at 0: reads are then bounded by the
- * file's size only.
+ * The stats file's line of every cpuN input, read once (NULL when there is
+ * no stats file or no memory): *stopped = the module says stopped.
  */
-static void set_starts(struct drain *d, bool meta)
+static struct drain_kstat_cpu *kstat_cpus(struct drain *d, bool *stopped)
 {
+	struct drain_kstat_cpu *v;
 	unsigned int i;
-	uint64_t r;
 
-	if (meta) {
-		if (d->meta.relay &&
-		    !drain_kstat_relay_read(d->stats_path, -1, &r))
-			drain_input_set_start(&d->meta, r);
-		return;
-	}
+	if (!d->stats_path || !d->ncpu)
+		return NULL;
+	v = calloc(d->ncpu, sizeof(*v));
+	if (!v)
+		return NULL;
 	for (i = 0; i < d->ncpu; i++)
-		if (d->cpu[i].relay &&
-		    !drain_kstat_relay_read(d->stats_path, d->cpu[i].cpu, &r))
-			drain_input_set_start(&d->cpu[i], r);
+		v[i].cpu = d->cpu[i].cpu;
+	if (drain_kstat_cpus(d->stats_path, v, d->ncpu, stopped)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * A relay file may have been read before this drainer opened it: start
+ * where the earlier readers stopped (the module's stats "read", "meta_read"
+ * for meta), so that reads stop at the published sub-buffers
+ * (drain_input_read()). A module without the field leaves the start at 0:
+ * reads are then bounded by the file's size only.
+ */
+static void set_starts(struct drain *d)
+{
+	struct drain_kstat_cpu *v;
+	unsigned int i;
+	bool stopped;
+	int64_t r;
+
+	if (d->have_meta && d->meta.relay &&
+	    !drain_kstat(d->stats_path, "meta_read", &r) && r >= 0)
+		drain_input_set_start(&d->meta, (uint64_t)r);
+	v = kstat_cpus(d, &stopped);
+	if (!v)
+		return;
+	for (i = 0; i < d->ncpu; i++)
+		if (d->cpu[i].relay && v[i].has_pos)
+			drain_input_set_start(&d->cpu[i], v[i].read);
+	free(v);
 }
 
 /* Any input a real relay file (not a test's stand-in)? */
@@ -279,6 +304,7 @@ int drain_control(struct drain *d, const char *cmd)
 int drain_open(const struct drain_opts *opts, struct drain **out)
 {
 	struct drain *d = calloc(1, sizeof(*d));
+	unsigned int nsrc;
 	const char *env;
 	char *path = NULL;
 	int ret;
@@ -305,22 +331,20 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	ret = open_cpus(d);
 	if (ret < 0)
 		goto fail;
-	set_starts(d, false);
 	if (asprintf(&path, "%s/meta", d->o.debugfs) < 0) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	ret = drain_input_open(&d->meta, path, -1);
 	free(path);
-	if (ret == 0) {
+	if (ret == 0)
 		d->have_meta = true;
-		set_starts(d, true);
-	}
 	else if (ret != -ENOENT)
 		goto fail;
 	else
 		fprintf(d->log, "spulse-drain: no %s/meta: no modules\n",
 			d->o.debugfs);
+	set_starts(d);
 	if (!d->o.no_unwind && d->have_meta) {
 		struct drain_unwind_opts uo = { .sz = sizeof(uo) };
 
@@ -350,17 +374,18 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 		ret = -ENOENT;
 		goto fail;
 	}
-	d->cpu_bytes = calloc(d->ncpu ? d->ncpu : 1, sizeof(*d->cpu_bytes));
+	nsrc = d->ncpu ? d->ncpu : 1;
+	d->cpu_bytes = calloc(nsrc, sizeof(*d->cpu_bytes));
 	d->pfd = calloc(d->ncpu + 1, sizeof(*d->pfd));
-	d->grp_head = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_head));
-	d->grp_tail = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_tail));
-	d->grp_order = malloc((d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_order));
+	d->grp_head = malloc(nsrc * sizeof(*d->grp_head));
+	d->grp_tail = malloc(nsrc * sizeof(*d->grp_tail));
+	d->grp_order = malloc(nsrc * sizeof(*d->grp_order));
 	if (!d->cpu_bytes || !d->pfd || !d->grp_head || !d->grp_tail ||
 	    !d->grp_order) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	memset(d->grp_head, 0xff, (d->ncpu ? d->ncpu : 1) * sizeof(*d->grp_head));
+	memset(d->grp_head, 0xff, nsrc * sizeof(*d->grp_head));
 	/* the merge's order, one item at a time (tests compare the two) */
 	env = getenv("SPULSE_DRAIN_MERGE_ORDER");
 	d->merge_order = env && *env && strcmp(env, "0");
@@ -1616,29 +1641,31 @@ static void check_tail(struct drain *d, struct drain_input *in)
  */
 static void check_relay_bytes(struct drain *d)
 {
+	struct drain_kstat_cpu *v;
 	unsigned int i;
+	bool stopped;
 
-	for (i = 0; d->stats_path && i < d->ncpu; i++) {
+	v = kstat_cpus(d, &stopped);
+	for (i = 0; v && stopped && i < d->ncpu; i++) {
 		struct drain_input *in = &d->cpu[i];
-		bool stopped, comparable;
-		uint64_t kb;
+		bool comparable;
 		int64_t gap;
 		char nb[32];
 
-		if (drain_kstat_cpu_bytes(d->stats_path, in->cpu, &kb,
-					  &stopped) || !stopped)
+		if (!v[i].found)
 			continue;
-		gap = drain_input_relay_gap(in, kb, &comparable);
+		gap = drain_input_relay_gap(in, v[i].bytes, &comparable);
 		if (!comparable || !gap)
 			continue;
 		fprintf(d->log, "spulse-drain: %s: relay delivered %" PRIu64
 			" bytes, the module wrote %" PRIu64 " (%" PRIu64
 			" bytes %s)\n", input_name(in, nb, sizeof(nb)),
-			in->bytes_read, kb,
+			in->start + in->bytes_read, v[i].bytes,
 			(uint64_t)(gap < 0 ? -gap : gap),
 			gap < 0 ? "lost" : "delivered twice");
 		d->relay_gaps++;
 	}
+	free(v);
 }
 
 #define FINISH_PASSIVE_MS 1000

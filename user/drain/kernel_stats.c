@@ -2,8 +2,7 @@
 /*
  * Parse the debugfs stats file: one "key value" per line, then per-CPU
  * lines "cpuN taken W written X dropped Y bytes B [published P read R]"
- * (drain_kstat() skips them, drain_kstat_cpu_bytes() and
- * drain_kstat_relay_read() read them).
+ * (drain_kstat() skips them, drain_kstat_cpus() reads them).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,65 +35,57 @@ int drain_kstat(const char *path, const char *key, int64_t *val)
 	return ret;
 }
 
-int drain_kstat_cpu_bytes(const char *path, int cpu, uint64_t *bytes,
-			  bool *stopped)
+/* @v's entry for the stats line named @name ("cpuN"), or NULL */
+static struct drain_kstat_cpu *find_cpu(struct drain_kstat_cpu *v,
+					unsigned int n, const char *name)
 {
-	char line[256], want[24], state[32];
-	unsigned long long t, w, d, b;
-	int ret = -ENOENT;
+	unsigned int i;
+	int cpu;
+	char c;
+
+	if (sscanf(name, "cpu%d%c", &cpu, &c) != 1)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].cpu == cpu)
+			return &v[i];
+	return NULL;
+}
+
+int drain_kstat_cpus(const char *path, struct drain_kstat_cpu *v,
+		     unsigned int n, bool *stopped)
+{
+	char line[256], state[32];
+	unsigned long long t, w, d, b, p, r;
+	unsigned int i;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	*stopped = false;
-	snprintf(want, sizeof(want), "cpu%d", cpu);
+	for (i = 0; i < n; i++) {
+		v[i].found = false;
+		v[i].has_pos = false;
+	}
 	while (fgets(line, sizeof(line), f)) {
+		struct drain_kstat_cpu *e;
 		char name[24];
+		int k;
 
 		if (sscanf(line, "state %31s", state) == 1) {
 			*stopped = !strcmp(state, "stopped");
 			continue;
 		}
-		if (sscanf(line, "%23s taken %llu written %llu dropped %llu "
-			   "bytes %llu", name, &t, &w, &d, &b) == 5 &&
-		    !strcmp(name, want)) {
-			*bytes = b;
-			ret = 0;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-int drain_kstat_relay_read(const char *path, int cpu, uint64_t *read)
-{
-	char line[256], want[24];
-	unsigned long long t, w, d, b, p, r;
-	int ret = -ENOENT;
-	FILE *f;
-
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	snprintf(want, sizeof(want), "cpu%d", cpu);
-	while (ret && fgets(line, sizeof(line), f)) {
-		char name[24];
-
-		if (cpu < 0) {
-			if (sscanf(line, "meta_read %llu", &r) == 1) {
-				*read = r;
-				ret = 0;
-			}
-			continue;
-		}
-		if (sscanf(line, "%23s taken %llu written %llu dropped %llu "
+		k = sscanf(line, "%23s taken %llu written %llu dropped %llu "
 			   "bytes %llu published %llu read %llu", name, &t, &w,
-			   &d, &b, &p, &r) == 7 && !strcmp(name, want)) {
-			*read = r;
-			ret = 0;
-		}
+			   &d, &b, &p, &r);
+		if (k < 5 || !(e = find_cpu(v, n, name)))
+			continue;
+		e->found = true;
+		e->bytes = b;
+		e->has_pos = k == 7;
+		e->read = k == 7 ? r : 0;
 	}
 	fclose(f);
-	return ret;
+	return 0;
 }

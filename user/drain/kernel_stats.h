@@ -12,22 +12,28 @@
  */
 int drain_kstat(const char *path, const char *key, int64_t *val);
 
-/*
- * From the per-CPU line "cpuN taken W written X dropped Y bytes B" of the
- * stats file at @path: *bytes = B (what the module wrote into cpuN's relay
- * buffer) and *stopped = the "state" line says stopped. Returns 0,
- * -ENOENT if there is no such line or it has no bytes field (an older
- * module), or -errno.
+/**
+ * struct drain_kstat_cpu - one CPU's line of the stats file
+ * @cpu: the CPU asked for (set by the caller)
+ * @found: its line "cpuN taken W written X dropped Y bytes B ..." is there
+ * @bytes: B, what the module wrote into cpuN's relay buffer
+ * @has_pos: the line ends "published P read R" (a module that has them,
+ *           with a consistent reading)
+ * @read: R, where cpuN's unread bytes begin (0 without @has_pos)
  */
-int drain_kstat_cpu_bytes(const char *path, int cpu, uint64_t *bytes,
-			  bool *stopped);
+struct drain_kstat_cpu {
+	int cpu;
+	bool found;
+	uint64_t bytes;
+	bool has_pos;
+	uint64_t read;
+};
 
 /*
- * Where a relay file's unread bytes begin: "read R" of the line for
- * @cpu ("cpuN ... published P read R"), or the line "meta_read R" for
- * @cpu < 0. Returns 0 and sets *read, -ENOENT if absent (an older module,
- * or no consistent reading), or -errno.
+ * One read of the stats file at @path for the @n CPUs of @v (each @cpu
+ * set); *stopped = the "state" line says stopped. Returns 0 or -errno.
  */
-int drain_kstat_relay_read(const char *path, int cpu, uint64_t *read);
+int drain_kstat_cpus(const char *path, struct drain_kstat_cpu *v,
+		     unsigned int n, bool *stopped);
 
 #endif
