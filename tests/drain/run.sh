@@ -26,6 +26,8 @@ failed=0
 
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
 fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+# wait up to 2 s for PATH to exist (a writer started in the background)
+wait_for() { for _ in $(seq 200); do [ -e "$1" ] && break; sleep 0.01; done; }
 
 # fresh fake debugfs dir: fake NAME GEN-ARGS...
 fake() {
@@ -161,7 +163,7 @@ mkdir -p "$work/grow/spulse"
 "$gen" --dir "$work/grow/spulse" --truth "$work/grow/truth" --cpus 3 --idle 1 \
 	--samples 3000 --steps 30 --step-ms 30 --seed 3 &
 genpid=$!
-for _ in $(seq 200); do [ -e "$work/grow/spulse/meta" ] && break; sleep 0.01; done
+wait_for "$work/grow/spulse/meta"
 "$drain_san" --debugfs "$work/grow/spulse" -o "$work/grow/out.spulse" \
 	--no-kallsyms --sync-ms 100 2>"$work/grow/err" &
 dpid=$!
@@ -186,7 +188,7 @@ mkdir -p "$work/passive/spulse"
 "$gen" --dir "$work/passive/spulse" --truth "$work/passive/truth" --cpus 2 \
 	--samples 20000 --steps 1000 --step-ms 5 --seed 5 &
 genpid=$!
-for _ in $(seq 200); do [ -e "$work/passive/spulse/meta" ] && break; sleep 0.01; done
+wait_for "$work/passive/spulse/meta"
 "$drain_san" --debugfs "$work/passive/spulse" -o "$work/passive/out.spulse" \
 	--no-kallsyms --wake-ms 5 2>"$work/passive/err" &
 dpid=$!
@@ -284,7 +286,7 @@ mkdir -p "$work/epg/spulse"
 "$gen" --dir "$work/epg/spulse" --truth "$work/epg/truth" --cpus 3 --idle 1 \
 	--samples 3000 --steps 30 --step-ms 20 --seed 23 --offcpu 60 --epoch-ids 45 &
 genpid=$!
-for _ in $(seq 200); do [ -e "$work/epg/spulse/meta" ] && break; sleep 0.01; done
+wait_for "$work/epg/spulse/meta"
 "$drain_san" --debugfs "$work/epg/spulse" -o "$work/epg/out.spulse" \
 	--no-kallsyms --sync-ms 100 2>"$work/epg/err" &
 dpid=$!
@@ -475,7 +477,7 @@ for i in 1 2 3 4 5 6; do
 		--no-kallsyms --sync-ms 10 2>/dev/null &
 	dpid=$!
 	# from the moment the spool exists (it is created at start)
-	for _ in $(seq 200); do [ -e "$spool" ] && break; sleep 0.01; done
+	wait_for "$spool"
 	sleep "0.$(printf '%03d' $((RANDOM % 400)))"
 	kill -9 $dpid 2>/dev/null
 	wait $dpid 2>/dev/null
@@ -786,7 +788,7 @@ mkdir -p "$work/fls/spulse"
 "$gen" --dir "$work/fls/spulse" --truth "$work/fls/truth" --cpus 2 --samples 20000 \
 	--offcpu 400 --steps 20 --step-ms 60 --seed 34 &
 genpid=$!
-for _ in $(seq 200); do [ -e "$work/fls/spulse/meta" ] && break; sleep 0.01; done
+wait_for "$work/fls/spulse/meta"
 # (a 1 s merge window: the ASan writer on a loaded machine can leave one CPU
 # behind by more than the default 100 ms, whose samples would then be late)
 "$drain_san" --debugfs "$work/fls/spulse" -o "$work/fls/s.spulse" --no-kallsyms \
