@@ -17,6 +17,20 @@ running() {	# wait (<= 20 s) until recording runs
 		i=$((i + 1))
 	done
 }
+# A ping-pong that switches flat out runs only while the module's probes
+# stay registered: adding the first or removing the last probe of the
+# scheduler's tracepoints (at the first start, at rmmod) patches
+# __schedule(), and a TCG vCPU translating it in that window can keep a
+# stale int3 for good, a QEMU bug that hangs both vCPUs (docs/VM.md,
+# "Text patching under TCG"; make fault-stops FAULT_STOPS_KIND=loads).
+hot_start() {
+	/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
+	pp=$!
+}
+hot_stop() {
+	kill $pp 2>/dev/null
+	wait $pp 2>/dev/null
+}
 save() {	# PREFIX: stats and every cpuN stream
 	cat $D/stats > /out/$1.stats
 	for f in $D/cpu*; do cat "$f" > /out/$1.$(basename "$f"); done
@@ -81,37 +95,33 @@ unload; echo "oc-rmmod drain rc=$?"
 
 # 5. whole system, tiny table and tiny buffer: no-slot and buffer-full
 #    drops are counted, the identity still holds, streams stay valid
-/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
-pp=$!
 ins offcpu=1 offcpu_threads=64 offcpu_min_us=0 max_depth=16 \
 	subbuf_size=8192 n_subbufs=2 autostart=1
 echo "oc-insmod tiny rc=$?"
+hot_start
 sleep 3
 echo stop > $D/control
 save oc.tiny
+hot_stop
 unload; echo "oc-rmmod tiny rc=$?"
-kill $pp 2>/dev/null
-wait $pp 2>/dev/null
 
 # 6. whole system, rmmod while recording (probes live, readers attached)
-/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
-pp=$!
 ins offcpu=1 autostart=1; echo "oc-insmod whole rc=$?"
+hot_start
 (while :; do cat $D/cpu0 > /dev/null 2>&1 || break; sleep 0.2; done) &
 r=$!
 sleep 2
 echo flush > $D/control; echo "oc-flush rc=$?"
 sleep 1
 grep -E '^(offcpu|wakeups)_taken' $D/stats
+hot_stop
 unload; echo "oc-rmmod while recording rc=$?"
-kill $r $pp 2>/dev/null
-wait $pp 2>/dev/null
+kill $r 2>/dev/null
 
 # 6b. CPU hotplug while the off-CPU probes are live (whole system)
 C1=/sys/devices/system/cpu/cpu1/online
-/host$B/workload/pingpong -n 1000000 > /dev/null 2>&1 &
-pp=$!
 ins offcpu=1 autostart=1; echo "oc-insmod hotplug rc=$?"
+hot_start
 sleep 1
 echo 0 > $C1; echo "oc-cpu1 offline rc=$?"
 sleep 1
@@ -119,9 +129,8 @@ echo 1 > $C1; echo "oc-cpu1 online rc=$?"
 sleep 1
 echo stop > $D/control
 save oc.hp
+hot_stop
 unload; echo "oc-rmmod hotplug rc=$?"
-kill $pp 2>/dev/null
-wait $pp 2>/dev/null
 
 # 7. offcpu=0 (default): no probes, nothing off-CPU counted
 ins target_pid=$$ autostart=1; echo "oc-insmod off rc=$?"

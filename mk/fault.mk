@@ -23,7 +23,8 @@ fault-long:
 		FAULT_HOTPLUG=$${FAULT_HOTPLUG:-50} FAULT_LONG=1 $(TOP)/tests/fault/run-fault.sh
 
 # 40 flight-recorder stops + unloads while the target switches flat out
-# (tests/fault/run-stops.sh; the TCG hang of text patching at stop)
+# (tests/fault/run-stops.sh; the TCG hang of text patching at stop);
+# FAULT_STOPS_KIND=loads: insmod offcpu=1 + rmmod rounds (docs/VM.md)
 fault-stops:
 	@BUILD=$(BUILD) $(TOP)/tests/fault/run-stops.sh
 

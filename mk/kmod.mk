@@ -87,7 +87,7 @@ check-kmod-lint: $(KMOD_CHECKPATCH) $(KMOD_KERNELDOC)
 kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
 		$(BUILD)/workload/pingpong
 	@rm -rf $(BUILD)/kmod-vm && mkdir -p $(BUILD)/kmod-vm
-	$(TOP)/tests/vm/run-vm.sh --timeout 700 --out $(BUILD)/kmod-vm -- \
+	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm -- \
 		$(TOP)/kmod/vm-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm/guest.log
 	@$(TOP)/kmod/vm-smoke-check.sh $(BUILD)/kmod-vm $(BUILD)/spulse

@@ -31,6 +31,12 @@ timeout=300
 append=
 out=
 verbose=${VM_VERBOSE:-0}
+# VM_TCG_THREAD=single runs every vCPU on one host thread (QEMU's
+# -accel tcg,thread=single) instead of one thread per vCPU (multi).
+tcg_thread=${VM_TCG_THREAD:-multi}
+# VM_QMP=PATH opens a QMP socket there (to look into a hung guest:
+# tests/vm/qmp.py PATH 'info registers -a').
+qmp=${VM_QMP:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
@@ -78,7 +84,7 @@ mkdir -p "$out/.vm"
 # Run a copy: the guest overlays /host/tmp with a tmpfs, hiding host /tmp.
 cp "$script" "$out/.vm/script.sh"
 
-qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$cpus" -m "$mem"
+qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg_thread" -cpu max -smp "$cpus" -m "$mem"
 	-nographic -no-reboot -nic none
 	-kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 rdinit=/init mitigations=off loglevel=4 $append"
@@ -88,6 +94,7 @@ qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-device "virtio-9p-pci,fsdev=outfs,mount_tag=out"
 	-fsdev "local,id=topfs,path=$top,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=topfs,mount_tag=top")
+[ -z "$qmp" ] || qemu+=(-qmp "unix:$qmp,server=on,wait=off")
 
 start=$(date +%s.%N)
 set +e
@@ -101,7 +108,8 @@ fi
 set -e
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-	echo "run-vm: TIMEOUT after ${timeout}s (console: $out/console.log)" >&2
+	echo "run-vm: TIMEOUT after ${timeout}s (console: $out/console.log); its last lines:" >&2
+	tr -d '\r' < "$out/console.log" | tail -n 60 >&2 || true
 	exit 124
 fi
 if [ ! -s "$out/exit-code" ]; then
