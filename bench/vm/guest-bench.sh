@@ -7,6 +7,8 @@
 #     base      unprofiled
 #     spF       spulse record -F F -- WL        (F in FREQS)
 #     pfF       perf record -g -F F -e cpu-clock -- WL
+#     pnF       perf record -F F -e cpu-clock -- WL (no -g: the floor, the
+#               sampling interrupt and a ring-buffer write; F in FLOOR_FREQS)
 #   and the start-up runs, in every START_EVERY-th rep: true base, true
 #   sp999, true pf999 (/bin/true under each).
 # Every command runs under runstat (bench/vm/runstat.c): wall time fork to
@@ -22,7 +24,7 @@
 #       idle_s=J self_cpu_s=P child_cpu_s=X rc=R bytes=B samples=N [spulse_KEY=V ...]
 # The last rep's spools and perf.data files are copied to /out (WL-MODE.*).
 # usage (via run-vm.sh): guest-bench.sh BIN GT_ROUNDS PY_ROUNDS REPS FREQS
-#                        [START_EVERY]
+#                        [START_EVERY] [FLOOR_FREQS]
 #   BIN  host path of a directory with gt, runstat, pywork.py, spulse,
 #        spulse.ko (copied into the guest's tmpfs first)
 . "$VM_LIB"
@@ -32,6 +34,7 @@ NP=$3
 R=$4
 FREQS=$5
 SE=${6:-1}
+FLOOR=${7:-}
 D=/sys/kernel/debug/spulse
 B=/tmp/b		# inside chroot /host; /host/tmp/b in the guest root
 GB=/host$B
@@ -100,6 +103,7 @@ run() {
 	base) pre= ;;
 	sp*) pre="$B/spulse record -F ${mode#sp} --module $B/spulse.ko --unwind-cache /tmp/uwc -o /tmp/sp.spulse --" ;;
 	pf*) pre="perf record -g -F ${mode#pf} -e cpu-clock -o /tmp/perf.data --" ;;
+	pn*) pre="perf record -F ${mode#pn} -e cpu-clock -o /tmp/perf.data --" ;;
 	esac
 	# shellcheck disable=SC2086
 	hrun $B/runstat /tmp/rs.txt $pre $w 2> /tmp/err.txt | stamp /tmp/st.txt
@@ -122,7 +126,7 @@ run() {
 		extra="bytes=$(wc -c < /host/tmp/sp.spulse 2>/dev/null || echo 0) samples=${n:-0} rec_dropped=${drp:-?} kallsyms_bytes=$(wc -c < /host/tmp/sp.spulse.kallsyms 2>/dev/null || echo 0)"
 		grep -q '^spulse ' /proc/modules && chroot /host /sbin/rmmod spulse
 		[ "$rep" = "$R" ] && [ -s /host/tmp/sp.spulse ] && [ $wl != true ] && cp /host/tmp/sp.spulse /out/$wl-$mode.spulse ;;
-	pf*)
+	pf*|pn*)
 		# "[ perf record: Captured and wrote X MB /tmp/perf.data (N samples) ]"
 		n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/err.txt | tail -n 1)
 		extra="bytes=$(wc -c < /host/tmp/perf.data 2>/dev/null || echo 0) samples=${n:-0}"
@@ -144,12 +148,16 @@ echo "cpus $(grep -c ^processor /proc/cpuinfo)" >> $res
 echo "gt_rounds $NG" >> $res
 echo "py_rounds $NP" >> $res
 echo "freqs $FREQS" >> $res
+echo "floor_freqs $FLOOR" >> $res
 
 list=
 for wl in gt py; do
 	list="$list $wl:base"
 	for f in $FREQS; do
 		list="$list $wl:sp$f $wl:pf$f"
+	done
+	for f in $FLOOR; do
+		list="$list $wl:pn$f"
 	done
 done
 start="true:base true:sp999 true:pf999"

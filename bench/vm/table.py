@@ -153,6 +153,8 @@ def mode_name(mode):
         return 'unprofiled'
     if mode.startswith('sp'):
         return 'spulse record %s' % mode[2:]
+    if mode.startswith('pn'):
+        return 'perf (no -g) %s' % mode[2:]
     return 'perf record -g %s' % mode[2:]
 
 
@@ -166,7 +168,9 @@ def main():
     rng = random.Random(11)
     ncpu = int(info.get('cpus', '2'))
     freqs = info.get('freqs', '999 4999').split()
-    modes = ['base'] + [m for f in freqs for m in ('sp' + f, 'pf' + f)]
+    floor = info.get('floor_freqs', '').split()
+    modes = ['base'] + [m for f in freqs for m in ('sp' + f, 'pf' + f)] + \
+        ['pn' + f for f in floor]
     nreps = {k: len(v) for k, v in runs.items()}
 
     print('bench-vm: one boot of %s (TCG, %d vCPUs, no PMU: event cpu-clock for both '
@@ -280,6 +284,21 @@ def main():
                     verdicts.append('target ' + line)
                 else:
                     verdicts.append('  info ' + line)
+            # the floor: perf without -g (the sampling interrupt and a
+            # ring-buffer write) against 1/2 of perf -g, the same way
+            pn = res.get('pn' + f)
+            for key, name, m in (('aw', 'work_s', 'steady-state added wall time'),
+                                 ('ac', 'wcpu_s', 'steady-state added guest CPU time')):
+                if not pn:
+                    break
+                hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
+                v = verdict(pn[key], ci(hp, rng), pf[key],
+                            min(len(hp), len(paired(runs, wl, 'pn' + f, name, ncpu))))
+                v = {'MET': 'below 1/2', 'NOT MET': 'ABOVE 1/2 (perf\'s sampling '
+                     'without stacks already costs more than the target allows)'}.get(v, v)
+                verdicts.append('  floor %s %s Hz, %s: perf without -g %s s vs 1/2 of '
+                                'perf -g %s s: %s'
+                                % (wname, f, m, fmt_dci(pn[key]), fmt_dci(ci(hp, rng)), v))
             # bytes per sample: per rep, perf.data B/sample / spool B/sample
             k = 20 if wl == 'gt' else 5
             rat = [pf['bps_by_rep'][r] / v for r, v in sp['bps_by_rep'].items()
