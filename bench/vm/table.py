@@ -294,8 +294,7 @@ def main():
                 hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
                 v = verdict(pn[key], ci(hp, rng), pf[key],
                             min(len(hp), len(paired(runs, wl, 'pn' + f, name, ncpu))))
-                v = {'MET': 'below 1/2', 'NOT MET': 'ABOVE 1/2 (perf\'s sampling '
-                     'without stacks already costs more than the target allows)'}.get(v, v)
+                v = {'MET': 'BELOW 1/2', 'NOT MET': 'ABOVE 1/2'}.get(v, v)
                 verdicts.append('  floor %s %s Hz, %s: perf without -g %s s vs 1/2 of '
                                 'perf -g %s s: %s'
                                 % (wname, f, m, fmt_dci(pn[key]), fmt_dci(ci(hp, rng)), v))
