@@ -267,7 +267,7 @@ def main():
             sp, pf = res.get('sp' + f), res.get('pf' + f)
             if not sp or not pf:
                 continue
-            half = {}
+            halves = {}
             for key, name, m in (('aw', 'work_s', 'steady-state added wall time'),
                                  ('ac', 'wcpu_s', 'steady-state added guest CPU time'),
                                  ('ai', 'wcpu2', 'steady-state added guest CPU time '
@@ -275,7 +275,7 @@ def main():
                                  ('at', 'total_s', 'end-to-end added wall time'),
                                  ('ae', 'cpu_s', 'end-to-end added guest CPU time')):
                 hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
-                half = ci(hp, rng)
+                half = halves[key] = ci(hp, rng)
                 v = verdict(sp[key], half, pf[key],
                             min(len(hp), len(paired(runs, wl, 'sp' + f, name, ncpu))))
                 line = ('%s %s Hz, %s: spulse %s s vs 1/2 of perf -g %s s (target <= 1/2): %s'
@@ -292,12 +292,13 @@ def main():
                 if not pn:
                     break
                 hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
-                v = verdict(pn[key], ci(hp, rng), pf[key],
+                half = halves[key]	# the interval the targets above used
+                v = verdict(pn[key], half, pf[key],
                             min(len(hp), len(paired(runs, wl, 'pn' + f, name, ncpu))))
                 v = {'MET': 'BELOW 1/2', 'NOT MET': 'ABOVE 1/2'}.get(v, v)
                 verdicts.append('  floor %s %s Hz, %s: perf without -g %s s vs 1/2 of '
                                 'perf -g %s s: %s'
-                                % (wname, f, m, fmt_dci(pn[key]), fmt_dci(ci(hp, rng)), v))
+                                % (wname, f, m, fmt_dci(pn[key]), fmt_dci(half), v))
             # bytes per sample: per rep, perf.data B/sample / spool B/sample
             k = 20 if wl == 'gt' else 5
             rat = [pf['bps_by_rep'][r] / v for r, v in sp['bps_by_rep'].items()
