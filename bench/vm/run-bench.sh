@@ -13,8 +13,8 @@
 #   BENCH_VM_PY_ROUNDS  pywork.py rounds (default 8000: ~3 s)
 #   BENCH_VM_FREQS      frequencies (default "999 4999")
 #   BENCH_VM_START_EVERY the start-up runs in every k-th rep (default 3)
-#   BENCH_VM_FLOOR      frequencies of `perf record` without -g, the floor
-#                       any cpu-clock sampler pays (default 999; "" for none)
+#   BENCH_VM_FLOOR      frequencies of `perf record` without -g, the floor:
+#                       the sampling interrupt, no stack (default 999; "" for none)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}

@@ -148,6 +148,17 @@ def verdict(sp, pf_half, pf, n):
     return 'INCONCLUSIVE (intervals overlap)'
 
 
+# (result key, metric, label) of the verdict lines; the first two are the
+# steady-state targets (and the floor's lines)
+VERDICT_METRICS = (
+    ('aw', 'work_s', 'steady-state added wall time'),
+    ('ac', 'wcpu_s', 'steady-state added guest CPU time'),
+    ('ai', 'wcpu2', 'steady-state added guest CPU time (window x CPUs - idle, cross-check)'),
+    ('at', 'total_s', 'end-to-end added wall time'),
+    ('ae', 'cpu_s', 'end-to-end added guest CPU time'),
+)
+
+
 def mode_name(mode):
     if mode == 'base':
         return 'unprofiled'
@@ -267,15 +278,11 @@ def main():
             sp, pf = res.get('sp' + f), res.get('pf' + f)
             if not sp or not pf:
                 continue
-            halves = {}
-            for key, name, m in (('aw', 'work_s', 'steady-state added wall time'),
-                                 ('ac', 'wcpu_s', 'steady-state added guest CPU time'),
-                                 ('ai', 'wcpu2', 'steady-state added guest CPU time '
-                                  '(window x CPUs - idle, cross-check)'),
-                                 ('at', 'total_s', 'end-to-end added wall time'),
-                                 ('ae', 'cpu_s', 'end-to-end added guest CPU time')):
+            halves = {}		# key -> (1/2 of perf -g's interval, its paired reps)
+            for key, name, m in VERDICT_METRICS:
                 hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
-                half = halves[key] = ci(hp, rng)
+                half = ci(hp, rng)
+                halves[key] = (half, len(hp))
                 v = verdict(sp[key], half, pf[key],
                             min(len(hp), len(paired(runs, wl, 'sp' + f, name, ncpu))))
                 line = ('%s %s Hz, %s: spulse %s s vs 1/2 of perf -g %s s (target <= 1/2): %s'
@@ -287,14 +294,10 @@ def main():
             # the floor: perf without -g (the sampling interrupt and a
             # ring-buffer write) against 1/2 of perf -g, the same way
             pn = res.get('pn' + f)
-            for key, name, m in (('aw', 'work_s', 'steady-state added wall time'),
-                                 ('ac', 'wcpu_s', 'steady-state added guest CPU time')):
-                if not pn:
-                    break
-                hp = paired(runs, wl, 'pf' + f, name, ncpu, scale=0.5)
-                half = halves[key]	# the interval the targets above used
+            for key, name, m in VERDICT_METRICS[:2] if pn else ():
+                half, nh = halves[key]	# the interval the targets above used
                 v = verdict(pn[key], half, pf[key],
-                            min(len(hp), len(paired(runs, wl, 'pn' + f, name, ncpu))))
+                            min(nh, len(paired(runs, wl, 'pn' + f, name, ncpu))))
                 v = {'MET': 'BELOW 1/2', 'NOT MET': 'ABOVE 1/2'}.get(v, v)
                 verdicts.append('  floor %s %s Hz, %s: perf without -g %s s vs 1/2 of '
                                 'perf -g %s s: %s'
