@@ -76,6 +76,10 @@ static bool sample_phase_stats;
 module_param(sample_phase_stats, bool, 0444);
 MODULE_PARM_DESC(sample_phase_stats, "debug: time the phases of the sample handler (sample_phase_* keys in stats)");
 
+static bool sample_null;
+module_param(sample_null, bool, 0444);
+MODULE_PARM_DESC(sample_null, "debug: the sample handler counts the interrupt (seen) and takes nothing: what the event alone costs");
+
 static char *unwind = "auto";
 module_param(unwind, charp, 0444);
 MODULE_PARM_DESC(unwind, "user stacks: auto (tables where loaded, else frame pointers), fp or tables");
@@ -108,6 +112,7 @@ static int spulse_load_params(void)
 	p->offcpu_threads = offcpu_threads;
 	p->offcpu_phase_stats = offcpu_phase_stats;
 	p->sample_phase_stats = sample_phase_stats;
+	p->sample_null = sample_null;
 	p->unwind_mem_kb = unwind_mem_kb;
 	if (spulse_parse_unwind(unwind ? unwind : "", &p->unwind)) {
 		pr_err("invalid unwind=%s: must be auto, fp or tables\n", unwind);

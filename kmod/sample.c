@@ -272,6 +272,8 @@ static void spulse_overflow(struct perf_event *event,
 	c = this_cpu_ptr(spulse.cpu);
 	c->stats.seen++;
 	spulse_throttle_account(c, event);
+	if (unlikely(spulse.p.sample_null))
+		return;
 	spulse_take(c, regs);
 }
 

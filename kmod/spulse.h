@@ -92,6 +92,8 @@ enum spulse_event {
  *	phase_* stats keys)
  * @sample_phase_stats: time the phases of the sample handler (debug; the
  *	sample_phase_* stats keys)
+ * @sample_null: the handler counts each overflow in seen and returns:
+ *	no stack, no record (debug; measures the event's own cost)
  * @unwind: how user stacks are unwound (enum spulse_unwind_mode)
  * @unwind_mem_kb: bound on all unwind table and map memory, KiB
  */
@@ -111,6 +113,7 @@ struct spulse_params {
 	u32 offcpu_threads;
 	bool offcpu_phase_stats;
 	bool sample_phase_stats;
+	bool sample_null;
 	enum spulse_unwind_mode unwind;
 	u32 unwind_mem_kb;
 };

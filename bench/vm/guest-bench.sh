@@ -9,6 +9,9 @@
 #     pfF       perf record -g -F F -e cpu-clock -- WL
 #     pnF       perf record -F F -e cpu-clock -- WL (no -g: the floor, the
 #               sampling interrupt and a ring-buffer write; F in FLOOR_FREQS)
+#     snF       spulse record -F F --module-params sample_null=1 -- WL (the
+#               module's own events, its handler returning at once: what
+#               the event alone costs spulse; F in NULL_FREQS)
 #   and the start-up runs, in every START_EVERY-th rep: true base, true
 #   sp999, true pf999 (/bin/true under each).
 # Every command runs under runstat (bench/vm/runstat.c): wall time fork to
@@ -24,7 +27,7 @@
 #       idle_s=J self_cpu_s=P child_cpu_s=X rc=R bytes=B samples=N [spulse_KEY=V ...]
 # The last rep's spools and perf.data files are copied to /out (WL-MODE.*).
 # usage (via run-vm.sh): guest-bench.sh BIN GT_ROUNDS PY_ROUNDS REPS FREQS
-#                        [START_EVERY] [FLOOR_FREQS]
+#                        [START_EVERY] [FLOOR_FREQS] [NULL_FREQS] [WORKLOADS]
 #   BIN  host path of a directory with gt, runstat, pywork.py, spulse,
 #        spulse.ko (copied into the guest's tmpfs first)
 . "$VM_LIB"
@@ -35,6 +38,8 @@ R=$4
 FREQS=$5
 SE=${6:-1}
 FLOOR=${7:-}
+NULLF=${8:-}
+WLS=${9:-gt py}
 D=/sys/kernel/debug/spulse
 B=/tmp/b		# inside chroot /host; /host/tmp/b in the guest root
 GB=/host$B
@@ -76,7 +81,7 @@ stamp() {
 			if [ -r $D/stats ]; then
 				while read -r k v; do
 					case $k in
-					handler_ns|samples_taken|samples_written|samples_dropped*)
+					handler_ns|samples_taken|samples_written|samples_dropped*|seen)
 						echo "spulse_$k=$v" >> "$1" ;;
 					esac
 				done < $D/stats
@@ -102,6 +107,7 @@ run() {
 	case $mode in
 	base) pre= ;;
 	sp*) pre="$B/spulse record -F ${mode#sp} --module $B/spulse.ko --unwind-cache /tmp/uwc -o /tmp/sp.spulse --" ;;
+	sn*) pre="$B/spulse record -F ${mode#sn} --module $B/spulse.ko --unwind-cache /tmp/uwc -o /tmp/sp.spulse --module-params sample_null=1 --" ;;
 	pf*) pre="perf record -g -F ${mode#pf} -e cpu-clock -o /tmp/perf.data --" ;;
 	pn*) pre="perf record -F ${mode#pn} -e cpu-clock -o /tmp/perf.data --" ;;
 	esac
@@ -119,7 +125,7 @@ run() {
 	st=$(grep '^spulse_' /tmp/st.txt | tr '\n' ' ')
 	extra=
 	case $mode in
-	sp*)
+	sp*|sn*)
 		# "spulse record: samples N, dropped D, file F, size S bytes, ..."
 		n=$(sed -n 's/^spulse record: samples \([0-9]*\),.*/\1/p' /tmp/wl.log)
 		drp=$(sed -n 's/^spulse record: samples [0-9]*, dropped \([0-9a-z]*\),.*/\1/p' /tmp/wl.log)
@@ -149,9 +155,11 @@ echo "gt_rounds $NG" >> $res
 echo "py_rounds $NP" >> $res
 echo "freqs $FREQS" >> $res
 echo "floor_freqs $FLOOR" >> $res
+echo "null_freqs $NULLF" >> $res
+echo "workloads $WLS" >> $res
 
 list=
-for wl in gt py; do
+for wl in $WLS; do
 	list="$list $wl:base"
 	for f in $FREQS; do
 		list="$list $wl:sp$f $wl:pf$f"
@@ -159,13 +167,20 @@ for wl in gt py; do
 	for f in $FLOOR; do
 		list="$list $wl:pn$f"
 	done
+	for f in $NULLF; do
+		list="$list $wl:sn$f"
+	done
 done
 start="true:base true:sp999 true:pf999"
 
 # warm-up (not recorded): page cache, the unwind-table cache, perf's start
 NG_SAVE=$NG NP_SAVE=$NP
 NG=2 NP=20
-for x in gt:base py:base gt:sp999 py:sp999 gt:pf999 py:pf999 $start; do
+warm=
+for wl in $WLS; do
+	warm="$warm $wl:base $wl:sp999 $wl:pf999"
+done
+for x in $warm $start; do
 	run 0 ${x%%:*} ${x#*:}
 done
 NG=$NG_SAVE NP=$NP_SAVE

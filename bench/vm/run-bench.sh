@@ -15,6 +15,10 @@
 #   BENCH_VM_START_EVERY the start-up runs in every k-th rep (default 3)
 #   BENCH_VM_FLOOR      frequencies of `perf record` without -g, the floor:
 #                       the sampling interrupt, no stack (default 999; "" for none)
+#   BENCH_VM_NULL       frequencies of `spulse record --module-params
+#                       sample_null=1`: spulse's own events with a handler
+#                       that returns at once (default 999; "" for none)
+#   BENCH_VM_WORKLOADS  which workloads (default "gt py")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
@@ -24,6 +28,8 @@ py_rounds=${BENCH_VM_PY_ROUNDS:-8000}
 freqs=${BENCH_VM_FREQS:-999 4999}
 start_every=${BENCH_VM_START_EVERY:-3}
 floor=${BENCH_VM_FLOOR-999}
+nullf=${BENCH_VM_NULL-999}
+wls=${BENCH_VM_WORKLOADS:-gt py}
 out=$BUILD/bench-vm
 m() { make --no-print-directory -C "$top" BUILD="$BUILD" "$@"; }
 
@@ -37,13 +43,13 @@ dirty=$(git -C "$top" status --porcelain -- kmod Kbuild include user 2>/dev/null
 echo "tree $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)${dirty:+ (built with uncommitted: $dirty)}" > "$out/host.txt"
 echo "host_load_start $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/host.txt"
 
-nruns=$(( (1 + 2 * $(wc -w <<<"$freqs") + $(wc -w <<<"$floor")) * 2 + 3 ))
+nruns=$(( (1 + 2 * $(wc -w <<<"$freqs") + $(wc -w <<<"$floor") + $(wc -w <<<"$nullf")) * $(wc -w <<<"$wls") + 3 ))
 timeout=$((600 + reps * nruns * 40))
 vmrc=0
 t0=$(date +%s)
 "$top/tests/vm/run-vm.sh" --timeout "$timeout" --out "$out" -- \
 	"$top/bench/vm/guest-bench.sh" "$out/bin" "$rounds" "$py_rounds" "$reps" \
-	"$freqs" "$start_every" "$floor" >/dev/null || vmrc=$?
+	"$freqs" "$start_every" "$floor" "$nullf" "$wls" >/dev/null || vmrc=$?
 echo "vm_seconds $(( $(date +%s) - t0 ))" >> "$out/host.txt"
 echo "host_load_end $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/host.txt"
 if [ "$vmrc" != 0 ]; then

@@ -18,6 +18,16 @@ verdict compares spulse's added interval with the interval of 1/2 of
 perf's added (same pairing): MET when spulse's lies wholly below, NOT MET
 when wholly above, INCONCLUSIVE when they overlap (or when perf's added
 interval reaches 0).
+
+Below each verdict a "paired" line gives the same comparison rep by rep:
+per rep, X's added minus 1/2 of perf -g's added (both against that rep's
+unprofiled run), its median and bootstrap interval; "> 0" or "< 0" when
+the interval excludes 0. Information only: the verdicts keep the rule above.
+
+Two reference modes, compared with 1/2 of perf -g the same way (ABOVE /
+BELOW 1/2): the floor, perf record without -g (pnF), and spulse's null
+handler, spulse record --module-params sample_null=1 (snF): spulse.ko's
+own events firing, the handler counting and returning, the drainer running.
 """
 import collections
 import random
@@ -159,6 +169,22 @@ VERDICT_METRICS = (
 )
 
 
+def paired_half_line(runs, wl, mode, name, ncpu, rng):
+    """Per rep: mode's added - 1/2 of perf -g's added (same frequency)."""
+    pf = 'pf' + mode[2:]
+    a = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, mode), [])}
+    h = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, pf), [])}
+    b = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, 'base'), [])}
+    d = [a[k] - b[k] - 0.5 * (h[k] - b[k]) for k in a
+         if a[k] is not None and h.get(k) is not None and b.get(k) is not None]
+    if len(d) < MIN_PAIRS:
+        return '        paired: %d reps < %d' % (len(d), MIN_PAIRS)
+    t = ci(d, rng)
+    return ('        paired, per rep %s added - 1/2 perf -g added: %s s over %d reps%s'
+            % (mode_name(mode), fmt_dci(t), len(d),
+               ' (> 0)' if t[1] > 0 else ' (< 0)' if t[2] < 0 else ' (spans 0)'))
+
+
 def mode_name(mode):
     if mode == 'base':
         return 'unprofiled'
@@ -166,6 +192,8 @@ def mode_name(mode):
         return 'spulse record %s' % mode[2:]
     if mode.startswith('pn'):
         return 'perf (no -g) %s' % mode[2:]
+    if mode.startswith('sn'):
+        return 'spulse (null) %s' % mode[2:]
     return 'perf record -g %s' % mode[2:]
 
 
@@ -180,8 +208,9 @@ def main():
     ncpu = int(info.get('cpus', '2'))
     freqs = info.get('freqs', '999 4999').split()
     floor = info.get('floor_freqs', '').split()
+    nullf = info.get('null_freqs', '').split()
     modes = ['base'] + [m for f in freqs for m in ('sp' + f, 'pf' + f)] + \
-        ['pn' + f for f in floor]
+        ['pn' + f for f in floor] + ['sn' + f for f in nullf]
     nreps = {k: len(v) for k, v in runs.items()}
 
     print('bench-vm: one boot of %s (TCG, %d vCPUs, no PMU: event cpu-clock for both '
@@ -203,7 +232,10 @@ def main():
         print('bench-vm: guest error: %s' % e)
     print()
     verdicts = []
+    chosen = info.get('workloads', 'gt py').split()
     for wl, wname in WLS:
+        if wl not in chosen:
+            continue
         if not runs.get((wl, 'base')):
             print('%s: no unprofiled runs' % wname)
             continue
@@ -273,6 +305,11 @@ def main():
                      '%d' % median(smp) if smp else '-',
                      '%d' % median(byt) if byt else '-',
                      '%.1f' % median(bps) if bps else '-'))
+        for f in nullf:
+            seen = values(runs.get((wl, 'sn' + f), []), 'spulse_seen', ncpu)
+            if seen:
+                print('  (%s: the handler saw %d overflows by the done line, median; it took '
+                      'none)' % (mode_name('sn' + f), median(seen)))
         # verdicts per frequency
         for f in freqs:
             sp, pf = res.get('sp' + f), res.get('pf' + f)
@@ -289,19 +326,24 @@ def main():
                         % (wname, f, m, fmt_dci(sp[key]), fmt_dci(half), v))
                 if f == '999' and key in ('aw', 'ac'):
                     verdicts.append('target ' + line)
+                    verdicts.append(paired_half_line(runs, wl, 'sp' + f, name, ncpu, rng))
                 else:
                     verdicts.append('  info ' + line)
             # the floor: perf without -g (the sampling interrupt and a
             # ring-buffer write) against 1/2 of perf -g, the same way
-            pn = res.get('pn' + f)
-            for key, name, m in VERDICT_METRICS[:2] if pn else ():
-                half, nh = halves[key]	# the interval the targets above used
-                v = verdict(pn[key], half, pf[key],
-                            min(nh, len(paired(runs, wl, 'pn' + f, name, ncpu))))
-                v = {'MET': 'BELOW 1/2', 'NOT MET': 'ABOVE 1/2'}.get(v, v)
-                verdicts.append('  floor %s %s Hz, %s: perf without -g %s s vs 1/2 of '
-                                'perf -g %s s: %s'
-                                % (wname, f, m, fmt_dci(pn[key]), fmt_dci(half), v))
+            # and spulse's null handler (the event alone), the same way
+            for ref, tag, who in (('pn', 'floor', 'perf without -g'),
+                                  ('sn', ' null', 'spulse sample_null=1')):
+                rr = res.get(ref + f)
+                for key, name, m in VERDICT_METRICS[:2] if rr else ():
+                    half, nh = halves[key]	# the interval the targets above used
+                    v = verdict(rr[key], half, pf[key],
+                                min(nh, len(paired(runs, wl, ref + f, name, ncpu))))
+                    v = {'MET': 'BELOW 1/2', 'NOT MET': 'ABOVE 1/2'}.get(v, v)
+                    verdicts.append('  %s %s %s Hz, %s: %s %s s vs 1/2 of perf -g %s s: %s'
+                                    % (tag, wname, f, m, who, fmt_dci(rr[key]),
+                                       fmt_dci(half), v))
+                    verdicts.append(paired_half_line(runs, wl, ref + f, name, ncpu, rng))
             # bytes per sample: per rep, perf.data B/sample / spool B/sample
             k = 20 if wl == 'gt' else 5
             rat = [pf['bps_by_rep'][r] / v for r, v in sp['bps_by_rep'].items()

@@ -39,5 +39,18 @@ echo $? >/out/oc.rc
 #    SIGUSR1 to spulse record 2 s later (> --min-gap 1 s), then Ctrl-C.
 flight_round "$B" fl 2 2 2
 echo $? >/out/fl.rc
+# 6. --module-params sample_null=1 (debug): the events fire (seen, read
+#    from stats mid-run) and nothing is sampled; then a value the module
+#    refuses (n_subbufs=1): the load fails, record exits 1, nothing loaded.
+( sleep 1.5; cat /sys/kernel/debug/spulse/stats >/out/null.stats 2>&1 ) &
+st=$!
+hrun "$B/spulse" record --module-params "sample_null=1" -F 999 \
+	-o "$VM_OUT_HOST/null.spulse" -- "$B/workload/gt" 3 >/out/null.out 2>&1
+echo $? >/out/null.rc
+wait $st
+hrun "$B/spulse" record --module-params "n_subbufs=1" -o "$VM_OUT_HOST/bad.spulse" \
+	-- /bin/true >/out/badp.out 2>&1
+echo $? >/out/badp.rc
+[ -e /sys/module/spulse ] && echo loaded >/out/badp.after || echo unloaded >/out/badp.after
 dmesg >/out/dmesg.record
 exit 0

@@ -159,6 +159,27 @@ for pair in 001:manual 002:signal; do
 		fail "flight-dump-$i-$why" "${json:-} $(sed -n 1,4p "$out/fl-$i.dump")"
 	fi
 done
+# --module-params sample_null=1: the events fired mid-run (seen > 0) and
+# nothing was taken or written; the spool is valid and holds no sample
+seen=$(sed -n 's/^seen *\([0-9]*\).*/\1/p' "$out/null.stats" 2>/dev/null)
+taken=$(sed -n 's/^samples_taken *\([0-9]*\).*/\1/p' "$out/null.stats" 2>/dev/null)
+if [ "$(cat "$out/null.rc")" = 0 ] && [ "$(summary_samples null)" = 0 ] &&
+	[ "${seen:-0}" -gt 100 ] && [ "$taken" = 0 ] &&
+	json=$("$spulse" check --json "$out/null.spulse" 2>&1) &&
+	grep -q '"samples":0,' <<<"$json"; then
+	pass "module-params-sample-null (seen $seen, taken $taken)"
+else
+	fail module-params-sample-null "rc $(cat "$out/null.rc") seen ${seen:-?} taken ${taken:-?}: $(tail -2 "$out/null.out") ${json:-}"
+fi
+# a value the module refuses: the load fails (-EINVAL, the module's dmesg
+# line), record exits 1 naming the parameters, and nothing is left loaded
+if [ "$(cat "$out/badp.rc")" = 1 ] && [ "$(cat "$out/badp.after")" = unloaded ] &&
+	grep -q "n_subbufs=1): Invalid argument" "$out/badp.out" &&
+	grep -q "spulse: invalid parameters: .*n_subbufs" "$out/dmesg.record"; then
+	pass module-params-bad-value-refused
+else
+	fail module-params-bad-value-refused "rc $(cat "$out/badp.rc") $(cat "$out/badp.after"): $(cat "$out/badp.out")"
+fi
 if grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" >/dev/null; then
 	fail dmesg-clean "$(grep -E 'WARNING|BUG|sleeping function' "$out/dmesg.record" | head -3)"
 else

@@ -519,6 +519,19 @@ for args in "-F 0" "-F abc" "-p 1 -- true" "-d -1" "--event bogus" "-p 0" "extra
 	rc=$?
 	[ $rc -eq 2 ] && pass "record-usage '$args'" || fail "record-usage '$args'" "exit $rc"
 done
+# --module-params: refused before anything is loaded when empty, holding a
+# control character, naming a key record sets itself, or with --no-load
+for mp in "" "  " "freq=5" "subbuf_size=65536 target_pid=3" "offcpu" \
+	"$(printf 'sample_null=1\nfreq=2')" "--no-load sample_null=1"; do
+	if [ "${mp#--no-load }" != "$mp" ]; then
+		"$rec" --no-load --module-params "${mp#--no-load }" -- true >/dev/null 2>&1
+	else
+		"$rec" --module-params "$mp" -- true >/dev/null 2>&1
+	fi
+	rc=$?
+	[ $rc -eq 2 ] && pass "record-usage-module-params '$mp'" ||
+		fail "record-usage-module-params '$mp'" "exit $rc"
+done
 fake rec --cpus 2 --samples 200 --seed 12
 out=$("$rec" --debugfs "$work/rec/spulse" --no-load -o "$work/rec/out.spulse" \
 	--kallsyms "$work/rec/kallsyms" -- sh -c 'sleep 0.2; exit 0' 2>&1)

@@ -797,6 +797,45 @@ static void sampler_phase_stats_split_handler_time(struct kunit *test)
 	rt_teardown();
 }
 
+/*
+ * sample_null=1 (debug): a real cpu-clock event still reaches the handler,
+ * which counts it in seen and takes nothing: no sample, no record, no
+ * handler time. What is left is the cost of the event alone.
+ */
+static void sampler_null_handler_counts_and_takes_nothing(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(task_tgid_nr(current));
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	u32 samples;
+
+	p.sample_null = true;
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+	spin_ms(300);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	spulse_sample_exit();
+
+	rt_stats(&st);
+	kunit_info(test, "seen %llu taken %llu written %llu handler_ns %llu\n",
+		   st.seen, st.taken, st.written, st.handler_ns);
+	/* 1 kHz for 300 ms; TCG timers are coarse: 5% of that */
+	KUNIT_EXPECT_GE(test, st.seen, 15ULL);
+	KUNIT_EXPECT_EQ(test, st.taken, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.written, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.dropped_busy, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.handler_ns, 0ULL);
+	samples = check_streams(test, sk);
+	KUNIT_EXPECT_EQ(test, samples, 0U);
+	rt_teardown();
+}
+
 static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_full_buffer_drops_are_counted_never_dangle),
 	KUNIT_CASE(sampler_busy_guard_drops_nested_sample),
@@ -812,6 +851,7 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_cpu_online_without_memory_is_not_vetoed),
 	KUNIT_CASE(sampler_kernel_unwind_error_marks_truncated),
 	KUNIT_CASE(sampler_phase_stats_split_handler_time),
+	KUNIT_CASE(sampler_null_handler_counts_and_takes_nothing),
 	KUNIT_CASE(sampler_repeated_stack_hits_cache),
 	KUNIT_CASE(sampler_cache_never_outlives_rollback),
 	{}

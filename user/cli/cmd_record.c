@@ -63,6 +63,7 @@ static void rec_usage(FILE *f)
 "                  [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                   [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
 "                  [--debugfs DIR] [--kallsyms PATH] [--no-load]\n"
+"                  [--module-params 'KEY=VALUE ...']\n"
 "\n"
 "DESCRIPTION\n"
 "    Loads spulse.ko (unless it is loaded already) for the target, drains\n"
@@ -106,6 +107,12 @@ static void rec_usage(FILE *f)
 "    --debugfs DIR    spulse debugfs directory (default %s)\n"
 "    --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
 "    --no-load        do not load/unload the module (use what DIR provides)\n"
+"    --module-params 'KEY=VALUE ...'  more spulse.ko parameters for the load\n"
+"                     (docs/KERNEL.md), e.g. 'subbuf_size=1048576' or the\n"
+"                     debug 'sample_null=1'; not the ones set by the options\n"
+"                     above (target_pid, freq, autostart, event, offcpu,\n"
+"                     offcpu_min_us, unwind). Bad values fail the load;\n"
+"                     unknown keys the kernel ignores (a dmesg warning).\n"
 DRAIN_FLIGHT_USAGE
 "    With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
 "    spulse record triggers a dump.\n"
@@ -150,6 +157,48 @@ static bool parse_ulong(const char *s, unsigned long max, unsigned long *out)
 		return false;
 	*out = strtoul(s, &end, 10);
 	return !errno && !*end && *out <= max;
+}
+
+/*
+ * --module-params: "KEY=VALUE ..." for finit_module(), which parses and
+ * checks the values. Refused here: nothing at all, control characters
+ * (the kernel's parser would split or end there), and the keys record
+ * sets itself (the later one would silently win).
+ */
+static bool module_params_ok(const char *s, char *msg, size_t len)
+{
+	static const char *const own[] = {
+		"target_pid", "freq", "autostart", "event", "offcpu",
+		"offcpu_min_us", "unwind",
+	};
+	const char *p = s, *k;
+	size_t i, n;
+
+	if (!s[strspn(s, " ")]) {
+		snprintf(msg, len, "empty --module-params");
+		return false;
+	}
+	for (k = s; *k; k++)
+		if ((unsigned char)*k < 0x20 || *k == 0x7f) {
+			snprintf(msg, len, "bad --module-params (control "
+				 "character at offset %zu)", (size_t)(k - s));
+			return false;
+		}
+	for (;;) {
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		n = strcspn(p, "= ");
+		for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+			if (strlen(own[i]) == n && !strncmp(p, own[i], n)) {
+				snprintf(msg, len, "--module-params: %s is set "
+					 "by spulse record (use its option)",
+					 own[i]);
+				return false;
+			}
+		p += strcspn(p, " ");
+	}
+	return true;
 }
 
 static double mono_s(void)
@@ -312,6 +361,7 @@ int cmd_record(int argc, char **argv)
 		{ "unwind", required_argument, NULL, 'W' },
 		{ "unwind-cache", required_argument, NULL, 'C' },
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
+		{ "module-params", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -333,6 +383,7 @@ int cmd_record(int argc, char **argv)
 	char msg[256];
 	const char *event = "cpu-clock", *why = "?", *unwind = NULL;
 	char *module = NULL, *params = NULL;
+	const char *more_params = NULL;
 	bool no_load = false, loaded = false, target_gone = false;
 	double duration = -1, t0;
 	struct drain_stats st;
@@ -408,6 +459,13 @@ int cmd_record(int argc, char **argv)
 		case 'O':
 			off_cpu = true;
 			break;
+		case 'P':
+			if (!module_params_ok(optarg, msg, sizeof(msg))) {
+				free(module);
+				return rec_usage_error(msg, optarg);
+			}
+			more_params = optarg;
+			break;
 		case 'U':
 			if (!parse_ulong(optarg, 10000000, &offcpu_min_us)) {
 				free(module);
@@ -438,6 +496,11 @@ int cmd_record(int argc, char **argv)
 	if (cmd && pid_arg) {
 		free(module);
 		return rec_usage_error("-p and -- CMD exclude each other", NULL);
+	}
+	if (more_params && no_load) {
+		free(module);
+		return rec_usage_error("--module-params needs a load (not "
+				       "--no-load)", NULL);
 	}
 	if (have_min_us && !off_cpu) {
 		free(module);
@@ -518,6 +581,16 @@ int cmd_record(int argc, char **argv)
 			free(params);
 			params = p2;
 		}
+		if (more_params) {
+			char *p2;
+
+			if (asprintf(&p2, "%s %s", params, more_params) < 0) {
+				rc = EXIT_INVALID;
+				goto out;
+			}
+			free(params);
+			params = p2;
+		}
 		ret = load_module(module, params);
 		if (ret < 0) {
 			fprintf(stderr, "spulse record: loading %s (%s): %s\n",
@@ -530,6 +603,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "spulse record: spulse.ko is already loaded; "
 			"its parameters (target, frequency%s%s) are used\n",
 			off_cpu ? ", offcpu" : "", unwind ? ", unwind" : "");
+		if (more_params)
+			fprintf(stderr, "spulse record: --module-params not "
+				"applied (%s)\n", more_params);
 	}
 	if (!no_load) {
 		ret = ensure_debugfs(o.debugfs);
