@@ -384,6 +384,7 @@ int cmd_record(int argc, char **argv)
 	const char *event = "cpu-clock", *why = "?", *unwind = NULL;
 	char *module = NULL, *params = NULL;
 	const char *more_params = NULL;
+	char min_us[40] = "";
 	bool no_load = false, loaded = false, target_gone = false;
 	double duration = -1, t0;
 	struct drain_stats st;
@@ -553,43 +554,18 @@ int cmd_record(int argc, char **argv)
 	if (!no_load && access(SYSFS_MODULE, F_OK)) {
 		if (!module)
 			module = default_module();
+		if (have_min_us)
+			snprintf(min_us, sizeof(min_us), " offcpu_min_us=%lu",
+				 offcpu_min_us);
 		if (!module || asprintf(&params,
-				"target_pid=%d freq=%lu autostart=0 event=%s%s",
-				(int)target, freq, event,
-				off_cpu ? " offcpu=1" : "") < 0) {
+				"target_pid=%d freq=%lu autostart=0 event=%s"
+				"%s%s%s%s%s%s", (int)target, freq, event,
+				off_cpu ? " offcpu=1" : "",
+				unwind ? " unwind=" : "", unwind ? unwind : "",
+				min_us, more_params ? " " : "",
+				more_params ? more_params : "") < 0) {
 			rc = EXIT_INVALID;
 			goto out;
-		}
-		if (unwind) {
-			char *p2;
-
-			if (asprintf(&p2, "%s unwind=%s", params, unwind) < 0) {
-				rc = EXIT_INVALID;
-				goto out;
-			}
-			free(params);
-			params = p2;
-		}
-		if (have_min_us) {
-			char *p2;
-
-			if (asprintf(&p2, "%s offcpu_min_us=%lu", params,
-				     offcpu_min_us) < 0) {
-				rc = EXIT_INVALID;
-				goto out;
-			}
-			free(params);
-			params = p2;
-		}
-		if (more_params) {
-			char *p2;
-
-			if (asprintf(&p2, "%s %s", params, more_params) < 0) {
-				rc = EXIT_INVALID;
-				goto out;
-			}
-			free(params);
-			params = p2;
 		}
 		ret = load_module(module, params);
 		if (ret < 0) {
