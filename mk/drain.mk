@@ -91,6 +91,12 @@ $(DRAIN_TEST)/test_kallsyms: $(TOP)/tests/drain/test_kallsyms.c \
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
 		$(BUILD)/drain-san/kallsyms_copy.o
 
+$(DRAIN_TEST)/test_kstat: $(TOP)/tests/drain/test_kstat.c \
+		$(BUILD)/drain-san/kernel_stats.o $(DRAIN_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -I$(TOP)/user/drain -o $@ $< \
+		$(BUILD)/drain-san/kernel_stats.o
+
 # Unit tests of the unwind-table loader against a fake debugfs file.
 $(DRAIN_TEST)/test_unwind_load: $(TOP)/tests/drain/test_unwind_load.c \
 		$(BUILD)/drain-san/unwind_load.o $(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
@@ -110,7 +116,7 @@ DRAIN_TEST_BINS := $(BUILD)/spulse-drain $(DRAIN_TEST)/spulse-drain \
 	$(DRAIN_TEST)/gen_fake $(DRAIN_TEST)/verify_spool $(DRAIN_TEST)/test_merge \
 	$(DRAIN_TEST)/record $(DRAIN_TEST)/test_meta_forward $(DRAIN_TEST)/test_flight \
 	$(DRAIN_TEST)/unwind_msgs $(DRAIN_TEST)/test_unwind_load \
-	$(DRAIN_TEST)/test_kallsyms
+	$(DRAIN_TEST)/test_kallsyms $(DRAIN_TEST)/test_kstat
 
 CHECK_SUITES += drain
 check-drain: $(DRAIN_TEST_BINS) $(BUILD)/spulse

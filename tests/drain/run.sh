@@ -86,6 +86,18 @@ while read -r verdict name rest; do
 done <<<"$out"
 [ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail kallsyms-unit/exit "test_kallsyms exited $rc: $out"
 
+# ---- unit: the stats-file reader ------------------------------------------
+f0=$failed
+out=$("$bin/test_kstat" 2>&1)
+rc=$?
+while read -r verdict name rest; do
+	case $verdict in
+	PASS) pass "kstat-unit/$name" ;;
+	FAIL) fail "kstat-unit/$name" "$rest" ;;
+	esac
+done <<<"$out"
+[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail kstat-unit/exit "test_kstat exited $rc: $out"
+
 # ---- basic: --once over 4 CPUs (one idle), both builds ------------------
 fake basic --cpus 4 --idle 1 --samples 3000 --seed 11
 for pair in "san:$drain_san" "opt:$drain_opt"; do

@@ -35,19 +35,29 @@ int drain_kstat(const char *path, const char *key, int64_t *val)
 	return ret;
 }
 
-/* @v's entry for the stats line named @name ("cpuN"), or NULL */
+/*
+ * @v's entry for the stats line named @name ("cpuN"), or NULL. The search
+ * starts at *@hint, the entry after the last one found, and wraps: the
+ * module prints its CPUs in increasing order and the drainer keeps them
+ * in that order, so a whole stats file costs O(n), not n^2 compares.
+ */
 static struct drain_kstat_cpu *find_cpu(struct drain_kstat_cpu *v,
-					unsigned int n, const char *name)
+					unsigned int n, const char *name,
+					unsigned int *hint)
 {
-	unsigned int i;
+	unsigned int i, j;
 	int cpu;
 	char c;
 
-	if (sscanf(name, "cpu%d%c", &cpu, &c) != 1)
+	if (!n || sscanf(name, "cpu%d%c", &cpu, &c) != 1)
 		return NULL;
-	for (i = 0; i < n; i++)
-		if (v[i].cpu == cpu)
+	for (j = 0; j < n; j++) {
+		i = (*hint + j) % n;
+		if (v[i].cpu == cpu) {
+			*hint = i + 1;
 			return &v[i];
+		}
+	}
 	return NULL;
 }
 
@@ -56,7 +66,7 @@ int drain_kstat_cpus(const char *path, struct drain_kstat_cpu *v,
 {
 	char line[256], state[32];
 	unsigned long long t, w, d, b, p, r;
-	unsigned int i;
+	unsigned int i, hint = 0;
 	FILE *f;
 
 	f = fopen(path, "re");
@@ -79,7 +89,7 @@ int drain_kstat_cpus(const char *path, struct drain_kstat_cpu *v,
 		k = sscanf(line, "%23s taken %llu written %llu dropped %llu "
 			   "bytes %llu published %llu read %llu", name, &t, &w,
 			   &d, &b, &p, &r);
-		if (k < 5 || !(e = find_cpu(v, n, name)))
+		if (k < 5 || !(e = find_cpu(v, n, name, &hint)))
 			continue;
 		e->found = true;
 		e->bytes = b;
