@@ -115,6 +115,24 @@ for pair in "san:$drain_san" "opt:$drain_opt"; do
 		pass "once-basic-$tag ($v)"
 	fi
 done
+# ---- a backlog outlasts the passive deadline ---------------------------
+# Without --control the finish stops chasing a module that keeps writing
+# FINISH_PASSIVE_MS after it began, but what was readable when it began
+# is owed in full: with the deadline at 0 ms (test hook) a backlog of
+# 4 x 20000 samples (many 64 KiB read rounds) must still come out whole.
+# The old drainer read nothing (the deadline passed before its first round).
+fake backlog --cpus 4 --samples 20000 --seed 13
+SPULSE_DRAIN_PASSIVE_MS=0 "$drain_san" --debugfs "$work/backlog/spulse" \
+	-o "$work/backlog/out.spulse" --once --kallsyms "$work/backlog/kallsyms" \
+	2>"$work/backlog/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail once-backlog-outlasts-passive-deadline "exit $rc: $(cat "$work/backlog/err")"
+elif ! v=$("$verify" "$work/backlog/out.spulse" "$work/backlog/truth" 2>&1); then
+	fail once-backlog-outlasts-passive-deadline "$v"
+else
+	pass "once-backlog-outlasts-passive-deadline ($v)"
+fi
 # ---- shared stacks: two processes through the same local stack ids ----
 # A small pool (--stacks 40 per process) drawn from the same frame
 # addresses: the processes' prefixes share local frame and stack ids, so

@@ -1668,16 +1668,57 @@ static void check_relay_bytes(struct drain *d)
 	free(v);
 }
 
+/*
+ * Without control of the module, whether an input still has bytes that
+ * were readable when the finish began (@end, from drain_input_end()): the
+ * passive deadline bounds only the chase of what a module writes later,
+ * never that backlog (a slow or loaded host may need longer than the
+ * deadline to read hundreds of MiB of buffers).
+ */
+static bool finish_owed(const struct drain *d, const uint64_t *end)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->ncpu; i++)
+		if (drain_input_owes(&d->cpu[i], end[i]))
+			return true;
+	return d->have_meta && drain_input_owes(&d->meta, end[d->ncpu]);
+}
+
 #define FINISH_PASSIVE_MS 1000
+
+/* FINISH_PASSIVE_MS, or the test hook SPULSE_DRAIN_PASSIVE_MS (>= 0). */
+static int64_t finish_passive_ms(void)
+{
+	const char *e = getenv("SPULSE_DRAIN_PASSIVE_MS");
+	char *end;
+	long v;
+
+	if (!e || !*e)
+		return FINISH_PASSIVE_MS;
+	v = strtol(e, &end, 10);
+	return *end || v < 0 ? FINISH_PASSIVE_MS : v;
+}
+
 int drain_finish(struct drain *d)
 {
 	unsigned int i, dry = 0;
+	uint64_t *end = NULL;
 	int64_t t_end;
 	int ret;
 
 	if (d->fatal)
 		return d->fatal;
-	t_end = mono_ns() + (int64_t)FINISH_PASSIVE_MS * 1000000;
+	t_end = mono_ns() + finish_passive_ms() * 1000000;
+	if (!d->o.control) {
+		/* NULL (no memory): the deadline alone, as before */
+		end = calloc(d->ncpu + 1, sizeof(*end));
+		for (i = 0; end && i < d->ncpu; i++)
+			end[i] = drain_input_end(&d->cpu[i]);
+		if (end)
+			end[d->ncpu] = d->have_meta ?
+				       drain_input_end(&d->meta) : UINT64_MAX;
+	}
 	if (d->o.control) {
 		ret = drain_control(d, "stop\n");
 		if (ret < 0)
@@ -1690,12 +1731,14 @@ int drain_finish(struct drain *d)
 	 * found no free sub-buffer left the partial one unpublished: once
 	 * reading has made room, flush again (relay files only). A module
 	 * this drainer did not stop may go on writing for good: then reading
-	 * ends FINISH_PASSIVE_MS after it began.
+	 * ends FINISH_PASSIVE_MS after it began, or once what was readable
+	 * when it began is read, whichever is later.
 	 */
 	while (dry < 2) {
 		long n;
 
-		if (!d->o.control && mono_ns() - t_end > 0)
+		if (!d->o.control && mono_ns() - t_end > 0 &&
+		    !(end && finish_owed(d, end)))
 			break;
 
 		if (dry && relay_inputs(d))
@@ -1703,6 +1746,7 @@ int drain_finish(struct drain *d)
 		n = round_read(d);
 
 		if (n < 0) {
+			free(end);
 			d->fatal = (int)n;
 			return (int)n;
 		}
@@ -1710,8 +1754,10 @@ int drain_finish(struct drain *d)
 			dry = 0;
 			if (d->rec) {
 				ret = release(d, false);
-				if (ret < 0)
+				if (ret < 0) {
+					free(end);
 					return d->fatal = ret;
+				}
 			}
 		} else {
 			dry++;
@@ -1719,6 +1765,7 @@ int drain_finish(struct drain *d)
 				usleep(10000);
 		}
 	}
+	free(end);
 	if (d->have_meta)
 		check_tail(d, &d->meta);
 	for (i = 0; i < d->ncpu; i++) {

@@ -106,6 +106,18 @@ long drain_input_read(struct drain_input *in, size_t max);
 void drain_input_set_start(struct drain_input *in, uint64_t start);
 
 /*
+ * Whether @in still has bytes below file offset @end to read: @end is a
+ * drain_input_end() taken earlier. False once the input is not open.
+ */
+bool drain_input_owes(const struct drain_input *in, uint64_t end);
+
+/*
+ * The file offset up to which @in is readable now (what was read plus
+ * what a read may return), or UINT64_MAX when the file has no size.
+ */
+uint64_t drain_input_end(const struct drain_input *in);
+
+/*
  * After the last read of a stopped module: compare the bytes read from a
  * cpuN input with the bytes the module wrote into that relay buffer
  * (@kernel_bytes, stats "cpuN ... bytes B"). Returns @start + read -
