@@ -39,64 +39,26 @@ fake() {
 		--kallsyms "$work/$name/kallsyms" "$@"
 }
 
-# ---- unit: merge -------------------------------------------------------
-out=$("$bin/test_merge" 2>&1)
-rc=$?
-while read -r verdict name rest; do
-	case $verdict in
-	PASS) pass "merge/$name" ;;
-	FAIL) fail "merge/$name" "$rest" ;;
-	esac
-done <<<"$out"
-[ $rc -eq 0 ] || [ "$failed" -gt 0 ] || fail merge/exit "test_merge exited $rc"
-
-# ---- unit: meta forwarding ------------------------------------------------
-f0=$failed
-out=$("$bin/test_meta_forward" 2>&1)
-rc=$?
-while read -r verdict name rest; do
-	case $verdict in
-	PASS) pass "meta/$name" ;;
-	FAIL) fail "meta/$name" "$rest" ;;
-	esac
-done <<<"$out"
-[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail meta/exit "test_meta_forward exited $rc: $out"
-
-# ---- unit: flight recorder helpers ------------------------------------------
-f0=$failed
-out=$("$bin/test_flight" 2>&1)
-rc=$?
-while read -r verdict name rest; do
-	case $verdict in
-	PASS) pass "flight-unit/$name" ;;
-	FAIL) fail "flight-unit/$name" "$rest" ;;
-	esac
-done <<<"$out"
-[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail flight-unit/exit "test_flight exited $rc: $out"
-
-# ---- unit: kept kernel symbols ------------------------------------------------
-f0=$failed
-out=$("$bin/test_kallsyms" 2>&1)
-rc=$?
-while read -r verdict name rest; do
-	case $verdict in
-	PASS) pass "kallsyms-unit/$name" ;;
-	FAIL) fail "kallsyms-unit/$name" "$rest" ;;
-	esac
-done <<<"$out"
-[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail kallsyms-unit/exit "test_kallsyms exited $rc: $out"
-
-# ---- unit: the stats-file reader ------------------------------------------
-f0=$failed
-out=$("$bin/test_kstat" 2>&1)
-rc=$?
-while read -r verdict name rest; do
-	case $verdict in
-	PASS) pass "kstat-unit/$name" ;;
-	FAIL) fail "kstat-unit/$name" "$rest" ;;
-	esac
-done <<<"$out"
-[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail kstat-unit/exit "test_kstat exited $rc: $out"
+# ---- unit tests: each binary prints "PASS name" / "FAIL name: why" ---------
+# unit PREFIX BINARY: one check per line, and one more if it exits non-zero
+# without having reported a failure
+unit() {
+	local pre=$1 t=$2 out rc f0=$failed verdict name rest
+	out=$("$bin/$t" 2>&1)
+	rc=$?
+	while read -r verdict name rest; do
+		case $verdict in
+		PASS) pass "$pre/$name" ;;
+		FAIL) fail "$pre/$name" "$rest" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail "$pre/exit" "$t exited $rc: $out"
+}
+unit merge test_merge
+unit meta test_meta_forward
+unit flight-unit test_flight
+unit kallsyms-unit test_kallsyms
+unit kstat-unit test_kstat
 
 # ---- basic: --once over 4 CPUs (one idle), both builds ------------------
 fake basic --cpus 4 --idle 1 --samples 3000 --seed 11

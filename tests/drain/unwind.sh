@@ -1,5 +1,5 @@
 # Drain suite, unwind-table loading (sourced by tests/drain/run.sh, which
-# defines pass/fail, $bin, $work, $build). A fake debugfs directory holds a
+# defines pass/fail/unit, $bin, $work, $build). A fake debugfs directory holds a
 # meta stream written by unwind_msgs (module records naming real files of
 # this machine: python3.11, libc, a missing file, [vdso]) and a regular
 # file "unwind" standing in for debugfs spulse/unwind: the drainer writes
@@ -10,16 +10,7 @@
 # library).
 # unit tests of the loader's API (tests/drain/test_unwind_load.c)
 if [ -x "$bin/test_unwind_load" ]; then
-	f0=$failed
-	out=$("$bin/test_unwind_load" 2>&1)
-	rc=$?
-	while read -r verdict name rest; do
-		case $verdict in
-		PASS) pass "unwind-unit/$name" ;;
-		FAIL) fail "unwind-unit/$name" "$rest" ;;
-		esac
-	done <<<"$out"
-	[ $rc -eq 0 ] || [ "$failed" -gt "$f0" ] || fail unwind-unit/exit "test_unwind_load exited $rc: $out"
+	unit unwind-unit test_unwind_load	# run.sh's runner
 else
 	fail unwind-unit/build "no $bin/test_unwind_load"
 fi

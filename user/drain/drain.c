@@ -1670,19 +1670,19 @@ static void check_relay_bytes(struct drain *d)
 
 /*
  * Without control of the module, whether an input still has bytes that
- * were readable when the finish began (@end, from drain_input_end()): the
+ * were readable when the finish began (drain_input_mark_owed()): the
  * passive deadline bounds only the chase of what a module writes later,
  * never that backlog (a slow or loaded host may need longer than the
  * deadline to read hundreds of MiB of buffers).
  */
-static bool finish_owed(const struct drain *d, const uint64_t *end)
+static bool finish_owed(const struct drain *d)
 {
 	unsigned int i;
 
 	for (i = 0; i < d->ncpu; i++)
-		if (drain_input_owes(&d->cpu[i], end[i]))
+		if (drain_input_owes(&d->cpu[i]))
 			return true;
-	return d->have_meta && drain_input_owes(&d->meta, end[d->ncpu]);
+	return d->have_meta && drain_input_owes(&d->meta);
 }
 
 #define FINISH_PASSIVE_MS 1000
@@ -1703,7 +1703,6 @@ static int64_t finish_passive_ms(void)
 int drain_finish(struct drain *d)
 {
 	unsigned int i, dry = 0;
-	uint64_t *end = NULL;
 	int64_t t_end;
 	int ret;
 
@@ -1711,15 +1710,11 @@ int drain_finish(struct drain *d)
 		return d->fatal;
 	t_end = mono_ns() + finish_passive_ms() * 1000000;
 	if (!d->o.control) {
-		/* NULL (no memory): the deadline alone, as before */
-		end = calloc(d->ncpu + 1, sizeof(*end));
-		for (i = 0; end && i < d->ncpu; i++)
-			end[i] = drain_input_end(&d->cpu[i]);
-		if (end)
-			end[d->ncpu] = d->have_meta ?
-				       drain_input_end(&d->meta) : UINT64_MAX;
-	}
-	if (d->o.control) {
+		for (i = 0; i < d->ncpu; i++)
+			drain_input_mark_owed(&d->cpu[i]);
+		if (d->have_meta)
+			drain_input_mark_owed(&d->meta);
+	} else {
 		ret = drain_control(d, "stop\n");
 		if (ret < 0)
 			fprintf(d->log, "spulse-drain: control stop: %s\n",
@@ -1737,8 +1732,7 @@ int drain_finish(struct drain *d)
 	while (dry < 2) {
 		long n;
 
-		if (!d->o.control && mono_ns() - t_end > 0 &&
-		    !(end && finish_owed(d, end)))
+		if (!d->o.control && mono_ns() - t_end > 0 && !finish_owed(d))
 			break;
 
 		if (dry && relay_inputs(d))
@@ -1746,7 +1740,6 @@ int drain_finish(struct drain *d)
 		n = round_read(d);
 
 		if (n < 0) {
-			free(end);
 			d->fatal = (int)n;
 			return (int)n;
 		}
@@ -1754,10 +1747,8 @@ int drain_finish(struct drain *d)
 			dry = 0;
 			if (d->rec) {
 				ret = release(d, false);
-				if (ret < 0) {
-					free(end);
+				if (ret < 0)
 					return d->fatal = ret;
-				}
 			}
 		} else {
 			dry++;
@@ -1765,7 +1756,6 @@ int drain_finish(struct drain *d)
 				usleep(10000);
 		}
 	}
-	free(end);
 	if (d->have_meta)
 		check_tail(d, &d->meta);
 	for (i = 0; i < d->ncpu; i++) {

@@ -80,17 +80,17 @@ static uint64_t readable(const struct drain_input *in)
 	return (uint64_t)st.st_size > pos ? (uint64_t)st.st_size - pos : 0;
 }
 
-uint64_t drain_input_end(const struct drain_input *in)
+void drain_input_mark_owed(struct drain_input *in)
 {
 	uint64_t r = readable(in);
 
-	return r == UINT64_MAX ? r : in->start + in->bytes_read + r;
+	in->owed = r == UINT64_MAX ? r : in->start + in->bytes_read + r;
 }
 
-bool drain_input_owes(const struct drain_input *in, uint64_t end)
+bool drain_input_owes(const struct drain_input *in)
 {
-	return in->state == DRAIN_INPUT_OPEN && end != UINT64_MAX &&
-	       in->start + in->bytes_read < end;
+	return in->state == DRAIN_INPUT_OPEN && in->owed != UINT64_MAX &&
+	       in->start + in->bytes_read < in->owed;
 }
 
 /*

@@ -64,6 +64,7 @@ struct drain_epoch {
  * @old: earlier epochs still referenced by queued items, oldest first
  * @nold: entries in @old
  * @capold: capacity of @old
+ * @owed: see drain_input_mark_owed() (0 until it is called)
  */
 struct drain_input {
 	char *path;
@@ -87,6 +88,7 @@ struct drain_input {
 	uint64_t epoch_base;
 	struct drain_epoch *old;
 	unsigned int nold, capold;
+	uint64_t owed;
 };
 
 /* Open @path (O_RDONLY|O_NONBLOCK) and create its stream. 0 or -errno. */
@@ -106,16 +108,14 @@ long drain_input_read(struct drain_input *in, size_t max);
 void drain_input_set_start(struct drain_input *in, uint64_t start);
 
 /*
- * Whether @in still has bytes below file offset @end to read: @end is a
- * drain_input_end() taken earlier. False once the input is not open.
+ * Remember in @owed the file offset up to which @in is readable now (what
+ * was read plus what a read may return; UINT64_MAX when the file has no
+ * size): the backlog a finishing drainer owes.
  */
-bool drain_input_owes(const struct drain_input *in, uint64_t end);
+void drain_input_mark_owed(struct drain_input *in);
 
-/*
- * The file offset up to which @in is readable now (what was read plus
- * what a read may return), or UINT64_MAX when the file has no size.
- */
-uint64_t drain_input_end(const struct drain_input *in);
+/* @in is open and has not been read up to @owed yet. */
+bool drain_input_owes(const struct drain_input *in);
 
 /*
  * After the last read of a stopped module: compare the bytes read from a
