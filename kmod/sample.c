@@ -261,20 +261,35 @@ static void spulse_throttle_account(struct spulse_cpu *c,
 	}
 }
 
-static void spulse_overflow(struct perf_event *event,
-			    struct perf_sample_data *data,
-			    struct pt_regs *regs)
+/* Count an overflow while running: this CPU's state, or NULL if stopped. */
+static __always_inline struct spulse_cpu *spulse_seen(struct perf_event *event)
 {
 	struct spulse_cpu *c;
 
 	if (!READ_ONCE(spulse.running))
-		return;
+		return NULL;
 	c = this_cpu_ptr(spulse.cpu);
 	c->stats.seen++;
 	spulse_throttle_account(c, event);
-	if (unlikely(spulse.p.sample_null))
-		return;
-	spulse_take(c, regs);
+	return c;
+}
+
+static void spulse_overflow(struct perf_event *event,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+	struct spulse_cpu *c = spulse_seen(event);
+
+	if (c)
+		spulse_take(c, regs);
+}
+
+/* sample_null=1 (debug): the overflow is counted, nothing is taken. */
+static void spulse_overflow_null(struct perf_event *event,
+				 struct perf_sample_data *data,
+				 struct pt_regs *regs)
+{
+	spulse_seen(event);
 }
 
 /*
@@ -310,6 +325,8 @@ static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 		cpu = -1;
 	}
 	return perf_event_create_kernel_counter(&attr, cpu, task,
+						spulse.p.sample_null ?
+						spulse_overflow_null :
 						spulse_overflow, NULL);
 }
 

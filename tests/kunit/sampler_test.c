@@ -197,6 +197,23 @@ static noinline void spin_ms(unsigned int ms)
 		cpu_relax();
 }
 
+/* Create the events and turn them on; stop_events() undoes both. */
+static void start_events(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(true);
+	mutex_unlock(&spulse.lock);
+}
+
+static void stop_events(void)
+{
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	spulse_sample_exit();
+}
+
 static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 {
 	struct spulse_params p = tiny_params(task_tgid_nr(current));
@@ -208,16 +225,10 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 	p.subbuf_size = 256 << 10;
 	p.n_subbufs = 4;
 	rt_setup(test, &p, DIR_NAME);
-	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
+	start_events(test);
 	KUNIT_EXPECT_EQ(test, spulse.ev_type, (u32)PERF_TYPE_SOFTWARE);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(true);
-	mutex_unlock(&spulse.lock);
 	spin_ms(400);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(false);
-	mutex_unlock(&spulse.lock);
-	spulse_sample_exit();
+	stop_events();
 
 	rt_stats(&st);
 	kunit_info(test, "taken %llu written %llu dropped full %llu busy %llu deep %llu\n",
@@ -373,22 +384,6 @@ static void sampler_events_param(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spulse_params_check(&p, &why), 0);
 }
 
-static void start_events(struct kunit *test)
-{
-	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(true);
-	mutex_unlock(&spulse.lock);
-}
-
-static void stop_events(void)
-{
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(false);
-	mutex_unlock(&spulse.lock);
-	spulse_sample_exit();
-}
-
 /*
  * perf marks the overflow that throttles an event (hw.interrupts set to
  * its MAX_INTERRUPTS mark, kernel/events/core.c) and restarts the event
@@ -492,10 +487,7 @@ static void sampler_flush_holds_busy_and_pauses_nothing(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, per_cpu_ptr(spulse.cpu, cpu)->busy, 0);
 
 	/* flushes every 10 ms while a real event samples this thread */
-	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(true);
-	mutex_unlock(&spulse.lock);
+	start_events(test);
 	for (i = 0; i < 30; i++) {
 		spin_ms(10);
 		mutex_lock(&spulse.lock);
@@ -503,10 +495,7 @@ static void sampler_flush_holds_busy_and_pauses_nothing(struct kunit *test)
 		mutex_unlock(&spulse.lock);
 		KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
 	}
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(false);
-	mutex_unlock(&spulse.lock);
-	spulse_sample_exit();
+	stop_events();
 	rt_stats(&st);
 	kunit_info(test, "taken %llu written %llu busy %llu produced +%zu\n",
 		   st.taken, st.written, st.dropped_busy,
@@ -812,15 +801,9 @@ static void sampler_null_handler_counts_and_takes_nothing(struct kunit *test)
 	p.sample_null = true;
 	p.subbuf_size = 256 << 10;
 	rt_setup(test, &p, DIR_NAME);
-	KUNIT_ASSERT_EQ(test, spulse_sample_init(), 0);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(true);
-	mutex_unlock(&spulse.lock);
+	start_events(test);
 	spin_ms(300);
-	mutex_lock(&spulse.lock);
-	spulse_sample_enable(false);
-	mutex_unlock(&spulse.lock);
-	spulse_sample_exit();
+	stop_events();
 
 	rt_stats(&st);
 	kunit_info(test, "seen %llu taken %llu written %llu handler_ns %llu\n",
