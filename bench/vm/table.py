@@ -114,15 +114,20 @@ def values(rs, name, ncpu):
     return [v for v in (metric(r, name, ncpu) for r in rs) if v is not None]
 
 
-def paired(runs, wl, mode, name, ncpu, base_mode='base', scale=1.0):
-    """Per-rep (mode - base) * scale for metric name."""
+def paired_by_rep(runs, wl, mode, name, ncpu, base_mode='base'):
+    """{rep: mode - base} for metric name, in the order of the mode's runs."""
     base = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, base_mode), [])}
-    out = []
+    out = {}
     for r in runs.get((wl, mode), []):
         v, b = metric(r, name, ncpu), base.get(r['rep'])
         if v is not None and b is not None:
-            out.append((v - b) * scale)
+            out[r['rep']] = v - b
     return out
+
+
+def paired(runs, wl, mode, name, ncpu, base_mode='base', scale=1.0):
+    """Per-rep (mode - base) * scale for metric name."""
+    return [d * scale for d in paired_by_rep(runs, wl, mode, name, ncpu, base_mode).values()]
 
 
 def fmt_ci(t, w=6, p=3):
@@ -171,12 +176,9 @@ VERDICT_METRICS = (
 
 def paired_half_line(runs, wl, mode, name, ncpu, rng):
     """Per rep: mode's added - 1/2 of perf -g's added (same frequency)."""
-    pf = 'pf' + mode[2:]
-    a = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, mode), [])}
-    h = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, pf), [])}
-    b = {r['rep']: metric(r, name, ncpu) for r in runs.get((wl, 'base'), [])}
-    d = [a[k] - b[k] - 0.5 * (h[k] - b[k]) for k in a
-         if a[k] is not None and h.get(k) is not None and b.get(k) is not None]
+    a = paired_by_rep(runs, wl, mode, name, ncpu)
+    h = paired_by_rep(runs, wl, 'pf' + mode[2:], name, ncpu)
+    d = [a[k] - 0.5 * h[k] for k in a if k in h]
     if len(d) < MIN_PAIRS:
         return '        paired: %d reps < %d' % (len(d), MIN_PAIRS)
     t = ci(d, rng)
