@@ -76,10 +76,10 @@ $(KMOD_KERNELDOC):
 check-kmod-lint: $(KMOD_CHECKPATCH) $(KMOD_KERNELDOC)
 	@KDIR="$(KDIR)" TOP="$(TOP)" BUILD="$(BUILD)" \
 		CHECKPATCH="$(KMOD_CHECKPATCH)" KERNELDOC="$(KMOD_KERNELDOC)" \
-		MAKE="$(MAKE)" $(TOP)/kmod/lint.sh
+		MAKE="$(MAKE)" $(TOP)/tests/kmod/lint.sh
 
-# Boot the test VM, exercise the module (kmod/vm-smoke.sh) and assert on
-# what it saved (kmod/vm-smoke-check.sh: refusals, stats invariant, every
+# Boot the test VM, exercise the module (tests/kmod/vm-smoke.sh) and assert on
+# what it saved (tests/kmod/vm-smoke-check.sh: refusals, stats invariant, every
 # stream passes `spulse check`, meta contents (exec deactivation + new
 # modules, Python enter/leave), CPU hotplug while recording, clean dmesg).
 # Also run by `make check` as suite kmod-vm.
@@ -88,9 +88,9 @@ kmod-vm-smoke: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
 		$(BUILD)/workload/pingpong
 	@rm -rf $(BUILD)/kmod-vm && mkdir -p $(BUILD)/kmod-vm
 	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm -- \
-		$(TOP)/kmod/vm-smoke.sh $(BUILD)
+		$(TOP)/tests/kmod/vm-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm/guest.log
-	@$(TOP)/kmod/vm-smoke-check.sh $(BUILD)/kmod-vm $(BUILD)/spulse
+	@$(TOP)/tests/kmod/vm-smoke-check.sh $(BUILD)/kmod-vm $(BUILD)/spulse
 
 CHECK_SUITES += kmod-vm
 .PHONY: check-kmod-vm
@@ -108,24 +108,24 @@ check-kmod-vm:
 kmod-vm-overhead: $(KMOD_KO) workloads
 	@rm -rf $(BUILD)/kmod-vm-overhead && mkdir -p $(BUILD)/kmod-vm-overhead
 	@$(TOP)/tests/vm/run-vm.sh --timeout 600 --out $(BUILD)/kmod-vm-overhead \
-		-- $(TOP)/kmod/vm-overhead.sh $(BUILD) && \
+		-- $(TOP)/tests/kmod/vm-overhead.sh $(BUILD) && \
 		cat $(BUILD)/kmod-vm-overhead/guest.log
 
-# Off-CPU scenarios alone (kmod/vm-offcpu.sh, also run by kmod-vm-smoke):
+# Off-CPU scenarios alone (tests/kmod/vm-offcpu.sh, also run by kmod-vm-smoke):
 # bad offcpu params, a sleeping python3, pingpong raw and drained, a tiny
 # table/buffer, rmmod while recording, offcpu=0; host checks in
-# kmod/vm-offcpu-check.sh (+ .py: stacks, wakers, trigger, cpu records).
+# tests/kmod/vm-offcpu-check.sh (+ .py: stacks, wakers, trigger, cpu records).
 .PHONY: kmod-vm-offcpu
 kmod-vm-offcpu: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
 		$(BUILD)/workload/pingpong
 	@rm -rf $(BUILD)/kmod-vm-offcpu && mkdir -p $(BUILD)/kmod-vm-offcpu
 	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm-offcpu -- \
-		$(TOP)/kmod/vm-offcpu.sh $(BUILD)
+		$(TOP)/tests/kmod/vm-offcpu.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm-offcpu/guest.log
-	@$(TOP)/kmod/vm-offcpu-check.sh $(BUILD)/kmod-vm-offcpu $(BUILD)/spulse
+	@$(TOP)/tests/kmod/vm-offcpu-check.sh $(BUILD)/kmod-vm-offcpu $(BUILD)/spulse
 
 # Unwind tables in the stock-kernel VM with hand-made tables
-# (kmod/vm-unwind-smoke.sh + vm-unwind.py; checks in kmod/vm-unwind-check.sh):
+# (tests/kmod/vm-unwind-smoke.sh + vm-unwind.py; checks in tests/kmod/vm-unwind-check.sh):
 # unwind= / unwind_mem_kb= refusals, message refusals, END / UNKNOWN / NONE
 # rows in tables, fp and auto mode, DEL while recording, the memory bound,
 # rmmod with tables loaded, clean dmesg. Not part of make check (issue 8's
@@ -134,12 +134,12 @@ kmod-vm-offcpu: $(KMOD_KO) $(BUILD)/spulse $(BUILD)/spulse-drain workloads \
 kmod-vm-unwind: $(KMOD_KO) workloads
 	@rm -rf $(BUILD)/kmod-vm-unwind && mkdir -p $(BUILD)/kmod-vm-unwind
 	$(TOP)/tests/vm/run-vm.sh --timeout 500 --out $(BUILD)/kmod-vm-unwind -- \
-		$(TOP)/kmod/vm-unwind-smoke.sh $(BUILD)
+		$(TOP)/tests/kmod/vm-unwind-smoke.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm-unwind/guest.log
-	@$(TOP)/kmod/vm-unwind-check.sh $(BUILD)/kmod-vm-unwind
+	@$(TOP)/tests/kmod/vm-unwind-check.sh $(BUILD)/kmod-vm-unwind
 
 # Suite kmod-vm-unwind: the unwind-table path of spulse.ko in the stock VM
-# with hand-made tables (kmod/vm-unwind-smoke.sh, vm-unwind-check.sh).
+# with hand-made tables (tests/kmod/vm-unwind-smoke.sh, vm-unwind-check.sh).
 CHECK_SUITES += kmod-vm-unwind
 .PHONY: check-kmod-vm-unwind
 check-kmod-vm-unwind:
@@ -152,13 +152,13 @@ check-kmod-vm-unwind:
 
 # handler_ns per sample: unwind tables (hand-made, UNWIND_BENCH_ROWS rows of
 # the frame-pointer body rule) vs the frame-pointer walk on gt, one boot,
-# interleaved runs (kmod/vm-unwind-bench.sh). Prints the runs and a table.
+# interleaved runs (tests/kmod/vm-unwind-bench.sh). Prints the runs and a table.
 UNWIND_BENCH_ROWS ?= 4096
 .PHONY: kmod-vm-unwind-bench
 kmod-vm-unwind-bench: $(KMOD_KO) workloads
 	@rm -rf $(BUILD)/kmod-vm-unwind-bench && mkdir -p $(BUILD)/kmod-vm-unwind-bench
 	@$(TOP)/tests/vm/run-vm.sh --timeout 600 --out $(BUILD)/kmod-vm-unwind-bench \
-		-- $(TOP)/kmod/vm-unwind-bench.sh $(BUILD) $(UNWIND_BENCH_ROWS)
+		-- $(TOP)/tests/kmod/vm-unwind-bench.sh $(BUILD) $(UNWIND_BENCH_ROWS)
 	@awk '/^run / { m = $$3; for (i = 4; i < NF; i += 2) v[m, $$i] += $$(i + 1); } \
 	END { printf "%-7s %9s %12s %10s %12s %10s\n", "mode", "samples", "handler_ns", "ns/sample", "frames/smpl", "complete"; \
 	for (k = 0; k < 2; k++) { m = k ? "tables" : "fp"; s = v[m, "samples_taken"]; \
@@ -172,18 +172,18 @@ kmod-vm-unwind-bench: $(KMOD_KO) workloads
 # target_pid named in a child pid namespace; the same number in a child
 # namespace not sampled) and kernel lockdown (raised at run time: debugfs
 # refuses control/cpuN/meta, stats says so; a boot with lockdown=integrity
-# refuses the unsigned module). kmod/vm-target.sh, vm-target-lock.sh,
+# refuses the unsigned module). tests/kmod/vm-target.sh, vm-target-lock.sh,
 # vm-target-check.sh; two VM boots.
 .PHONY: kmod-vm-target check-kmod-vm-target
 kmod-vm-target: $(KMOD_KO) $(BUILD)/spulse workloads
 	@rm -rf $(BUILD)/kmod-vm-target && mkdir -p $(BUILD)/kmod-vm-target/lock
 	$(TOP)/tests/vm/run-vm.sh --timeout 400 --out $(BUILD)/kmod-vm-target -- \
-		$(TOP)/kmod/vm-target.sh $(BUILD)
+		$(TOP)/tests/kmod/vm-target.sh $(BUILD)
 	@cat $(BUILD)/kmod-vm-target/guest.log
 	$(TOP)/tests/vm/run-vm.sh --timeout 200 --append lockdown=integrity \
-		--out $(BUILD)/kmod-vm-target/lock -- $(TOP)/kmod/vm-target-lock.sh
+		--out $(BUILD)/kmod-vm-target/lock -- $(TOP)/tests/kmod/vm-target-lock.sh
 	@cat $(BUILD)/kmod-vm-target/lock/guest.log
-	@$(TOP)/kmod/vm-target-check.sh $(BUILD)/kmod-vm-target $(BUILD)/spulse \
+	@$(TOP)/tests/kmod/vm-target-check.sh $(BUILD)/kmod-vm-target $(BUILD)/spulse \
 		$(BUILD)/kmod-vm-target/lock
 
 CHECK_SUITES += kmod-vm-target

@@ -5,7 +5,7 @@
 # stops, flushes and copies the cpuN streams to /out/NAME.cpuN.
 # usage: vm-iouring.sh BUILD_DIR NAME=KO_PATH...
 # (build the workload first: make $PWD/build/workload/iouring; check on the
-# host with kmod/vm-iouring-check.sh OUTDIR build/spulse NAME...)
+# host with tests/kmod/vm-iouring-check.sh OUTDIR build/spulse NAME...)
 . "$VM_LIB"
 B=$1
 shift

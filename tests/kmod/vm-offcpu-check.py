@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-# Content checks of the off-CPU scenarios (kmod/vm-offcpu.sh), called by
-# kmod/vm-offcpu-check.sh: reads every oc.*.cpuN stream through
+# Content checks of the off-CPU scenarios (tests/kmod/vm-offcpu.sh), called by
+# tests/kmod/vm-offcpu-check.sh: reads every oc.*.cpuN stream through
 # `spulse dump`, resolves kernel frames with the guest's /proc/kallsyms
 # (saved while spulse.ko was loaded) and prints one PASS/FAIL line per check.
 # usage: vm-offcpu-check.py DIR SPULSE_BIN

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Host side of the off-CPU scenarios (kmod/vm-offcpu.sh): one line per
+# Host side of the off-CPU scenarios (tests/kmod/vm-offcpu.sh): one line per
 # check; exit 1 if any failed. Sourced checks also run from
-# kmod/vm-smoke-check.sh.
+# tests/kmod/vm-smoke-check.sh.
 # usage: vm-offcpu-check.sh DIR SPULSE_BIN
 set -u
 d=$1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script (busybox sh): spulse.ko offcpu=1 scenarios on the stock
-# kernel; raw results under /out/oc.* for kmod/vm-offcpu-check.sh.
-# Run at the end of kmod/vm-smoke.sh (suite kmod-vm), or alone:
+# kernel; raw results under /out/oc.* for tests/kmod/vm-offcpu-check.sh.
+# Run at the end of tests/kmod/vm-smoke.sh (suite kmod-vm), or alone:
 #   make kmod-vm-offcpu
 # usage: vm-offcpu.sh BUILD_DIR [MODULE.ko]
 . "$VM_LIB"

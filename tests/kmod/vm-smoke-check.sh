@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host side of `make kmod-vm-smoke`: assert what kmod/vm-smoke.sh left in
+# Host side of `make kmod-vm-smoke`: assert what tests/kmod/vm-smoke.sh left in
 # DIR. One line per check; exit 1 if any failed.
 # usage: vm-smoke-check.sh DIR SPULSE_BIN
 set -u
@@ -49,7 +49,7 @@ check "python enter and leave" \
 	"'$spulse' dump '$d/py.meta' | grep -q 'state=enter' && '$spulse' dump '$d/py.meta' | grep -q 'state=leave'"
 check "no WARN/BUG/sleeping function in dmesg" \
 	"! grep -Eq 'WARNING|BUG|sleeping function' '$d/guest-dmesg.txt'"
-# off-CPU scenarios (kmod/vm-offcpu.sh ran at the end of the guest script)
+# off-CPU scenarios (tests/kmod/vm-offcpu.sh ran at the end of the guest script)
 oc=$("$(dirname "$0")/vm-offcpu-check.sh" "$d" "$spulse")
 printf '%s\n' "$oc" | grep -v '^kmod-vm-offcpu: '
 p=$(printf '%s\n' "$oc" | grep -c '^PASS ')

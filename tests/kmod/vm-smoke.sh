@@ -119,6 +119,6 @@ unload; echo "rmmod hotplug rc=$?"
 dmesg > /out/guest-dmesg.txt
 grep -E 'WARN|BUG|sleeping function|spulse' /out/guest-dmesg.txt
 
-# 9. off-CPU (offcpu=1) scenarios: kmod/vm-offcpu.sh, results in /out/oc.*
+# 9. off-CPU (offcpu=1) scenarios: tests/kmod/vm-offcpu.sh, results in /out/oc.*
 (set -- "$B" "$KO"; . "$VM_SCRIPT_DIR/vm-offcpu.sh")
 exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host side of suite kmod-vm-target: assert what kmod/vm-target.sh left in
+# Host side of suite kmod-vm-target: assert what tests/kmod/vm-target.sh left in
 # DIR (and, with LOCKDIR, what the lockdown=integrity boot left there).
 # One line per check; exit 1 if any failed.
 # usage: vm-target-check.sh DIR SPULSE_BIN [LOCKDIR]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script (busybox sh, tests/vm/run-vm.sh) of suite kmod-vm-target:
 # the target process by its struct pid, and kernel lockdown. Raw results in
-# /out (tg.*); kmod/vm-target-check.sh asserts on them.
+# /out (tg.*); tests/kmod/vm-target-check.sh asserts on them.
 # usage: vm-target.sh BUILD_DIR [MODULE.ko]
 . "$VM_LIB"
 B=$1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script: handler_ns per sample with unwind tables vs the
 # frame-pointer walk on the same frame-pointer-built workload (gt), in one
-# boot, runs interleaved. The table is hand-made (kmod/vm-unwind.py
+# boot, runs interleaved. The table is hand-made (tests/kmod/vm-unwind.py
 # cfa_bp): N rows of the rule a frame-pointer body has (CFA = BP + 16, BP
 # at CFA - 16), mapped over gt's text, so both walks read the same frames
 # and the difference is the table lookup (hash, mapping and row binary
@@ -14,7 +14,7 @@ ROWS=${2:-4096}
 RUNS=${3:-3}
 KO=$VM_TOP/spulse.ko
 D=/sys/kernel/debug/spulse
-PY="chroot /host /usr/bin/python3 $VM_TOP/kmod/vm-unwind.py"
+PY="chroot /host /usr/bin/python3 $VM_TOP/tests/kmod/vm-unwind.py"
 ins() { chroot /host /sbin/insmod "$KO" "$@"; }
 unload() { chroot /host /sbin/rmmod spulse; }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Host side of `make kmod-vm-unwind`: assert on what kmod/vm-unwind-smoke.sh
+# Host side of `make kmod-vm-unwind`: assert on what tests/kmod/vm-unwind-smoke.sh
 # printed into OUTDIR/guest.log. Prints one PASS/FAIL line per fact and
 # "kmod-vm-unwind: N passed, N failed".
 # usage: vm-unwind-check.sh OUTDIR

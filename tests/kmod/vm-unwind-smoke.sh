@@ -1,6 +1,6 @@
 #!/bin/sh
 # Guest script (tests/vm/run-vm.sh): the unwind-table path of spulse.ko on
-# the stock kernel, with hand-made tables (kmod/vm-unwind.py): parameters,
+# the stock kernel, with hand-made tables (tests/kmod/vm-unwind.py): parameters,
 # refusals, a table of END rows (every user stack complete after the leaf)
 # and of UNKNOWN rows (truncated), unwind=fp ignoring tables, DEL while
 # recording, the memory bound, rmmod with tables loaded; dmesg clean.
@@ -10,7 +10,7 @@
 B=$1
 KO=${2:-$VM_TOP/spulse.ko}
 D=/sys/kernel/debug/spulse
-PY="chroot /host /usr/bin/python3 $VM_TOP/kmod/vm-unwind.py"
+PY="chroot /host /usr/bin/python3 $VM_TOP/tests/kmod/vm-unwind.py"
 ins() { chroot /host /sbin/insmod "$KO" "$@"; }
 unload() { chroot /host /sbin/rmmod spulse; }
 keys() { grep -E '^(samples_taken|unwind_[a-z_]+|ustack_[a-z_]+) ' $D/stats | tr '\n' ' '; echo; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Guest helper for kmod/vm-unwind-smoke.sh: writes unwind-table messages
+# Guest helper for tests/kmod/vm-unwind-smoke.sh: writes unwind-table messages
 # (include/spulse/unwind.h) to debugfs spulse/unwind, one per write(2).
 #   vm-unwind.py PID KIND     ADD table 1 (one row of KIND over 4 GiB) and
 #                             MAP PID's executable file mappings onto it
