@@ -37,6 +37,9 @@ tcg_thread=${VM_TCG_THREAD:-multi}
 # VM_QMP=PATH opens a QMP socket there (to look into a hung guest:
 # tests/vm/qmp.py PATH 'info registers -a').
 qmp=${VM_QMP:-}
+# VM_QEMU_ARGS="..." appends words to QEMU's command line (e.g. a TCG
+# plugin: -plugin /path/libinsns.so,arg=...); split on whitespace.
+extra_qemu=${VM_QEMU_ARGS:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
@@ -95,6 +98,8 @@ qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg_thread" -cpu max -
 	-fsdev "local,id=topfs,path=$top,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=topfs,mount_tag=top")
 [ -z "$qmp" ] || qemu+=(-qmp "unix:$qmp,server=on,wait=off")
+# shellcheck disable=SC2206 # word splitting is the interface
+[ -z "$extra_qemu" ] || qemu+=($extra_qemu)
 
 start=$(date +%s.%N)
 set +e
