@@ -1,6 +1,13 @@
 # spulse CLI (user/cli -> build/spulse), its test suite "cli" and the
 # benchmarks (make bench, bench-cli). See docs/CLI.md.
 #
+# The CLI's code lives in rooms (user/<room>/), each built as a static
+# library build/<room>/lib<room>.a (ASan+UBSan: build/<room>-san/), linked
+# top room first: store -> export -> analysis -> synth -> sym, then
+# libspulse. Includes run the same way down, never up (user/cli/cli.h says
+# more); a header of another room is included as "room/name.h" through
+# CLI_ROOM_CFLAGS.
+#
 # mk/lib.mk is included after this file (alphabetical order), so the library
 # archive is named by path here rather than through its LIBSPULSE_A.
 # Other fragments may append objects/libraries that `spulse record` needs to
@@ -9,12 +16,37 @@
 
 CLI_LIB := $(BUILD)/libspulse.a
 CLI_SAN_LIB := $(BUILD)/asan/libspulse.a
+CLI_ROOMS := store export analysis synth sym
+CLI_ROOM_CFLAGS := -I$(TOP)/user
 CLI_SRCS := $(sort $(wildcard $(TOP)/user/cli/*.c))
 CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
+CLI_ROOM_LIBS := $(foreach r,$(CLI_ROOMS),$(BUILD)/$(r)/lib$(r).a)
+CLI_ROOM_SAN_LIBS := $(foreach r,$(CLI_ROOMS),$(BUILD)/$(r)-san/lib$(r).a)
 CLI_LDLIBS := -ldw -lelf -lz
-CLI_HDRS := $(wildcard $(TOP)/user/cli/*.h) $(wildcard $(TOP)/user/include/*.h) \
+CLI_HDRS := $(foreach r,cli $(CLI_ROOMS),$(wildcard $(TOP)/user/$(r)/*.h)) \
+	$(wildcard $(TOP)/user/include/*.h) \
 	$(wildcard $(TOP)/include/spulse/*.h) $(wildcard $(TOP)/user/drain/*.h)
+
+# cli_room_rules ROOM: objects and archives of user/ROOM, plain and san.
+define cli_room_rules
+$(BUILD)/$(1)/%.o: $(TOP)/user/$(1)/%.c $$(CLI_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(USER_CFLAGS) $$(CLI_ROOM_CFLAGS) -c -o $$@ $$<
+
+$(BUILD)/$(1)-san/%.o: $(TOP)/user/$(1)/%.c $$(CLI_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(USER_CFLAGS) $$(CLI_ROOM_CFLAGS) $$(SAN_CFLAGS) -c -o $$@ $$<
+
+$(BUILD)/$(1)/lib$(1).a: $(patsubst $(TOP)/user/$(1)/%.c,$(BUILD)/$(1)/%.o,$(sort $(wildcard $(TOP)/user/$(1)/*.c)))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+
+$(BUILD)/$(1)-san/lib$(1).a: $(patsubst $(TOP)/user/$(1)/%.c,$(BUILD)/$(1)-san/%.o,$(sort $(wildcard $(TOP)/user/$(1)/*.c)))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach r,$(CLI_ROOMS),$(eval $(call cli_room_rules,$(r))))
 
 .PHONY: cli check-cli bench bench-cli
 
@@ -28,20 +60,21 @@ cli: $(BUILD)/spulse
 
 $(BUILD)/cli/%.o: $(TOP)/user/cli/%.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(CLI_ROOM_CFLAGS) -c -o $@ $<
 
 $(BUILD)/cli-san/%.o: $(TOP)/user/cli/%.c $(CLI_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) $(CLI_ROOM_CFLAGS) $(SAN_CFLAGS) -c -o $@ $<
 
-$(BUILD)/spulse: $(CLI_OBJS) $(CLI_LIB)
-	$(CC) $(USER_CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) $(CLI_LIB) \
-		$(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
+$(BUILD)/spulse: $(CLI_OBJS) $(CLI_ROOM_LIBS) $(CLI_LIB)
+	$(CC) $(USER_CFLAGS) -o $@ $(CLI_OBJS) $(CLI_EXTRA_OBJS) \
+		$(CLI_ROOM_LIBS) $(CLI_LIB) $(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
 
-# The CLI and libspulse compiled with ASan+UBSan, for the tests.
-$(BUILD)/cli-san/spulse: $(CLI_SAN_OBJS) $(CLI_SAN_LIB)
+# The CLI, its rooms and libspulse compiled with ASan+UBSan, for the tests.
+$(BUILD)/cli-san/spulse: $(CLI_SAN_OBJS) $(CLI_ROOM_SAN_LIBS) $(CLI_SAN_LIB)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $(CLI_SAN_OBJS) \
-		$(CLI_EXTRA_OBJS) $(CLI_SAN_LIB) $(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
+		$(CLI_EXTRA_OBJS) $(CLI_ROOM_SAN_LIBS) $(CLI_SAN_LIB) \
+		$(CLI_LDLIBS) $(CLI_EXTRA_LDLIBS)
 
 # Test helper: writes raw (possibly invalid) spools from dump-style text.
 $(BUILD)/tests/cli/spoolgen: $(TOP)/tests/cli/spoolgen.c $(CLI_HDRS)

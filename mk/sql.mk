@@ -1,6 +1,6 @@
 # spulse sql (issue 12 Deliver 3): spools into SQLite with query views
-# (user/cli/cmd_sql.c, sql_*.c; docs/FLEET.md), its test suite "sql"
-# (tests/sql/) and the ingest benchmark (make bench-sql).
+# (user/cli/cmd_sql.c, user/store/sql_*.c; docs/FLEET.md), its test suite
+# "sql" (tests/sql/) and the ingest benchmark (make bench-sql).
 
 CLI_EXTRA_LDLIBS += -lsqlite3
 
@@ -10,7 +10,7 @@ CLI_EXTRA_LDLIBS += -lsqlite3
 SQL_HAVE_IDENTITY := $(shell grep -q spulse_defs_identity_count \
 	$(TOP)/user/include/libspulse.h 2>/dev/null && echo 1)
 ifeq ($(SQL_HAVE_IDENTITY),1)
-$(BUILD)/cli/sql_db.o $(BUILD)/cli-san/sql_db.o: USER_CFLAGS += -DSQL_HAVE_IDENTITY
+$(BUILD)/store/sql_db.o $(BUILD)/store-san/sql_db.o: USER_CFLAGS += -DSQL_HAVE_IDENTITY
 endif
 
 .PHONY: check-sql bench-sql

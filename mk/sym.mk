@@ -1,4 +1,4 @@
-# Symbolization (user/cli/symbolize.c, sym_*.c; docs/CLI.md
+# Symbolization (user/sym/: symbolize.c, sym_*.c; docs/CLI.md
 # "Symbolization"): the libraries it links and its test suite "sym"
 # (tests/sym/): test ELFs with known functions, inlines, C++ and Rust names,
 # stripped copies with .gnu_debuglink / a build-id directory, a rebuilt
@@ -8,24 +8,27 @@ CLI_EXTRA_LDLIBS += -ldebuginfod -liberty
 
 SYM_T := $(BUILD)/tests/sym
 SYM_SRC := $(TOP)/tests/sym
-SYM_LIB_SRCS := $(TOP)/user/cli/symbolize.c \
-	$(sort $(wildcard $(TOP)/user/cli/sym_*.c)) \
-	$(TOP)/user/cli/kallsyms.c $(TOP)/user/cli/strtab.c \
-	$(TOP)/user/drain/kallsyms_copy.c
+# The sym room's archive (mk/cli.mk) and the drainer's kallsyms copy, which
+# the test calls directly.
+SYM_A := $(BUILD)/sym/libsym.a
+SYM_SAN_A := $(BUILD)/sym-san/libsym.a
+SYM_LIB_SRCS := $(TOP)/user/drain/kallsyms_copy.c
 SYM_LDLIBS := -ldw -lelf -ldebuginfod -liberty
 SYM_ELF_CFLAGS := -O2 -g -Wall -Wextra -Werror -fPIE -pie
 
 .PHONY: check-sym sym-elves
 
-$(SYM_T)/test_sym: $(SYM_SRC)/test_sym.c $(SYM_LIB_SRCS) $(CLI_HDRS) $(CLI_LIB)
+$(SYM_T)/test_sym: $(SYM_SRC)/test_sym.c $(SYM_LIB_SRCS) $(CLI_HDRS) \
+		$(SYM_A) $(CLI_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(SYM_LIB_SRCS) $(CLI_LIB) $(SYM_LDLIBS)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(SYM_LIB_SRCS) $(SYM_A) $(CLI_LIB) \
+		$(SYM_LDLIBS)
 
 $(SYM_T)/test_sym-san: $(SYM_SRC)/test_sym.c $(SYM_LIB_SRCS) $(CLI_HDRS) \
-		$(CLI_SAN_LIB)
+		$(SYM_SAN_A) $(CLI_SAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(SYM_LIB_SRCS) \
-		$(CLI_SAN_LIB) $(SYM_LDLIBS)
+		$(SYM_SAN_A) $(CLI_SAN_LIB) $(SYM_LDLIBS)
 
 # Build-id of ELF $(1), hex.
 sym_bid = $$(readelf -n $(1) | awk '/Build ID/ { print $$3 }')

@@ -2,7 +2,7 @@
 # `spulse --help` lists, `spulse CMD --help` exits 0 and has the sections
 # NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXAMPLES and EXIT STATUS, and every
 # long option of the command's getopt_long table (the struct option arrays
-# in user/cli/cmd_CMD.c, *_LONGOPTS macros expanded from user/cli/*.h)
+# in user/cli/cmd_CMD.c, *_LONGOPTS macros expanded from user/*/*.[ch])
 # appears in that text as --NAME. The failure lists each command and what
 # it lacks.
 
@@ -17,8 +17,9 @@ path = os.path.join(src, "cmd_%s.c" % cmd)
 if not os.path.exists(path):
     sys.exit("no source " + path)
 # #define NAME_LONGOPTS ... (continued lines) from every header and source
+# of every room (user/*/, e.g. analysis/filter.h)
 macros = {}
-for f in glob.glob(os.path.join(src, "*.[ch]")):
+for f in glob.glob(os.path.join(src, "..", "*", "*.[ch]")):
     text = open(f, encoding="utf-8", errors="replace").read().replace("\\\n", " ")
     for m in re.finditer(r"^#define\s+(\w+_LONGOPTS)\b(.*)$", text, re.M):
         macros[m.group(1)] = m.group(2)

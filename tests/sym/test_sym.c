@@ -2,7 +2,7 @@
 /*
  * Symbolization tests (suite "sym"): each test writes a small spool with
  * the Recorder API whose frames point into the test ELFs built by
- * mk/sym.mk, symbolizes it through user/cli/symbolize.h and checks the
+ * mk/sym.mk, symbolizes it through user/sym/symbolize.h and checks the
  * result against an independent oracle: the ELF's own symbol table read
  * here with libelf (as nm), source markers (grep), perf map text written
  * here. usage: test_sym NAME (SYMT = directory of the built ELFs, SYMSRC =
@@ -24,8 +24,8 @@
 
 #include <libspulse.h>
 
-#include "../../user/cli/kallsyms.h"
-#include "../../user/cli/symbolize.h"
+#include "../../user/sym/kallsyms.h"
+#include "../../user/sym/symbolize.h"
 #include "../../user/drain/kallsyms_copy.h"
 
 static const char *symt, *symsrc, *work;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "util.h"
 #include "filter.h"
 
 static int push_u32(uint32_t **v, size_t *n, uint32_t x)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "util.h"
 #include "profile.h"
 
 static int parse_states(struct profile *p, const char *arg);

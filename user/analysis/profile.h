@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Room analysis (user/analysis/, build/analysis/libanalysis.a): what the
+ * samples add up to. Owns profile.c (aggregation), calltree.c (merged call
+ * trees), filter.c (--pid/--comm/... filters), sort.c (report rows, diff)
+ * and util.c (exit codes and helpers every room above shares). Includes
+ * sym/ and libspulse only.
+ *
  * Sample aggregation for report/flame/export: a Replay over the spool, the
  * sample count per leaf stack node, and a symbolizer for the frames.
  */
@@ -10,7 +16,7 @@
 #include <stdint.h>
 
 #include "filter.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 
 /* Weight of one (stack, thread) pair after counting. */
 struct profile_cell {

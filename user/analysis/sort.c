@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "util.h"
 #include "filter.h"
 #include "sort.h"
 

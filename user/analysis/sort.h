@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "profile.h"
-#include "strtab.h"
+#include "sym/strtab.h"
 
 enum sort_key {
 	SORT_SYM = 0,	/* function (label) and its module */

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Small helpers shared by the spulse subcommands. */
+/*
+ * The CLI's conventions that every room above sym shares: option values,
+ * usage and read errors, JSON string literals (util.h).
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "util.h"
 
 bool cli_parse_u64(const char *opt, const char *s, uint64_t *out)
 {
@@ -97,20 +100,4 @@ void cli_json_string(FILE *f, const char *s, size_t len)
 			fputc(c, f);
 	}
 	fputc('"', f);
-}
-
-bool cli_is_help(const char *arg)
-{
-	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
-}
-
-int cli_parse_by(const char *cmd, const char *s, bool *by_total)
-{
-	if (!strcmp(s, "self"))
-		*by_total = false;
-	else if (!strcmp(s, "total"))
-		*by_total = true;
-	else
-		return cli_usage_error(cmd, "--by must be self or total");
-	return EXIT_OK;
 }

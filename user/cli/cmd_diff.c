@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "profile.h"
-#include "sort.h"
-#include "strtab.h"
+#include "analysis/profile.h"
+#include "analysis/sort.h"
+#include "sym/strtab.h"
 
 int cmd_diff(int argc, char **argv);
 

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "export_fmt.h"
-#include "profile.h"
-#include "trace_event.h"
+#include "export/export_fmt.h"
+#include "analysis/profile.h"
+#include "export/trace_event.h"
 
 int cli_write_tree(struct profile *p, const char *out, bool folded,
 		   const char *title, bool wakers);

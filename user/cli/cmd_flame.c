@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
-#include "ch_query.h"
+#include "analysis/calltree.h"
+#include "store/ch_query.h"
 #include "cli.h"
-#include "svg.h"
+#include "export/svg.h"
 
 static const char flame_help[] =
 "NAME\n"

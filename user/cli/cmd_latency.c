@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "profile.h"
+#include "analysis/profile.h"
 
 static const char latency_help[] =
 "NAME\n"

@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ch_http.h"
-#include "ch_schema.h"
+#include "store/ch_http.h"
+#include "store/ch_schema.h"
 #include "cli.h"
-#include "profile.h"
+#include "analysis/profile.h"
 
 int cmd_push(int argc, char **argv);
 

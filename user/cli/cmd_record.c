@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../drain/drain.h"
+#include "drain/drain.h"
 
 #define DEBUGFS_ROOT	"/sys/kernel/debug"
 #define DEBUGFS_MAGIC_NR 0x64626720

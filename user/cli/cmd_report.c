@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "calltree.h"
-#include "ch_query.h"
-#include "profile.h"
-#include "sort.h"
+#include "analysis/calltree.h"
+#include "store/ch_query.h"
+#include "analysis/profile.h"
+#include "analysis/sort.h"
 
 static const char report_help[] =
 "NAME\n"

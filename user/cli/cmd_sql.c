@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 
 #include "cli.h"
-#include "sql_db.h"
+#include "store/sql_db.h"
 
 int cmd_sql(int argc, char **argv);
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "synth_model.h"
+#include "synth/synth_model.h"
 
 static const char synth_help[] =
 "NAME\n"

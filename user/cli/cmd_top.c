@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "symbolize.h"
+#include "sym/symbolize.h"
 
 int cmd_top(int argc, char **argv);
 

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "unwind_build.h"
+#include "unwind/unwind_build.h"
 
 int cmd_unwind(int argc, char **argv);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "analysis/util.h"
 #include "export_fmt.h"
 
 uint64_t export_period_ns(const struct profile *p)

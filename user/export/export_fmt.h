@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Room export (user/export/, build/export/libexport.a): files other tools
+ * read. Owns export_common.c, export_pprof.c with pprof_pb.c (protobuf),
+ * export_speedscope.c, export_text.c (perf-script, JSON), trace_event.c
+ * (Chrome trace events) and svg.c (flame graphs). Includes analysis/, sym/
+ * and libspulse only.
+ *
  * spulse export: the formats other tools read (docs/CLI.md "export").
  * Each writer takes an opened profile (profile_open(), not yet counted)
  * and returns an exit code (EXIT_OK, or EXIT_INVALID after a message).
@@ -11,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "analysis/profile.h"
 
 /** Options shared by the export writers. */
 struct export_opts {

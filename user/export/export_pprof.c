@@ -26,10 +26,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "cli.h"
+#include "analysis/util.h"
 #include "export_fmt.h"
 #include "pprof_pb.h"
-#include "strtab.h"
+#include "sym/strtab.h"
 
 /* profile.proto field numbers */
 enum {

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "analysis/util.h"
 #include "export_fmt.h"
-#include "strtab.h"
+#include "sym/strtab.h"
 
 struct ss {
 	struct profile *p;

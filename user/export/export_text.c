@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "analysis/util.h"
 #include "export_fmt.h"
 
 /* ---- perf-script ------------------------------------------------------ */

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "calltree.h"
+#include "analysis/calltree.h"
 
 struct svg_opts {
 	const char *title;

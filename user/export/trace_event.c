@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "analysis/util.h"
 #include "trace_event.h"
 
 enum tev_type {

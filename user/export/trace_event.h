@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "analysis/profile.h"
 
 /**
  * export_trace_event() - write the trace-event JSON object of @p to @f

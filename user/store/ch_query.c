@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree.h"
+#include "analysis/calltree.h"
 #include "ch_http.h"
 #include "ch_query.h"
 #include "ch_schema.h"
-#include "cli.h"
-#include "svg.h"
+#include "analysis/util.h"
+#include "export/svg.h"
 
 int ch_query_add_hosts(struct ch_query_opts *o, const char *arg)
 {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "filter.h"
+#include "analysis/filter.h"
 
 struct ch_query_opts {
 	const char *url;	/* --clickhouse URL */

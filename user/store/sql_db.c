@@ -18,12 +18,12 @@
 
 #include <sqlite3.h>
 
-#include "cli.h"
-#include "profile.h"
+#include "analysis/util.h"
+#include "analysis/profile.h"
 #include "sql_db.h"
 #include "sql_schema.h"
 #include "sql_sha256.h"
-#include "strtab.h"
+#include "sym/strtab.h"
 
 static void db_error(sqlite3 *db, const char *what)
 {

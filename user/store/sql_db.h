@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Room store (user/store/, build/store/libstore.a): profiles in databases.
+ * Owns the SQLite side, sql_db.c, sql_schema.c, sql_sha256.c, and the
+ * ClickHouse side, ch_http.c (HTTP interface, libcurl), ch_schema.c and
+ * ch_query.c (report/flame from ClickHouse). Includes export/ (svg),
+ * analysis/, sym/ and libspulse only.
+ *
  * The SQLite store of `spulse sql` (docs/FLEET.md): opening a
  * database, its schema (tables, indexes, views) and the load of one spool.
  */

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Room sym (user/sym/, build/sym/libsym.a): turning frames into names.
+ * Owns symbolize.c (the entry point, per-frame cache), sym_dwfl.c
+ * (libdwfl: ELF, debug files, debuginfod, inlines), sym_jit.c (perf-PID.map),
+ * sym_demangle.c (C++/Rust), kallsyms.c (kernel frames) and strtab.c (the
+ * interned string table the rooms above share). Includes only libspulse.
+ *
  * Frame symbolization (docs/CLI.md "Symbolization"): module-relative frames
  * through elfutils libdwfl (symbol tables, separate debug files by build-id
  * and .gnu_debuglink, debuginfod, DWARF lines and inline scopes), C++/Rust

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Room synth (user/synth/, build/synth/libsynth.a): synth_model.c, the
+ * model behind `spulse synth`. Includes libspulse only.
+ *
  * The synthetic workload model behind `spulse synth`: processes, threads,
  * mappings and a random call tree with Zipf-distributed hot paths, driven by
  * a seeded PRNG so that the same parameters always give the same profile.
