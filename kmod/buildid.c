@@ -17,7 +17,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "buildid.h"
+#include "kunit_export.h"
 
 #define SPULSE_NOTE_MAX		4096
 #define SPULSE_NT_GNU_BUILD_ID	3

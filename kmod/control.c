@@ -21,6 +21,13 @@
 #include <linux/uaccess.h>
 
 #include "spulse.h"
+#include "control.h"
+#include "meta.h"
+#include "offcpu.h"
+#include "percpu.h"
+#include "sample.h"
+#include "stream.h"
+#include "unwind.h"
 
 /**
  * spulse_debugfs_locked_down() - would debugfs refuse our files?
@@ -210,14 +217,14 @@ out:
  * spulse_control_flush() - publish partial sub-buffers to readers
  *
  * Each CPU switches its own buffer in an IPI with its busy flag held
- * (spulse_relay_flush()), the meta buffer under the meta mutex; sampling
+ * (spulse_stream_flush()), the meta buffer under the meta mutex; sampling
  * goes on. Readers that read only published sub-buffers (spulse-drain,
  * docs/KERNEL.md "Relay files") call this to bound how long data waits.
  */
 void spulse_control_flush(void)
 {
 	mutex_lock(&spulse.lock);
-	spulse_relay_flush();
+	spulse_stream_flush();
 	spulse_meta_flush();
 	mutex_unlock(&spulse.lock);
 }

@@ -17,7 +17,9 @@
 #include <linux/errno.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "encoder.h"
+#include "offcpu.h"
+#include "kunit_export.h"
 
 /**
  * spulse_enc_reset() - forget every definition (the ids keep counting)

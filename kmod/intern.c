@@ -8,7 +8,8 @@
 #include <linux/hash.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "intern.h"
+#include "kunit_export.h"
 
 static u32 spulse_intern_hash(const u64 k[3], u32 shift)
 {

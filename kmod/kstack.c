@@ -15,7 +15,8 @@
 #include <linux/string.h>
 #include <asm/unwind.h>
 
-#include "spulse.h"
+#include "kstack.h"
+#include "kunit_export.h"
 
 /**
  * spulse_kstack_trim() - find the interrupted IP in a stack_trace_save() trace

@@ -13,6 +13,13 @@
 #include <linux/sched/task.h>
 
 #include "spulse.h"
+#include "control.h"
+#include "meta.h"
+#include "offcpu.h"
+#include "percpu.h"
+#include "sample.h"
+#include "stream.h"
+#include "unwind.h"
 
 struct spulse_state spulse;
 
@@ -166,7 +173,7 @@ static void spulse_teardown(void)
 	spulse_offcpu_exit();
 	spulse_procwatch_exit();
 	spulse_meta_exit();
-	spulse_relay_close();
+	spulse_stream_close();
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
 	/* queued only by the exit probe and stats, both gone now */
@@ -202,7 +209,7 @@ static int __init spulse_init(void)
 	r = spulse_unwind_init();
 	if (r)
 		goto fail;
-	r = spulse_relay_open();
+	r = spulse_stream_open();
 	if (r)
 		goto fail;
 	r = spulse_meta_init();

@@ -26,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/pid.h>
+#include <linux/relay.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -36,6 +37,12 @@
 #include <linux/string.h>
 
 #include "spulse.h"
+#include "buildid.h"
+#include "meta.h"
+#include "percpu.h"
+#include "relay.h"
+#include "unwind.h"
+#include "kunit_export.h"
 
 #define SPULSE_META_PERIOD	msecs_to_jiffies(200)
 #define SPULSE_META_KICK_GAP	msecs_to_jiffies(50)
@@ -129,6 +136,7 @@ static struct {
 	bool inited;
 	struct mutex lock;		/* everything below but the spans */
 	struct rchan *chan;
+	struct spulse_relay_pos rpos;	/* chan's switches (relay.c) */
 	bool header_done;
 	u32 next_id;
 	struct spulse_mmod *mods;
@@ -995,8 +1003,9 @@ int spulse_meta_init(void)
 	    !meta.newv || !meta.pathbuf ||
 	    !meta.rootbuf || !meta.rec)
 		return -ENOMEM;
-	meta.chan = spulse_meta_chan_open(SPULSE_META_SUBBUF,
-					  SPULSE_META_NSUBBUF);
+	meta.chan = spulse_relay_open_global("meta", spulse.dir,
+					     SPULSE_META_SUBBUF,
+					     SPULSE_META_NSUBBUF, &meta.rpos);
 	return meta.chan ? 0 : -ENOMEM;
 }
 

@@ -42,6 +42,13 @@
 #include <asm/unwind.h>
 
 #include "spulse.h"
+#include "offcpu.h"
+#include "kstack.h"
+#include "meta.h"
+#include "percpu.h"
+#include "stream.h"
+#include "unwind.h"
+#include "ustack.h"
 
 struct spulse_oc_tps {
 	struct tracepoint *sw;

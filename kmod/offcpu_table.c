@@ -27,7 +27,8 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "offcpu.h"
+#include "kunit_export.h"
 
 /**
  * spulse_oc_table_slots() - slots a table for @threads threads has

@@ -6,9 +6,12 @@
  */
 #include <linux/errno.h>
 #include <linux/string.h>
+#include <linux/mm.h>
 #include <linux/threads.h>
 
-#include "spulse.h"
+#include "params.h"
+#include "encoder.h"
+#include "kunit_export.h"
 
 /**
  * spulse_batch_max() - largest batch one sample can produce

@@ -21,6 +21,8 @@
 #include <linux/slab.h>
 
 #include "spulse.h"
+#include "percpu.h"
+#include "kstack.h"
 
 #define SPULSE_FRAMES_SHIFT	13
 #define SPULSE_STACKS_SHIFT	14

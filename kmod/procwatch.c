@@ -13,6 +13,9 @@
 #include <linux/tracepoint.h>
 
 #include "spulse.h"
+#include "control.h"
+#include "meta.h"
+#include "unwind.h"
 
 struct spulse_tps {
 	struct tracepoint *exec;

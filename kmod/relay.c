@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The relay channel: one debugfs file cpuN per CPU that is or was online
- * since load (relay creates a buffer at relay_open() for the online CPUs
- * and in its CPUHP_RELAY_PREPARE callback for later ones), each holding
- * that CPU's SPULSE stream. Non-overwrite mode: a full buffer refuses the
- * write and the sample is dropped whole. Sub-buffer switches go through
- * spulse_relay_switch(), which keeps relay's read() from discarding or
- * replaying a sub-buffer (docs/KERNEL.md, "Relay files").
+ * Relay channels as debugfs files: per-CPU (one file per CPU that is or
+ * was online since the channel was opened: relay creates a buffer at
+ * relay_open() for the online CPUs and in its CPUHP_RELAY_PREPARE callback
+ * for later ones) or global (one file). Non-overwrite mode: a full buffer
+ * refuses the write and the batch is dropped whole. Sub-buffer switches go
+ * through spulse_relay_switch(), which keeps relay's read() from
+ * discarding or replaying a sub-buffer (docs/KERNEL.md, "Relay files").
+ * Each buffer's switch count (struct spulse_relay_pos) belongs to the
+ * caller; the channel's private_data says where it is.
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/percpu.h>
 #include <linux/relay.h>
 #include <linux/smp.h>
 
-#include "spulse.h"
+#include "relay.h"
 
 static struct dentry *spulse_create_buf_file(const char *filename,
 					     struct dentry *parent,
@@ -39,35 +42,41 @@ static int spulse_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return !relay_buf_full(buf);
 }
 
-static struct dentry *spulse_create_meta_file(const char *filename,
+static struct dentry *spulse_create_global_file(const char *filename,
 					      struct dentry *parent,
 					      umode_t mode,
 					      struct rchan_buf *buf,
 					      int *is_global)
 {
 	*is_global = 1;
-	return debugfs_create_file("meta", 0400, parent, buf,
+	return debugfs_create_file(buf->chan->base_filename, 0400, parent, buf,
 				   &relay_file_operations);
 }
 
-static const struct rchan_callbacks spulse_meta_cb = {
+static const struct rchan_callbacks spulse_global_cb = {
 	.subbuf_start = spulse_subbuf_start,
-	.create_buf_file = spulse_create_meta_file,
+	.create_buf_file = spulse_create_global_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
-static const struct rchan_callbacks spulse_relay_cb = {
+static const struct rchan_callbacks spulse_cpus_cb = {
 	.subbuf_start = spulse_subbuf_start,
 	.create_buf_file = spulse_create_buf_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
-/* the switch count of @buf: meta's, or its CPU's */
+/*
+ * The switch count of @buf: a global channel's private_data is its
+ * struct spulse_relay_pos, a per-CPU channel's a per-CPU pointer to them.
+ */
 static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
 {
+	void *priv = buf->chan->private_data;
+
 	if (buf->chan->is_global)
-		return &spulse.meta_rpos;
-	return &per_cpu_ptr(spulse.cpu, buf->cpu)->rpos;
+		return priv;
+	return per_cpu_ptr((struct spulse_relay_pos __percpu __force *)priv,
+			   buf->cpu);
 }
 
 /*
@@ -76,9 +85,11 @@ static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
  * hold data).
  */
 static struct rchan *spulse_relay_chan_open(const char *name,
+					    struct dentry *parent,
 					    size_t subbuf_size,
 					    size_t n_subbufs,
-					    const struct rchan_callbacks *cb)
+					    const struct rchan_callbacks *cb,
+					    void *pos)
 {
 	struct rchan *chan;
 
@@ -90,51 +101,53 @@ static struct rchan *spulse_relay_chan_open(const char *name,
 	 * prepared later with the channel listed.
 	 */
 	cpus_read_lock();
-	chan = relay_open(name, spulse.dir, subbuf_size, n_subbufs + 1, cb,
-			  NULL);
+	chan = relay_open(name, parent, subbuf_size, n_subbufs + 1, cb, pos);
 	cpus_read_unlock();
 	return chan;
 }
 
 /**
- * spulse_relay_open() - create the channel and its cpuN files
+ * spulse_relay_open_cpus() - create a per-CPU channel and its files
+ * @name: file name prefix (files @name0, @name1, ...)
+ * @parent: debugfs directory
+ * @subbuf_size: sub-buffer size
+ * @n_subbufs: sub-buffers per CPU that can hold data
+ * @pos: per-CPU switch counts, one per buffer (outlive the channel)
  *
- * Return: 0 or -ENOMEM.
- */
-int spulse_relay_open(void)
-{
-	spulse.chan = spulse_relay_chan_open("cpu", spulse.p.subbuf_size,
-					     spulse.p.n_subbufs,
-					     &spulse_relay_cb);
-	return spulse.chan ? 0 : -ENOMEM;
-}
-
-/**
- * spulse_meta_chan_open() - create the global "meta" relay file
- * @subbuf_size: sub-buffer size (>= SPULSE_MAX_RECORD)
- * @n_subbufs: sub-buffer count
- *
- * meta is a single global relay buffer rather than a file with module
- * file_operations: relay's file_operations belong to the kernel, so an open
- * meta file does not pin the module and rmmod stays possible while the
- * drainer is attached (later reads give EIO).
+ * Close with relay_close().
  *
  * Return: the channel or NULL.
  */
-struct rchan *spulse_meta_chan_open(size_t subbuf_size, size_t n_subbufs)
+struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
+				     size_t subbuf_size, size_t n_subbufs,
+				     struct spulse_relay_pos __percpu *pos)
 {
-	return spulse_relay_chan_open("meta", subbuf_size, n_subbufs,
-				      &spulse_meta_cb);
+	return spulse_relay_chan_open(name, parent, subbuf_size, n_subbufs,
+				      &spulse_cpus_cb, (__force void *)pos);
 }
 
 /**
- * spulse_relay_close() - close the channel (removes the files)
+ * spulse_relay_open_global() - create a global relay file
+ * @name: the file's name
+ * @parent: debugfs directory
+ * @subbuf_size: sub-buffer size (>= SPULSE_MAX_RECORD)
+ * @n_subbufs: sub-buffers that can hold data
+ * @pos: the buffer's switch count (outlives the channel)
+ *
+ * The meta file is a single global relay buffer rather than a file with
+ * module file_operations: relay's file_operations belong to the kernel, so
+ * an open file does not pin the module and rmmod stays possible while the
+ * drainer is attached (later reads give EIO). Close with relay_close().
+ *
+ * Return: the channel or NULL.
  */
-void spulse_relay_close(void)
+struct rchan *spulse_relay_open_global(const char *name,
+				       struct dentry *parent,
+				       size_t subbuf_size, size_t n_subbufs,
+				       struct spulse_relay_pos *pos)
 {
-	if (spulse.chan)
-		relay_close(spulse.chan);
-	spulse.chan = NULL;
+	return spulse_relay_chan_open(name, parent, subbuf_size, n_subbufs,
+				      &spulse_global_cb, pos);
 }
 
 /**
@@ -327,36 +340,44 @@ void spulse_relay_flush_chan(struct rchan *chan)
 	}
 }
 
+/* what spulse_relay_flush_cpus() hands each CPU */
+struct spulse_relay_flush_arg {
+	struct rchan *chan;
+	int __percpu *busy;
+};
+
 static void spulse_relay_flush_here(void *info)
 {
-	struct spulse_cpu *c = this_cpu_ptr(spulse.cpu);
-	struct rchan *chan = info;
+	struct spulse_relay_flush_arg *a = info;
+	int *busy = this_cpu_ptr(a->busy);
 
-	/* busy here means busy for good (no sampler state): nothing written */
-	if (c->busy)
+	/* busy here means busy for good (no writer state): nothing written */
+	if (*busy)
 		return;
-	c->busy = 1;
+	*busy = 1;
 	barrier();
-	spulse_relay_flush_buf(chan, *this_cpu_ptr(chan->buf));
+	spulse_relay_flush_buf(a->chan, *this_cpu_ptr(a->chan->buf));
 	barrier();
-	c->busy = 0;
+	*busy = 0;
 }
 
 /* Has @cpu's buffer unpublished bytes? Read racily: a hint for the IPI. */
 static bool spulse_relay_has_partial(int cpu, void *info)
 {
-	struct rchan *chan = info;
+	struct spulse_relay_flush_arg *a = info;
 
-	return spulse_relay_partial(chan, *per_cpu_ptr(chan->buf, cpu));
+	return spulse_relay_partial(a->chan, *per_cpu_ptr(a->chan->buf, cpu));
 }
 
 /**
- * spulse_relay_flush() - publish the cpuN channels' partial sub-buffers
+ * spulse_relay_flush_cpus() - publish a per-CPU channel's partial sub-buffers
+ * @chan: the channel (NULL: nothing)
+ * @busy: the writers' per-CPU nesting guard
  *
  * Each online CPU flushes its own buffer in an IPI (interrupts off), so
  * the flush cannot interleave with that CPU's writers, which all run with
  * interrupts off too (the cpu-clock handler, the off-CPU probes, the
- * trigger command). The IPI holds the CPU's busy flag like a writer, so an
+ * trigger command). The IPI holds the CPU's @busy flag like a writer, so an
  * NMI sample (cycles) landing meanwhile is dropped and counted as busy
  * instead of writing into the switch. Nothing is paused: a flush costs at
  * most the NMI samples that land inside it. A CPU whose buffer holds no
@@ -366,16 +387,16 @@ static bool spulse_relay_has_partial(int cpu, void *info)
  * and a flush then sees every offset).
  * Offline CPUs have no writer and are flushed from here.
  */
-void spulse_relay_flush(void)
+void spulse_relay_flush_cpus(struct rchan *chan, int __percpu *busy)
 {
-	struct rchan *chan = spulse.chan;
+	struct spulse_relay_flush_arg a = { .chan = chan, .busy = busy };
 	int cpu;
 
 	if (!chan)
 		return;
 	cpus_read_lock();
 	on_each_cpu_cond(spulse_relay_has_partial, spulse_relay_flush_here,
-			 chan, true);
+			 &a, true);
 	for_each_possible_cpu(cpu)
 		if (!cpu_online(cpu))
 			spulse_relay_flush_buf(chan, *per_cpu_ptr(chan->buf, cpu));

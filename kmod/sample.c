@@ -26,6 +26,13 @@
 #include <linux/uaccess.h>
 
 #include "spulse.h"
+#include "sample.h"
+#include "kstack.h"
+#include "meta.h"
+#include "percpu.h"
+#include "stream.h"
+#include "unwind.h"
+#include "ustack.h"
 
 /* perf's "throttled until the next tick" mark (kernel/events/core.c). */
 #define SPULSE_PERF_THROTTLED	(~0ULL)

@@ -16,7 +16,8 @@
 #include <asm/sigcontext.h>
 #include <asm/ucontext.h>
 
-#include "spulse.h"
+#include "unwind.h"
+#include "kunit_export.h"
 
 /* A SIGNAL row reads these fields of the kernel's rt_sigframe ucontext. */
 static_assert(offsetof(struct ucontext, uc_mcontext) == SPULSE_UC_MCONTEXT);

@@ -25,6 +25,8 @@
 #include <linux/uaccess.h>
 
 #include "spulse.h"
+#include "unwind.h"
+#include "kunit_export.h"
 
 #define SPULSE_UT_HDR		sizeof(struct spulse_ut_msg)
 #define SPULSE_UT_ADD_HDR	(SPULSE_UT_HDR + sizeof(struct spulse_ut_add))

@@ -15,7 +15,9 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
-#include "spulse.h"
+#include "ustack.h"
+#include "unwind.h"
+#include "kunit_export.h"
 
 /**
  * spulse_ustack_walk() - walk a user frame-pointer chain

@@ -9,7 +9,8 @@
 #include <linux/prandom.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "encoder.h"
+#include "percpu.h"
 #include "stream_check.h"
 
 struct enc_fix {

@@ -5,7 +5,7 @@
  */
 #include <kunit/test.h>
 
-#include "spulse.h"
+#include "intern.h"
 
 #define T_SHIFT 4	/* 16 entries */
 

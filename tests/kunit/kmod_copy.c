@@ -57,7 +57,7 @@ int rt_setup(struct kunit *test, const struct spulse_params *p,
 	spulse.dir = debugfs_create_dir(dirname, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(spulse.dir));
 	KUNIT_ASSERT_EQ(test, spulse_cpu_alloc(), 0);
-	KUNIT_ASSERT_EQ(test, spulse_relay_open(), 0);
+	KUNIT_ASSERT_EQ(test, spulse_stream_open(), 0);
 	spulse.start_us = ktime_get_real_ns() / NSEC_PER_USEC;
 	spulse.start_mono = ktime_get_mono_fast_ns();
 	spulse.started = true;
@@ -71,7 +71,7 @@ void rt_teardown(void)
 {
 	if (spulse.cpuhp_state > 0)
 		spulse_sample_exit();
-	spulse_relay_close();
+	spulse_stream_close();
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
 	spulse_cpu_free();

@@ -12,6 +12,11 @@
 struct perf_event;
 
 #include "spulse.h"
+#include "params.h"
+#include "percpu.h"
+#include "relay.h"
+#include "sample.h"
+#include "stream.h"
 
 void spulse_kunit_take(struct pt_regs *regs);
 void spulse_kunit_throttle(struct perf_event *event);

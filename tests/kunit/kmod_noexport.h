@@ -4,7 +4,7 @@
  * spulse_kunit.ko itself (see docs/KUNIT.md, "Two ways in"): their
  * EXPORT_SYMBOL_IF_KUNIT lines must not export a second copy of a symbol
  * spulse.ko already exports, so the macro is emptied here, before
- * kmod/spulse.h includes <kunit/visibility.h> (include-guarded).
+ * kmod/kunit_export.h includes <kunit/visibility.h> (include-guarded).
  */
 #ifndef SPULSE_KUNIT_NOEXPORT_H
 #define SPULSE_KUNIT_NOEXPORT_H

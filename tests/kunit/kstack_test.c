@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 #include <asm/segment.h>
 
-#include "spulse.h"
+#include "kstack.h"
 
 static void kstack_trim_finds_interrupted_ip(struct kunit *test)
 {

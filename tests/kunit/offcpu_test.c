@@ -22,7 +22,9 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "spulse.h"
+#include "offcpu.h"
+#include "encoder.h"
+#include "params.h"
 #include "stream_check.h"
 
 #define DEPTH 8

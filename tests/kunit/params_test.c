@@ -8,7 +8,8 @@
 #include <kunit/test.h>
 #include <linux/threads.h>
 
-#include "spulse.h"
+#include "params.h"
+#include "encoder.h"
 
 static struct spulse_params good(void)
 {

@@ -54,7 +54,7 @@ static void relay_open_creates_one_file_per_cpu(struct kunit *test)
 	/* relay makes buffers for online CPUs (and those coming online) */
 	for_each_online_cpu(cpu)
 		KUNIT_EXPECT_TRUE_MSG(test, cpu_file_exists(cpu), "cpu%d", cpu);
-	spulse_relay_close();
+	spulse_stream_close();
 	KUNIT_EXPECT_NULL(test, spulse.chan);
 	for_each_possible_cpu(cpu)
 		KUNIT_EXPECT_FALSE_MSG(test, cpu_file_exists(cpu),

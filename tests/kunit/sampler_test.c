@@ -68,7 +68,7 @@ static u32 check_streams(struct kunit *test, struct sk_stream **sk)
 	u32 samples = 0;
 	int cpu;
 
-	spulse_relay_flush();
+	spulse_stream_flush();
 	for_each_possible_cpu(cpu) {
 		u8 *data;
 		ssize_t n = rt_read_cpu(test, cpu, &data);
@@ -306,7 +306,7 @@ static void sampler_task_event_samples_only_the_target(struct kunit *test)
 	spin_ms(200);
 	/* a flush in the middle, with the events on */
 	mutex_lock(&spulse.lock);
-	spulse_relay_flush();
+	spulse_stream_flush();
 	mutex_unlock(&spulse.lock);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
 	spin_ms(200);
@@ -473,14 +473,14 @@ static void sampler_flush_holds_busy_and_pauses_nothing(struct kunit *test)
 	KUNIT_ASSERT_GE(test, partial, 1U);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(spulse.cpu, cpu)->busy = 1;
-	spulse_relay_flush();
+	spulse_stream_flush();
 	KUNIT_EXPECT_EQ(test, produced_sum(&left), before);
 	KUNIT_EXPECT_EQ(test, left, partial);
 	for_each_possible_cpu(cpu) {
 		KUNIT_EXPECT_EQ(test, per_cpu_ptr(spulse.cpu, cpu)->busy, 1);
 		per_cpu_ptr(spulse.cpu, cpu)->busy = 0;
 	}
-	spulse_relay_flush();
+	spulse_stream_flush();
 	KUNIT_EXPECT_EQ(test, produced_sum(&left), before + partial);
 	KUNIT_EXPECT_EQ(test, left, 0U);
 	for_each_possible_cpu(cpu)
@@ -491,7 +491,7 @@ static void sampler_flush_holds_busy_and_pauses_nothing(struct kunit *test)
 	for (i = 0; i < 30; i++) {
 		spin_ms(10);
 		mutex_lock(&spulse.lock);
-		spulse_relay_flush();
+		spulse_stream_flush();
 		mutex_unlock(&spulse.lock);
 		KUNIT_EXPECT_TRUE(test, READ_ONCE(spulse.running));
 	}

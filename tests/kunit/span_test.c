@@ -8,7 +8,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "spulse.h"
+#include "meta.h"
 
 static const struct spulse_span spans[] = {
 	{ .pid = 10, .start = 0x400000, .end = 0x401000 },

@@ -15,9 +15,10 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "spulse.h"
+#include "unwind.h"
 
 #define FAKE_BASE	0x7ffff0000000ULL	/* "user" address of word 0 */
 #define FAKE_WORDS	512

@@ -8,7 +8,8 @@
 #include <kunit/test.h>
 #include <linux/sched.h>
 
-#include "spulse.h"
+#include "ustack.h"
+#include "unwind.h"
 
 #define FAKE_BASE	0x7ffff0000000ULL	/* "user" address of word 0 */
 #define FAKE_WORDS	512

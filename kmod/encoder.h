@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-CPU SPULSE stream encoder (encode.c, pure): frames, the stack
+ * cache, the encoder state and the batches one sample (or off-CPU
+ * interval, or trigger) is built into before its relay reservation.
+ */
+#ifndef SPULSE_KMOD_ENCODER_H
+#define SPULSE_KMOD_ENCODER_H
+
+#include <linux/types.h>
+
+#include <spulse/format.h>
+#include <spulse/encode.h>
+
+#include "intern.h"
+
+struct spulse_frame {
+	u8 kind;	/* SPULSE_FRAME_USER/KERNEL/TRUNCATED */
+	u64 addr;	/* already normalized */
+};
+
+/* Stack cache (encode.c): off-CPU stacks already interned in this stream. */
+#define SPULSE_SCACHE_SHIFT	8	/* 256 entries, direct mapped */
+#define SPULSE_SCACHE_DEPTH	64	/* deeper stacks are not cached */
+
+/**
+ * struct spulse_scache_ent - one cached stack
+ * @hash: spulse_scache_hash() of the stack
+ * @gen: encoder generation + 1 it was stored in (0 = empty)
+ * @leaf: the interned leaf stack id
+ * @trunc: the stack's @trunc
+ * @nu: user frames
+ * @nk: kernel frames
+ * @addr: the @nu + @nk addresses, compared exactly on a hit
+ */
+struct spulse_scache_ent {
+	u64 hash;
+	u64 gen;
+	u32 leaf;
+	bool trunc;
+	u16 nu;
+	u16 nk;
+	u64 addr[SPULSE_SCACHE_DEPTH];
+};
+
+/**
+ * struct spulse_scache - per-CPU stack cache (NULL @ent = no cache)
+ * @ent: 2^@shift entries, allocated by the caller
+ * @shift: log2 of the number of entries
+ * @hits: lookups answered from the cache
+ * @misses: lookups of cacheable stacks that were interned frame by frame
+ */
+struct spulse_scache {
+	struct spulse_scache_ent *ent;
+	u32 shift;
+	u64 hits;
+	u64 misses;
+};
+
+/**
+ * struct spulse_enc - per-CPU encoder state (one SPULSE stream)
+ * @frames: frames by (kind, addr)
+ * @stacks: stack nodes by (parent + 1 or 0, frame id)
+ * @threads: threads by (pid << 32 | tid, comm[0..7], comm[8..15])
+ * @next_frame: next frame id of this stream
+ * @next_stack: next stack id of this stream
+ * @next_thread: next thread id of this stream
+ * @cpu: the CPU of this stream (its kind-1 cpu record follows the header)
+ * @header_done: the stream header (and cpu record) has been written
+ * @last_ns: time of the previous written sample (ns since session start)
+ * @last_event_ns: event clock (FORMAT.md 3.10) of the previous written
+ *	off-CPU interval or trigger record
+ * @records: records written
+ * @bytes: bytes written
+ * @gen: definition generation: bumped by every spulse_enc_reset() (and so
+ *	by every rollback and epoch); @scache entries of another generation
+ *	are empty
+ * @scache: off-CPU stacks already interned, by their raw frames
+ * @id_limit: ids per kind in one epoch (0 = SPULSE_EPOCH_IDS); a batch that
+ *	would pass it starts a new epoch (docs/FORMAT.md section 7)
+ * @epochs: epochs started after the first (each a fresh stream header)
+ * @resets_frames: resets of @frames alone (table full or probes exhausted)
+ * @resets_stacks: resets of @stacks alone
+ * @resets_threads: resets of @threads alone
+ */
+struct spulse_enc {
+	struct spulse_intern frames;
+	struct spulse_intern stacks;
+	struct spulse_intern threads;
+	u32 next_frame;
+	u32 next_stack;
+	u32 next_thread;
+	u32 cpu;
+	bool header_done;
+	u64 last_ns;
+	u64 last_event_ns;
+	u64 records;
+	u64 bytes;
+	u64 gen;
+	struct spulse_scache scache;
+	u32 id_limit;
+	u64 epochs;
+	u64 resets_frames;
+	u64 resets_stacks;
+	u64 resets_threads;
+};
+
+/*
+ * Ids per kind in one epoch of a per-CPU stream. The drainer keeps every
+ * definition of the current epoch (about 40 bytes per id), so the limit
+ * bounds its memory per CPU; an epoch costs one redefinition of the working
+ * set, as a table reset does. At most SPULSE_MAX_ID.
+ */
+#define SPULSE_EPOCH_IDS	(1U << 20)
+
+/**
+ * struct spulse_batch - one sample's records, built before reservation
+ * @buf: scratch buffer
+ * @cap: size of @buf
+ * @len: bytes used
+ * @records: records in @buf
+ * @saved_frame: encoder id counter before the batch (for rollback)
+ * @saved_stack: see @saved_frame
+ * @saved_thread: see @saved_frame
+ * @saved_header: header state before the batch
+ * @leaf: leaf stack id of the sample spulse_batch_build() encoded
+ * @saved_last_ns: sample clock before the batch (an epoch restarts it)
+ * @saved_last_event_ns: event clock before the batch
+ * @epoch: the batch starts a new epoch (its first bytes are a stream header)
+ */
+struct spulse_batch {
+	u8 *buf;
+	size_t cap;
+	size_t len;
+	u32 records;
+	u32 saved_frame;
+	u32 saved_stack;
+	u32 saved_thread;
+	bool saved_header;
+	u32 leaf;
+	u64 saved_last_ns;
+	u64 saved_last_event_ns;
+	bool epoch;
+};
+
+/**
+ * struct spulse_sample - what the handler captured
+ * @pid: tgid
+ * @tid: thread id
+ * @comm: command name (TASK_COMM_LEN bytes, NUL padded)
+ * @frames: root .. leaf
+ * @n: number of @frames
+ * @t_ns: sample time, ns since session start
+ */
+struct spulse_sample {
+	u32 pid;
+	u32 tid;
+	char comm[16];
+	const struct spulse_frame *frames;
+	u32 n;
+	u64 t_ns;
+};
+
+void spulse_enc_reset(struct spulse_enc *e);
+int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,
+		       const struct spulse_sample *s, u64 start_us,
+		       u64 interval_us);
+int spulse_batch_build_leaf(struct spulse_enc *e, struct spulse_batch *b,
+			    const struct spulse_sample *s, u32 leaf, u64 gen,
+			    u64 start_us, u64 interval_us);
+void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
+			 u64 t_ns);
+void spulse_batch_rollback(struct spulse_enc *e, const struct spulse_batch *b);
+void spulse_batch_commit_event(struct spulse_enc *e,
+			       const struct spulse_batch *b, u64 t_ns);
+int spulse_batch_build_trigger(struct spulse_enc *e, struct spulse_batch *b,
+			       u64 t_ns, u32 reason, const char *text,
+			       u64 start_us, u64 interval_us);
+
+struct spulse_oc_stack;
+struct spulse_oc_slot;
+
+u64 spulse_scache_hash(const struct spulse_oc_stack *st);
+bool spulse_scache_find(const struct spulse_scache *c, u64 gen, u64 hash,
+			const struct spulse_oc_stack *st, u32 *leaf);
+void spulse_scache_put(struct spulse_scache *c, u64 gen, u64 hash,
+		       const struct spulse_oc_stack *st, u32 leaf);
+int spulse_batch_build_offcpu(struct spulse_enc *e, struct spulse_batch *b,
+			      const struct spulse_oc_slot *s, u64 t_in,
+			      u32 cpu_in, struct spulse_frame *scratch,
+			      u64 start_us, u64 interval_us);
+
+#endif /* SPULSE_KMOD_ENCODER_H */

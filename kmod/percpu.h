@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU sampler state (struct spulse_cpu, its counters) and its
+ * allocation at load and CPU hotplug (percpu.c).
+ */
+#ifndef SPULSE_KMOD_PERCPU_H
+#define SPULSE_KMOD_PERCPU_H
+
+#include <linux/types.h>
+
+#include "encoder.h"
+#include "offcpu.h"
+#include "relay.h"
+#include "ustack.h"
+
+/* One CPU's counters, written only by its own sampler and probes. */
+struct spulse_cpu_stats {
+	u64 taken;
+	u64 written;
+	u64 dropped_buffer_full;
+	u64 dropped_busy;
+	u64 dropped_too_deep;
+	u64 relay_no_buffer;
+	u64 handler_ns;
+	/* losses before the handler (docs/KERNEL.md, "Losses") */
+	u64 seen;
+	u64 throttled;
+	u64 lost_throttled;
+	u64 event_enabled_ns;
+	u64 event_running_ns;
+	u64 kstack_truncated;
+	/* sample_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
+	u64 sample_phase_n;
+	u64 sample_phase_outliers;
+	u64 sample_phase_ns;
+	u64 sample_phase_kstack_ns;
+	u64 sample_phase_ustack_ns;
+	u64 sample_phase_meta_ns;
+	u64 sample_phase_encode_ns;
+	u64 sample_phase_relay_ns;
+	/* off-CPU intervals (docs/KERNEL.md, "Off-CPU": the identities) */
+	u64 offcpu_taken;
+	u64 offcpu_written;
+	u64 offcpu_filtered;
+	u64 offcpu_dropped_buffer_full;
+	u64 offcpu_dropped_busy;
+	u64 offcpu_dropped_no_slot;
+	u64 offcpu_dropped_too_deep;
+	u64 offcpu_dropped_error;
+	u64 offcpu_lost;
+	u64 offcpu_handler_ns;
+	/* sched_waking of target threads */
+	u64 wakeups_taken;
+	u64 wakeups_attached;
+	u64 wakeups_early;
+	u64 wakeups_runnable;
+	u64 wakeups_repeat;
+	u64 wakeups_unslotted;
+	u64 wakeups_dropped_busy;
+	u64 wakeups_dropped_no_slot;
+	u64 wakeups_dropped_too_deep;
+	u64 early_applied;
+	u64 early_stale;
+	/* debugfs trigger marks */
+	u64 triggers_written;
+	u64 triggers_dropped;
+	/* user unwinding of samples (docs/KERNEL.md, "User unwinding") */
+	u64 ustack_table_steps;
+	u64 ustack_fp_steps;
+	u64 ustack_complete;
+	u64 ustack_truncated;
+	/* offcpu_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
+	u64 phase_out_n;
+	u64 phase_out_kstack_ns;
+	u64 phase_out_ustack_ns;
+	u64 phase_out_slot_ns;
+	u64 phase_wake_n;
+	u64 phase_wake_peek_ns;
+	u64 phase_wake_kstack_ns;
+	u64 phase_wake_ustack_ns;
+	u64 phase_wake_slot_ns;
+	u64 phase_in_n;
+	u64 phase_in_close_ns;
+	u64 phase_in_encode_ns;
+	u64 phase_in_relay_ns;
+};
+
+#define SPULSE_PID_RING		32
+
+/**
+ * struct spulse_cpu - everything one CPU's sampler owns
+ * @enc: encoder (intern tables, id counters)
+ * @batch: batch buffer
+ * @frames: capture buffer (root..leaf)
+ * @ubuf: user walk output (leaf first)
+ * @kbuf: kernel capture output (leaf first), max_kernel_depth + slack
+ * @busy: nesting guard (NMI that finds it set drops the sample); stays set
+ *	on a CPU without @ready state
+ * @ready: the encoder tables and batch buffer exist (percpu.c)
+ * @stats: counters, written only by this CPU's handler
+ * @event: this CPU's perf event, or NULL
+ * @ev_enabled: @event's time enabled at the last fold (sample.c)
+ * @ev_running: @event's time running at the last fold
+ * @thr_ns: time of the sample that throttled @event (0 = not throttled)
+ * @uc: user stack window of the current sample
+ * @chain: the current sample's raw stack (root..leaf in @chain.addr, room
+ *	for max_user_depth + max_kernel_depth), the key of @scache
+ * @scache: stacks of samples already written in this stream, by @chain
+ *	(NULL ent: no cache)
+ * @pids: recently sampled tgids (whole-system mode), for the meta worker
+ * @pid_head: next slot in @pids
+ * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
+ *	@busy): a thread and its stack, copied into the slot table
+ * @oc_close: the slot closed at switch-in (sched_switch probe only, which
+ *	never nests on one CPU), with its own stack storage
+ * @rpos: this CPU's relay buffer switches (relay.c)
+ */
+struct spulse_cpu {
+	struct spulse_enc enc;
+	struct spulse_batch batch;
+	struct spulse_frame *frames;
+	u64 *ubuf;
+	unsigned long *kbuf;
+	int busy;
+	bool ready;
+	struct spulse_relay_pos rpos;
+	struct spulse_cpu_stats stats;
+	struct perf_event *event;
+	u64 ev_enabled;
+	u64 ev_running;
+	u64 thr_ns;
+	struct spulse_ucache uc;
+	struct spulse_oc_stack chain;
+	struct spulse_scache scache;
+	u32 pids[SPULSE_PID_RING];
+	u32 pid_head;
+	struct spulse_oc_who oc_cap;
+	struct spulse_oc_slot oc_close;
+};
+
+/* Remember a sampled tgid for the meta worker (whole-system mode). */
+static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
+{
+	if (c->pids[(c->pid_head - 1) % SPULSE_PID_RING] == tgid)
+		return;
+	WRITE_ONCE(c->pids[c->pid_head % SPULSE_PID_RING], tgid);
+	c->pid_head++;
+}
+
+int spulse_cpu_alloc(void);
+void spulse_cpu_free(void);
+
+#endif /* SPULSE_KMOD_PERCPU_H */

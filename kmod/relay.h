@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Relay channels (relay.c): opening a per-CPU or a global channel as
+ * debugfs files, appending batches without exposing unwritten bytes,
+ * sub-buffer switches that a racing read() cannot turn into lost or
+ * repeated data, flushes, and the published/read position of a buffer
+ * (docs/KERNEL.md, "Relay files"). Knows nothing of the session: the
+ * caller hands in the debugfs directory, the sizes and where each buffer's
+ * switch count lives.
+ */
+#ifndef SPULSE_KMOD_RELAY_H
+#define SPULSE_KMOD_RELAY_H
+
+#include <linux/types.h>
+
+struct dentry;
+struct rchan;
+struct rchan_buf;
+
+/**
+ * struct spulse_relay_pos - a relay buffer's switches, for readers
+ * @seq: odd while spulse_relay_switch() runs (a sequence count the writer
+ *	never waits on; spulse_relay_position() retries around it)
+ */
+struct spulse_relay_pos {
+	u32 seq;
+};
+
+struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
+				     size_t subbuf_size, size_t n_subbufs,
+				     struct spulse_relay_pos __percpu *pos);
+struct rchan *spulse_relay_open_global(const char *name,
+				       struct dentry *parent,
+				       size_t subbuf_size, size_t n_subbufs,
+				       struct spulse_relay_pos *pos);
+bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
+void spulse_relay_flush_chan(struct rchan *chan);
+void spulse_relay_flush_cpus(struct rchan *chan, int __percpu *busy);
+bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read);
+
+#endif /* SPULSE_KMOD_RELAY_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Table-driven user unwinding (unwind.c: the walk and lookups, pure;
+ * unwind_table.c: the registry the debugfs file "unwind" fills), see
+ * docs/UNWIND.md, "In the kernel". Tables and per-process map sets are
+ * published with RCU; readers (sampler, off-CPU probes) hold
+ * rcu_read_lock() across a walk.
+ */
+#ifndef SPULSE_KMOD_UNWIND_H
+#define SPULSE_KMOD_UNWIND_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include <spulse/unwind.h>
+
+#include "ustack.h"
+
+#define SPULSE_UT_HASH_SHIFT	10	/* pid -> map set buckets */
+
+/* Offsets in the kernel's struct ucontext (x86-64) read at a SIGNAL row. */
+#define SPULSE_UC_MCONTEXT	40
+#define SPULSE_UC_BP		(SPULSE_UC_MCONTEXT + 80)
+#define SPULSE_UC_SP		(SPULSE_UC_MCONTEXT + 120)
+#define SPULSE_UC_IP		(SPULSE_UC_MCONTEXT + 128)
+
+/**
+ * struct spulse_ut_tab - one loaded table
+ * @node: in spulse_ut_reg.tables (writers only)
+ * @id: table id chosen by userspace
+ * @n_rows: rows in @rows (>= 1)
+ * @lo: first ELF address covered
+ * @hi: end of the covered range (exclusive)
+ * @rows: the rows, inside @msg (never written after publication)
+ * @idx: block index (NULL = none): @idx[b] is the row covering table
+ *	offset b << @shift, so a lookup searches only rows @idx[b] ..
+ *	@idx[b + 1]; @idx_len entries, the last one n_rows - 1
+ * @idx_len: entries in @idx
+ * @shift: log2 of the index block size
+ * @msg: the ADD message buffer that holds @rows (kvmalloc'd, owned)
+ * @bytes: memory charged against the bound
+ * @build_id: the ELF's build-id (informational)
+ * @build_id_len: bytes used in @build_id
+ */
+struct spulse_ut_tab {
+	struct list_head node;
+	u32 id;
+	u32 n_rows;
+	u64 lo;
+	u64 hi;
+	const struct spulse_ut_row *rows;
+	u32 *idx;
+	u32 idx_len;
+	u8 shift;
+	void *msg;
+	size_t bytes;
+	u8 build_id[SPULSE_UT_BUILD_ID_MAX];
+	u8 build_id_len;
+};
+
+/**
+ * struct spulse_ut_ment - one mapping of a process onto a table
+ * @start: first user address
+ * @end: end (exclusive)
+ * @bias: table address = user address - @bias
+ * @tab: the table (outlives every map set that names it)
+ */
+struct spulse_ut_ment {
+	u64 start;
+	u64 end;
+	u64 bias;
+	const struct spulse_ut_tab *tab;
+};
+
+/**
+ * struct spulse_ut_pset - the mappings of one process, sorted by @start
+ * @node: in a spulse_ut_reg.procs bucket (RCU hlist)
+ * @rcu: for kfree_rcu()
+ * @pid: tgid
+ * @n: entries in @map (>= 1)
+ * @dead: the process exited or exec'd; readers ignore the set, the reap
+ *	work unpublishes it
+ * @bytes: memory charged against the bound
+ * @map: the mappings
+ */
+struct spulse_ut_pset {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	u32 pid;
+	u32 n;
+	bool dead;
+	size_t bytes;
+	struct spulse_ut_ment map[];
+};
+
+/**
+ * struct spulse_ut_reg - a registry of tables and map sets
+ * @lock: serializes writers (messages, retirement, teardown)
+ * @tables: loaded tables (@lock)
+ * @procs: map sets by hash_32(pid); readers walk them under RCU
+ * @reap: work that unpublishes map sets marked dead
+ * @limit: memory bound in bytes
+ * @bytes: memory charged (tables + map sets)
+ * @ntables: loaded tables
+ * @rows: rows over all tables
+ * @nprocs: published map sets (read locklessly as a hint)
+ * @nmaps: mappings over all map sets
+ * @refused_invalid: messages refused with -EINVAL (or -E2BIG)
+ * @refused_nomem: messages refused for the memory bound (or no memory)
+ * @refused_other: messages refused with -EEXIST or -ENOENT
+ */
+struct spulse_ut_reg {
+	struct mutex lock;
+	struct list_head tables;
+	struct hlist_head procs[1U << SPULSE_UT_HASH_SHIFT];
+	struct work_struct reap;
+	u64 limit;
+	u64 bytes;
+	u32 ntables;
+	u64 rows;
+	u32 nprocs;
+	u32 nmaps;
+	u64 refused_invalid;
+	u64 refused_nomem;
+	u64 refused_other;
+};
+
+/**
+ * struct spulse_uw_res - what one table-driven walk did
+ * @table_steps: frames found through a table row
+ * @fp_steps: frames found through the frame-pointer step
+ * @complete: the walk ended on an END row (the stack's real root)
+ * @truncated: the walk was cut (the truncated marker is due)
+ */
+struct spulse_uw_res {
+	u32 table_steps;
+	u32 fp_steps;
+	bool complete;
+	bool truncated;
+};
+
+#define SPULSE_UT_BLOCK_SHIFT_MIN	8	/* index blocks >= 256 bytes */
+u32 spulse_ut_index_len(u64 span, u32 n_rows, u8 *shift);
+void spulse_ut_index_fill(const struct spulse_ut_row *rows, u32 n_rows,
+			  u8 shift, u32 *idx, u32 len);
+const struct spulse_ut_row *spulse_ut_row_find(const struct spulse_ut_tab *t,
+					       u64 addr);
+const struct spulse_ut_ment *spulse_ut_map_find(const struct spulse_ut_pset *ps,
+						u64 pc);
+const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
+					     u64 pc);
+int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
+		       spulse_read_fn rd, void *ctx,
+		       const struct spulse_ut_pset *ps, bool fp_fallback,
+		       u64 *out, u32 max, struct spulse_uw_res *res);
+
+int spulse_ut_check_rows(const struct spulse_ut_add *a,
+			 const struct spulse_ut_row *rows);
+int spulse_ut_check_maps(const struct spulse_ut_mapset *ms,
+			 const struct spulse_ut_map *m);
+void spulse_ut_reg_init(struct spulse_ut_reg *reg, u64 limit);
+void spulse_ut_reg_free(struct spulse_ut_reg *reg);
+ssize_t spulse_ut_apply(struct spulse_ut_reg *reg, void *msg, size_t len);
+const struct spulse_ut_pset *spulse_ut_pset_find(struct spulse_ut_reg *reg,
+						 u32 pid);
+void spulse_ut_forget(struct spulse_ut_reg *reg, u32 pid);
+void spulse_ut_mark_dead(struct spulse_ut_reg *reg, u32 pid);
+void spulse_ut_reap(struct spulse_ut_reg *reg);
+
+extern struct spulse_ut_reg spulse_ut;
+int spulse_unwind_init(void);
+void spulse_unwind_exit(void);
+
+#endif /* SPULSE_KMOD_UNWIND_H */
