@@ -98,21 +98,33 @@ test_report_self_percent_equals_perf_report() {
 	local n
 	cat >hot.c <<'EOT'
 #include <stdlib.h>
+#include <time.h>
 volatile unsigned long sink;
 __attribute__((noinline)) void hot_a(int n) { for (int i = 0; i < n; i++) sink += i * 7; }
 __attribute__((noinline)) void hot_b(int n) { for (int i = 0; i < n; i++) sink ^= i * 13; hot_a(n / 4); }
 __attribute__((noinline)) void hot_c(int n) { for (int i = 0; i < n; i++) sink += i % 5; }
+static double cpu_s(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+/* runs until it has used SECONDS of CPU: cpu-clock samples at -F 999 then
+ * number about 999 x SECONDS however fast or loaded the machine is */
 int main(int argc, char **argv) {
-	long loops = argc > 1 ? atol(argv[1]) : 4000;
-	for (long k = 0; k < loops; k++) { hot_a(20000); hot_b(30000); hot_c(10000); }
+	double secs = argc > 1 ? atof(argv[1]) : 0.6;
+	do
+		for (int k = 0; k < 16; k++) { hot_a(20000); hot_b(30000); hot_c(10000); }
+	while (cpu_s() < secs);
 	return 0;
 }
 EOT
 	$CC -O1 -g -fno-omit-frame-pointer -o hot hot.c || return 1
-	perf record -q -e cpu-clock -F 999 -g -o p.data ./hot 2500 >/dev/null 2>&1 ||
+	# sized by CPU time, not by loop count: 2500 rounds gave only 100
+	# samples on a fast host
+	perf record -q -e cpu-clock -F 999 -g -o p.data ./hot 0.6 >/dev/null 2>&1 ||
 		die "perf record failed" || return 1
 	n=$(perf_to_spool p.data) || die "perf script conversion" || return 1
-	[ "$n" -gt 200 ] || die "only $n samples recorded" || return 1
+	[ "$n" -gt 300 ] || die "only $n samples recorded (0.6 s of CPU at 999 Hz)" || return 1
 	"$SPOOLGEN" <perf.txt >p.spulse || return 1
 	cp /proc/kallsyms p.spulse.kallsyms
 	expect_rc 0 "$SP" report p.spulse --json --top 0 || return 1
