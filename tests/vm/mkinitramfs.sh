@@ -6,7 +6,9 @@
 # MODULES_DIR is a kernel's lib/modules/VERSION directory; the virtio-pci and
 # 9p modules and everything they depend on (modinfo -F depends) are copied
 # (decompressed when .ko.xz/.ko.zst) and listed in /modules.order in load
-# order. An empty MODULES_DIR builds an initramfs without modules (for a
+# order. A module the kernel has built in (named in MODULES_DIR's
+# modules.builtin, as virtio_pci is from 6.12 on) is skipped, as is any
+# built-in dependency. An empty MODULES_DIR builds an initramfs without modules (for a
 # kernel with virtio/9p built in). The image holds busybox-static with its
 # applet links, /dev/console and tests/vm/init.sh as /init; it is cached
 # under ~/.cache/spulse/ by a hash of everything that goes into it.
@@ -22,7 +24,7 @@ want=(virtio_pci 9pnet_virtio 9p)
 file "$busybox" 2>/dev/null | grep -q 'dynamically linked' &&
 	{ echo "mkinitramfs: $busybox is not static (install busybox-static)" >&2; exit 1; }
 
-declare -A path_of=() seen=()
+declare -A path_of=() seen=() builtin=()
 order=()
 if [ -n "$kmods" ]; then
 	[ -d "$kmods" ] || { echo "mkinitramfs: no module dir $kmods" >&2; exit 1; }
@@ -31,12 +33,23 @@ if [ -n "$kmods" ]; then
 		n=${n%%.ko*}
 		path_of[${n//-/_}]=$f
 	done < <(find "$kmods" -name '*.ko' -o -name '*.ko.xz' -o -name '*.ko.zst' -o -name '*.ko.gz')
+	if [ -f "$kmods/modules.builtin" ]; then
+		while IFS= read -r f; do
+			n=${f##*/}
+			n=${n%%.ko*}
+			builtin[${n//-/_}]=1
+		done < "$kmods/modules.builtin"
+	fi
 	# Depth-first post-order: dependencies before the modules needing them.
 	visit() {
 		local m=${1//-/_} d deps
 		[ -z "${seen[$m]:-}" ] || return 0
 		seen[$m]=1
-		[ -n "${path_of[$m]:-}" ] || { echo "mkinitramfs: module $m not found in $kmods" >&2; exit 1; }
+		if [ -z "${path_of[$m]:-}" ]; then
+			[ -z "${builtin[$m]:-}" ] || return 0
+			echo "mkinitramfs: module $m not found in $kmods (nor in its modules.builtin)" >&2
+			exit 1
+		fi
 		deps=$(modinfo -F depends "${path_of[$m]}" 2>/dev/null | tr ',' ' ')
 		for d in $deps; do visit "$d"; done
 		order+=("$m")

@@ -2,13 +2,17 @@
 # Boot a throw-away QEMU (TCG) VM, run one guest script in it, return its
 # exit code. See docs/VM.md.
 #
-# usage: run-vm.sh [--kernel BZIMAGE] [--kmods DIR] [--cpus N] [--mem SIZE]
+# usage: run-vm.sh [--kernel-id ID | --kernel BZIMAGE [--kmods DIR]]
+#                  [--cpus N] [--mem SIZE]
 #                  [--timeout SECONDS] [--append "extra cmdline"] [--verbose]
 #                  --out OUTDIR -- GUEST_SCRIPT [ARGS...]
 #
 # Default kernel: Debian's stock linux-image matching the installed
 # linux-headers-*-amd64 (tests/vm/fetch-kernel.sh), with its virtio/9p
 # modules in the initramfs. --kmods "" means the kernel has them built in.
+# --kernel-id ID boots a kernel of tests/kernels/kernels.list (fetched into
+# ~/.cache/spulse/kernels/ by tests/kernels/fetch.sh) with its own modules;
+# the ones it has built in (modules.builtin) are left out of the initramfs.
 # The guest sees the host root read-only at /host and OUTDIR read-write at
 # /out (also bound at its host path inside /host, for `chroot /host`).
 # OUTDIR/console.log holds the serial console, OUTDIR/guest.log the script's
@@ -19,11 +23,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 usage() {
-	sed -n '5,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '5,9p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 kernel=
+kernel_id=
 kmods=unset
 cpus=2
 mem=1G
@@ -43,6 +48,7 @@ extra_qemu=${VM_QEMU_ARGS:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
+	--kernel-id) kernel_id=$2; shift 2 ;;
 	--kmods) kmods=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
@@ -60,7 +66,14 @@ script=$(realpath "$1")
 shift
 [ -f "$script" ] || { echo "run-vm: no guest script $script" >&2; exit 2; }
 
-if [ -z "$kernel" ]; then
+if [ -n "$kernel_id" ]; then
+	[ -z "$kernel" ] || { echo "run-vm: --kernel-id and --kernel exclude each other" >&2; exit 2; }
+	kdir=$("$top/tests/kernels/fetch.sh" "$kernel_id") ||
+		{ echo "run-vm: cannot fetch kernel $kernel_id" >&2; exit 2; }
+	# shellcheck source=/dev/null
+	kernel=$(. "$kdir/kernel.env" && echo "$VMLINUZ")
+	[ "$kmods" != unset ] || kmods=$(. "$kdir/kernel.env" && echo "$MODULES")
+elif [ -z "$kernel" ]; then
 	kdir=$("$here/fetch-kernel.sh")
 	ver=$(cat "$kdir/.version")
 	kernel=$kdir/boot/vmlinuz-$ver
