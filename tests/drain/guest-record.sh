@@ -42,7 +42,25 @@ echo $? >/out/fl.rc
 # 6. --module-params sample_null=1 (debug): the events fire (seen, read
 #    from stats mid-run) and nothing is sampled; then a value the module
 #    refuses (n_subbufs=1): the load fails, record exits 1, nothing loaded.
-( sleep 1.5; cat /sys/kernel/debug/spulse/stats >/out/null.stats 2>&1 ) &
+#    The stats are read while the session runs: polled every 0.2 s (up to
+#    60 s), kept from each read that says "state running", until seen
+#    passes 100. A single read 1.5 s after the start came back empty: under
+#    TCG on a loaded host record had not loaded the module yet (no stats
+#    file). null.tries says how many reads it took.
+(
+	i=0
+	while [ $i -lt 300 ]; do
+		i=$((i + 1))
+		if cat /sys/kernel/debug/spulse/stats >/tmp/null.try 2>/dev/null &&
+			grep -q '^state running' /tmp/null.try; then
+			cp /tmp/null.try /out/null.stats
+			s=$(sed -n 's/^seen *\([0-9]*\).*/\1/p' /tmp/null.try)
+			[ "${s:-0}" -gt 100 ] && break
+		fi
+		sleep 0.2
+	done
+	echo $i >/out/null.tries
+) &
 st=$!
 hrun "$B/spulse" record --module-params "sample_null=1" -F 999 \
 	-o "$VM_OUT_HOST/null.spulse" -- "$B/workload/gt" 3 >/out/null.out 2>&1
