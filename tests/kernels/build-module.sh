@@ -54,12 +54,12 @@ cp "$kdir_root/kernel.env" "$out/kernel.env"
 echo "build-module: $id = $REL ($SUITE, build on $K_BUILD)" >> "$log"
 
 # 2. A copy of the sources the module build reads.
-rm -rf "$out/src"
+# (kept between runs, so kbuild rebuilds only what changed)
 mkdir -p "$out/src"
 for f in Kbuild kmod include; do
 	[ -e "$src_top/$f" ] || fail "no $src_top/$f"
 done
-rsync -a --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
 	--exclude='*.mod.c' --exclude='modules.order' --exclude='Module.symvers' \
 	--exclude='*.a' --exclude='.tmp_*' \
 	"$src_top/Kbuild" "$src_top/kmod" "$src_top/include" "$out/src/"

@@ -5,9 +5,9 @@
 # usage: chroot.sh SUITE [--pkgs "PKG..."] [--bind DIR]... [-- CMD [ARG...]]
 #
 # Creates ~/.cache/spulse/chroot-SUITE/ once (debootstrap --variant=minbase
-# with build-essential, libelf-dev, bc, bison, flex, kmod, ...; stamp
-# .spulse-complete; one creator at a time, flock), installs any --pkgs not
-# there yet (e.g. the compiler the kernel headers ask for), then, with a
+# with build-essential, libelf-dev, bc, bison, flex, dwarves, ...; stamp
+# .spulse-complete; one creator at a time, flock), installs what is not
+# there yet of that list (it may grow) and of --pkgs (e.g. the compiler the kernel headers ask for), then, with a
 # command, runs it inside: in a private mount namespace (unshare -m) with
 # /proc, /dev and every --bind DIR mounted at the same path as on the host,
 # so all of them vanish when the command ends, whatever way it ends. Without
@@ -33,7 +33,7 @@ done
 case $suite in *[!a-z0-9-]*|'') kl_die "bad suite name '$suite'" ;; esac
 command -v debootstrap >/dev/null || kl_die "no debootstrap (apt-get install debootstrap)"
 
-base_pkgs=build-essential,libelf-dev,bc,bison,flex,kmod,libssl-dev,python3,ca-certificates,xz-utils,zstd,cpio
+base_pkgs=build-essential,libelf-dev,bc,bison,flex,kmod,libssl-dev,dwarves,python3,ca-certificates,xz-utils,zstd,cpio
 root=$kl_cache/chroot-$suite
 stamp=$root/.spulse-complete
 mkdir -p "$kl_cache"
@@ -48,13 +48,16 @@ in_root() { # run a command in the chroot with /proc, /dev (no binds)
 
 missing_pkgs() {
 	local p out=
-	for p in $pkgs; do
+	# shellcheck disable=SC2086 # words
+	in_root dpkg -s ${base_pkgs//,/ } $pkgs >/dev/null 2>&1 && return 0
+	for p in ${base_pkgs//,/ } $pkgs; do
 		in_root dpkg -s "$p" >/dev/null 2>&1 || out="$out $p"
 	done
 	echo "$out"
 }
 
-if [ ! -f "$stamp" ] || [ -n "$pkgs" ]; then
+# shellcheck disable=SC2086 # words
+if [ ! -f "$stamp" ] || ! in_root dpkg -s ${base_pkgs//,/ } $pkgs >/dev/null 2>&1; then
 	exec 9> "$kl_cache/chroot-$suite.lock"
 	flock 9
 	if [ ! -f "$stamp" ]; then

@@ -25,11 +25,14 @@ vm_log() {
 # /out/NAME.spulse (output in /out/NAME.out); once recording runs, a
 # manual trigger through debugfs control after T1 s, SIGUSR1 T2 s later,
 # SIGINT T3 s after that; returns spulse record's exit status.
+# FR_MODULE=PATH loads that spulse.ko (spulse record --module) instead of
+# the default next to B/spulse.
 flight_round() {
 	# not hrun: a backgrounded function is a subshell, and the signals
 	# must reach spulse record itself
 	chroot /host /usr/bin/env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		"$1/spulse" record --off-cpu --flight 2 --post 0.5 --min-gap 1 \
+		"$1/spulse" record ${FR_MODULE:+--module "$FR_MODULE"} \
+		--off-cpu --flight 2 --post 0.5 --min-gap 1 \
 		-o "$VM_OUT_HOST/$2.spulse" -- "$1/workload/pingpong" -n 1000000000 \
 		>"/out/$2.out" 2>&1 &
 	_fr=$!
