@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 libelf-dev
 	libdw-dev gcc make bc flex bison libssl-dev dwarves zstd xz-utils file
-	python3 binutils linux-perf)
+	python3 binutils linux-perf debootstrap)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -8,10 +8,11 @@
 # (decompressed when .ko.xz/.ko.zst) and listed in /modules.order in load
 # order. A module the kernel has built in (named in MODULES_DIR's
 # modules.builtin, as virtio_pci is from 6.12 on) is skipped, as is any
-# built-in dependency. An empty MODULES_DIR builds an initramfs without modules (for a
-# kernel with virtio/9p built in). The image holds busybox-static with its
-# applet links, /dev/console and tests/vm/init.sh as /init; it is cached
-# under ~/.cache/spulse/ by a hash of everything that goes into it.
+# built-in dependency. An empty MODULES_DIR builds an initramfs without
+# modules (for a kernel with virtio/9p built in). The image holds
+# busybox-static with its applet links, /dev/console and tests/vm/init.sh as
+# /init; it is cached under ~/.cache/spulse/ by a hash of everything that
+# goes into it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
