@@ -5,7 +5,7 @@
 #
 # ID is a line of tests/kernels/kernels.list (5.10, 6.1, 6.12-bpo, 6.12,
 # 6.12-rt, 7.2, 7.2-rt, ...). The script fetches that kernel's headers
-# (tests/kernels/fetch.sh, cached), copies the module sources (Kbuild, kmod/,
+# (tests/kernels/fetch.sh --headers, cached), copies the module sources (Kbuild, kmod/,
 # include/; never their build products) to OUTDIR/src and runs
 # `make -C <headers> M=OUTDIR/src modules` there: on the host, or for
 # build=chroot kernels inside that suite's chroot (tests/kernels/chroot.sh,
@@ -43,7 +43,7 @@ fail() {
 
 # 1. The kernel's headers.
 t0=$(kl_now)
-if ! kdir_root=$("$here/fetch.sh" "$id" 2>> "$log"); then
+if ! kdir_root=$("$here/fetch.sh" --headers "$id" 2>> "$log"); then
 	tail -n 5 "$log" >&2
 	fail "cannot fetch the kernel"
 fi
