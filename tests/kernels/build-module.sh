@@ -18,7 +18,7 @@
 # and the first errors on stderr. SRC=DIR builds another checkout's sources;
 # JOBS=N sets make -j (default 2); KBUILD_ARGS="W=1 ..." adds make arguments.
 set -euo pipefail
-kl_prog=build-module
+kl_prog="build-module"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/kernels/lib.sh
 . "$here/lib.sh"

@@ -33,7 +33,7 @@ done
 case $suite in *[!a-z0-9-]*|'') kl_die "bad suite name '$suite'" ;; esac
 command -v debootstrap >/dev/null || kl_die "no debootstrap (apt-get install debootstrap)"
 
-base_pkgs=build-essential,libelf-dev,bc,bison,flex,kmod,libssl-dev,dwarves,python3,ca-certificates,xz-utils,zstd,cpio
+base_pkgs="build-essential,libelf-dev,bc,bison,flex,kmod,libssl-dev,dwarves,python3,ca-certificates,xz-utils,zstd,cpio"
 root=$kl_cache/chroot-$suite
 stamp=$root/.spulse-complete
 mkdir -p "$kl_cache"

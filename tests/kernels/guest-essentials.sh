@@ -4,6 +4,7 @@
 # tests/kernels/essentials-check.sh. Run by tests/vm/run-vm.sh --kernel-id.
 # usage: guest-essentials.sh BIN   (BIN: host path holding spulse.ko,
 #        spulse, spulse-drain, workload/gt, workload/pingpong)
+# shellcheck source=tests/vm/guest-lib.sh
 . "$VM_LIB"
 X=$1
 KO=$X/spulse.ko

@@ -21,11 +21,12 @@ kl_entries() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$kl_list"
 }
 
+# shellcheck disable=SC2120 # arguments are optional
 # kl_ids [BOOT...]: the ids, in list order; with arguments, only entries
 # whose boot column is one of them.
 kl_ids() {
-	local id suite series flavour build boot want
-	while read -r id suite series flavour build boot; do
+	local id boot want
+	while read -r id _ _ _ _ boot; do
 		if [ $# -eq 0 ]; then echo "$id"; continue; fi
 		for want in "$@"; do
 			[ "$boot" != "$want" ] || { echo "$id"; break; }

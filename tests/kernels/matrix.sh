@@ -4,18 +4,21 @@
 # usage: matrix.sh build [ID...]       build spulse.ko for every listed kernel
 #        matrix.sh boot check|all [ID...]  build, boot and run the essentials
 #
+# First every kernel is fetched and every chroot made, all at once (one
+# "prepare: ..." line with the time of each; headers only for build).
 # build: one "PASS|FAIL kernel-build ID (release) ..." line per kernel with
-#   the seconds of each part (fetch, chroot, build); a failed build is a
-#   failed test. boot check: the kernels whose boot column is "check"
-#   (suite kernel-boot); boot all: every kernel not marked "no" (make
-#   check-kernels). Each booted kernel is one matrix row:
-#   build/load/sample/off-CPU/unwind/flight/rmmod (tests/kernels/
-#   guest-essentials.sh in the VM, essentials-check.sh on the host); a
-#   column that could not run (the build failed, the VM died) is "skip" and
-#   counts as failed. Outputs under $BUILD/kernels/<ID>/ (build) and
-#   $BUILD/kernels/<ID>/vm/ (boot). RESULT=FILE writes "passed failed".
-# Needs $BUILD/spulse, $BUILD/spulse-drain, $BUILD/workload/{gt,pingpong}
-# for boot (mk/kernels.mk makes them).
+# the seconds of each part (fetch, chroot, build: near zero for the first
+# two once prepared); a failed build is a failed test.
+# boot check: the kernels whose boot column is "check" (suite kernel-boot);
+# boot all: every kernel not marked "no" (make check-kernels). Each booted
+# kernel is one matrix row, build/load/sample/off-CPU/unwind/flight/rmmod
+# (tests/kernels/guest-essentials.sh in the VM, essentials-check.sh on the
+# host), above it the ok/FAIL line of every check; a column that could not
+# run (the build failed, the VM died) is "skip" and counts as failed.
+# Outputs under $BUILD/kernels/<ID>/ (build) and $BUILD/kernels/<ID>/vm/
+# (boot). RESULT=FILE writes "passed failed". boot needs $BUILD/spulse,
+# $BUILD/spulse-drain, $BUILD/workload/{gt,pingpong} (mk/kernels.mk makes
+# them).
 set -uo pipefail
 kl_prog=matrix
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,9 +58,47 @@ build_one() {
 	done
 }
 
+# prepare [--headers] ID...: fetch every kernel and make every chroot they
+# need at once (network and disk overlap; a cold cache costs the longest
+# of them, not their sum), printing what each took. Failures are not
+# judged here: the per-kernel steps redo them and report.
+prepare() {
+	local hdr='' id s t0 pd=$BUILD/kernels/.prepare suites='' line rc secs
+	if [ "$1" = --headers ]; then hdr=--headers; shift; fi
+	rm -rf "$pd"
+	mkdir -p "$pd"
+	t0=$(kl_now)
+	for id in "$@"; do
+		kl_entry "$id"
+		( t=$(kl_now); "$here/fetch.sh" $hdr "$id" > /dev/null 2> "$pd/fetch-$id.log"
+		  echo "$? $(kl_since "$t")" > "$pd/fetch-$id.rc" ) &
+		if [ "$K_BUILD" = chroot ] && [[ " $suites " != *" $K_SUITE "* ]]; then
+			suites="$suites $K_SUITE"
+		fi
+	done
+	for s in $suites; do
+		( t=$(kl_now); "$here/chroot.sh" "$s" > /dev/null 2> "$pd/chroot-$s.log"
+		  echo "$? $(kl_since "$t")" > "$pd/chroot-$s.rc" ) &
+	done
+	wait
+	line="prepare: $(kl_fmt_secs "$(kl_since "$t0")") in parallel:"
+	for id in "$@"; do
+		read -r rc secs < "$pd/fetch-$id.rc"
+		line="$line fetch $id $(kl_fmt_secs "$secs")$([ "$rc" = 0 ] || echo ' (failed)'),"
+	done
+	for s in $suites; do
+		read -r rc secs < "$pd/chroot-$s.rc"
+		line="$line chroot $s $(kl_fmt_secs "$secs")$([ "$rc" = 0 ] || echo ' (failed)'),"
+	done
+	echo "${line%,}"
+}
+
 case $mode in
 build)
-	[ $# -gt 0 ] || set -- $(kl_ids)
+	[ $# -gt 0 ] || mapfile -t ids < <(kl_ids)
+	[ $# -eq 0 ] || ids=("$@")
+	set -- "${ids[@]}"
+	prepare --headers "$@"
 	for id in "$@"; do
 		kl_entry "$id"
 		build_one "$id"
@@ -75,22 +116,23 @@ boot)
 	which=${1:-}
 	shift || true
 	case $which in
-	check) [ $# -gt 0 ] || set -- $(kl_ids check) ;;
-	all) [ $# -gt 0 ] || set -- $(kl_ids check full) ;;
-	*) sed -n '5,6p' "$0" | sed 's/^# //' >&2; exit 2 ;;
+	check) [ $# -gt 0 ] || mapfile -t ids < <(kl_ids check) ;;
+	all) [ $# -gt 0 ] || mapfile -t ids < <(kl_ids check full) ;;
+	*) sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
+	[ $# -eq 0 ] || ids=("$@")
+	set -- "${ids[@]}"
 	for f in "$BUILD/spulse" "$BUILD/spulse-drain" "$BUILD/workload/gt" "$BUILD/workload/pingpong"; do
 		[ -x "$f" ] || kl_die "no $f (make $f)"
 	done
+	prepare "$@"
 	cols=(build load sample off-CPU unwind flight rmmod)
 	rows=()
 	for id in "$@"; do
 		kl_entry "$id"
 		declare -A cell=()
 		for c in "${cols[@]}"; do cell[$c]=skip; done
-		t0=$(kl_now)
 		build_one "$id"
-		t_build=$(kl_since "$t0")
 		times="build$B_TIMES"
 		o=$BUILD/kernels/$id
 		if [ "$B_OK" = 0 ]; then
@@ -110,16 +152,22 @@ boot)
 			times="$times, boot+guest $(kl_fmt_secs "$t_vm")"
 			if [ "$vrc" -ne 0 ]; then
 				echo "FAIL $id vm: run-vm exit $vrc ($run/console.log)"
-				tail -n 5 "$o/run-vm.log" | sed 's/^/     /'
-			else
-				t0=$(kl_now)
+				tr -d '\r' < "$run/console.log" 2>/dev/null |
+					grep -m4 -E 'Oops|BUG:|RIP:|Kernel panic|WARNING:|Modules linked in' |
+					sed 's/^/     /'
+			fi
+			# what the guest got through is judged even when the VM died
+			# (a column it never reached fails: its files are missing)
+			if [ -s "$run/guest.log" ]; then
 				"$here/essentials-check.sh" "$run" "$BUILD/spulse" > "$o/check.txt" 2>&1
-				sed "s/^\\(ok\\|FAIL\\) /\\1 $id /" "$o/check.txt"
+				sed "s/^\(ok\|FAIL\) /\1 $id /" "$o/check.txt"
 				for c in load sample off-CPU unwind flight rmmod; do
 					if grep -q "^FAIL $c:" "$o/check.txt"; then cell[$c]=FAIL
 					elif grep -q "^ok $c:" "$o/check.txt"; then cell[$c]=ok
 					fi
 				done
+				# a VM that died fails rmmod (clean unload, clean dmesg)
+				[ "$vrc" -eq 0 ] || cell[rmmod]=FAIL
 			fi
 		else
 			cell[build]=FAIL
@@ -140,6 +188,6 @@ boot)
 	for r in "${rows[@]}"; do echo "  $r"; done
 	result ;;
 *)
-	sed -n '5,6p' "$0" | sed 's/^# //' >&2
+	sed -n '4,5p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2 ;;
 esac
