@@ -18,6 +18,7 @@
 #include <linux/string.h>
 
 #include "buildid.h"
+#include "compat/highmem.h"
 #include "kunit_export.h"
 
 #define SPULSE_NOTE_MAX		4096
@@ -92,9 +93,9 @@ static int spulse_read_at(struct file *f, void *dst, size_t len, u64 pos,
 			put_page(page);
 			return -EAGAIN;
 		}
-		kaddr = kmap_local_page(page);
+		kaddr = spulse_kmap_local_page(page);
 		memcpy(d, kaddr + off, n);
-		kunmap_local(kaddr);
+		spulse_kunmap_local(kaddr);
 		put_page(page);
 		d += n;
 		pos += n;

@@ -21,6 +21,7 @@
 #include <linux/uaccess.h>
 
 #include "spulse.h"
+#include "compat.h"
 #include "control.h"
 #include "meta.h"
 #include "offcpu.h"
@@ -296,6 +297,7 @@ static const struct spulse_stat_key spulse_oc_keys[] = {
 	SPULSE_STAT(offcpu_dropped_too_deep),
 	SPULSE_STAT(offcpu_dropped_error),
 	SPULSE_STAT(offcpu_lost),
+	SPULSE_STAT(offcpu_state_raced),
 	SPULSE_STAT(offcpu_handler_ns),
 	SPULSE_STAT(wakeups_taken),
 	SPULSE_STAT(wakeups_attached),
@@ -519,6 +521,7 @@ static int spulse_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "intern_resets_frames %llu\n", rs_frames);
 	seq_printf(m, "intern_resets_stacks %llu\n", rs_stacks);
 	seq_printf(m, "intern_resets_threads %llu\n", rs_threads);
+	spulse_compat_stats(m);
 	for_each_possible_cpu(cpu) {
 		const struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
 		u64 written = READ_ONCE(c->stats.written);

@@ -5,6 +5,7 @@
  * allocation, bounded probing, O(1) reset by bumping a generation counter:
  * an entry whose generation differs from the table's is empty.
  */
+#include <linux/errno.h>
 #include <linux/hash.h>
 #include <linux/string.h>
 

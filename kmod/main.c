@@ -13,6 +13,7 @@
 #include <linux/sched/task.h>
 
 #include "spulse.h"
+#include "compat.h"
 #include "control.h"
 #include "meta.h"
 #include "offcpu.h"
@@ -233,6 +234,7 @@ static int __init spulse_init(void)
 		if (r)
 			goto fail;
 	}
+	spulse_compat_report();
 	if (spulse.target && spulse.target_vnr != spulse.p.target_pid)
 		pr_info("target_pid=%u in the loader's pid namespace is tgid %u\n",
 			spulse.target_vnr, spulse.p.target_pid);

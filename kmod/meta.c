@@ -39,6 +39,7 @@
 #include "spulse.h"
 #include "buildid.h"
 #include "meta.h"
+#include "compat/workqueue.h"
 #include "percpu.h"
 #include "relay.h"
 #include "unwind.h"
@@ -136,7 +137,7 @@ static struct {
 	bool inited;
 	struct mutex lock;		/* everything below but the spans */
 	struct rchan *chan;
-	struct spulse_relay_pos rpos;	/* chan's switches (relay.c) */
+	struct spulse_relay_posref rpos;	/* chan's switches (relay.c) */
 	bool header_done;
 	u32 next_id;
 	struct spulse_mmod *mods;
@@ -312,7 +313,7 @@ static void spulse_meta_kick_fn(struct irq_work *w)
 	unsigned long next = READ_ONCE(meta.last_scan) + SPULSE_META_KICK_GAP;
 	long delay = time_after(next, jiffies) ? next - jiffies : 0;
 
-	mod_delayed_work(system_wq, &meta.work, delay);
+	mod_delayed_work(spulse_system_percpu_wq, &meta.work, delay);
 }
 
 /**
@@ -340,7 +341,7 @@ void spulse_meta_process_event(u32 pid)
 		return;
 	set_bit(SPULSE_META_FULL, &meta.kick_pending);
 	if (spulse.p.target_pid)
-		mod_delayed_work(system_wq, &meta.work, 0);
+		mod_delayed_work(spulse_system_percpu_wq, &meta.work, 0);
 	else
 		spulse_meta_kick();
 }
@@ -860,7 +861,7 @@ static void spulse_meta_work(struct work_struct *w)
 	/* a kick that came while scanning must not be pushed back */
 	if (test_bit(SPULSE_META_KICKED, &meta.kick_pending))
 		delay = min_t(unsigned long, delay, SPULSE_META_KICK_GAP);
-	mod_delayed_work(system_wq, &meta.work, delay);
+	mod_delayed_work(spulse_system_percpu_wq, &meta.work, delay);
 }
 
 /**
@@ -880,7 +881,7 @@ void spulse_meta_start(void)
 	}
 	set_bit(SPULSE_META_FULL, &meta.kick_pending);
 	mutex_unlock(&meta.lock);
-	mod_delayed_work(system_wq, &meta.work, 0);
+	mod_delayed_work(spulse_system_percpu_wq, &meta.work, 0);
 }
 
 /**

@@ -49,6 +49,7 @@
 #include "stream.h"
 #include "unwind.h"
 #include "ustack.h"
+#include "compat/sched.h"
 
 struct spulse_oc_tps {
 	struct tracepoint *sw;
@@ -238,12 +239,24 @@ static __always_inline void spulse_oc_out(struct spulse_cpu *c, struct task_stru
 	/*
 	 * Still on the runqueue = left runnable: preempted, yielded, or a
 	 * pending signal made __schedule() keep it (prev_state is then the
-	 * sleep state it had asked for, but it will not sleep).
+	 * sleep state it had asked for, but it will not sleep). A delayed
+	 * dequeue (EEVDF, 6.12+) stays queued but sleeps: not runnable
+	 * (compat/sched.h).
 	 */
-	if (preempt || READ_ONCE(prev->on_rq))
+	if (preempt || spulse_task_runnable(prev)) {
 		state = SPULSE_STATE_RUNNABLE;
-	else
-		state = __task_state_index(prev_state, prev->exit_state);
+	} else {
+		state = spulse_task_state_index(prev, prev_state);
+		/*
+		 * Dequeued to sleep, yet "running": only where sched_switch
+		 * has no prev_state, when a wakeup already overwrote the
+		 * state word (TASK_WAKING). It slept: S, counted.
+		 */
+		if (unlikely(state == SPULSE_STATE_RUNNABLE)) {
+			state = SPULSE_STATE_SLEEPING;
+			c->stats.offcpu_state_raced++;
+		}
+	}
 	if (c->busy) {
 		c->stats.offcpu_dropped_busy++;
 		goto forget_early;
@@ -329,10 +342,10 @@ out:
 	c->busy = 0;
 }
 
-static void spulse_oc_switch(void *data, bool preempt,
-			     struct task_struct *prev,
-			     struct task_struct *next,
-			     unsigned int prev_state)
+static __always_inline void spulse_oc_switched(bool preempt,
+					       struct task_struct *prev,
+					       struct task_struct *next,
+					       unsigned int prev_state)
 {
 	bool out = spulse_oc_target(prev), in = spulse_oc_target(next);
 	struct spulse_cpu *c;
@@ -352,6 +365,7 @@ static void spulse_oc_switch(void *data, bool preempt,
 		spulse_oc_in(c, next, cpu, t);
 	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
 }
+SPULSE_SCHED_SWITCH_PROBE(spulse_oc_switch, spulse_oc_switched)
 
 static void spulse_oc_waking(void *data, struct task_struct *p)
 {
@@ -423,6 +437,7 @@ out:
 	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
 	local_irq_restore(flags);
 }
+SPULSE_TP_TYPECHECK(sched_waking, spulse_oc_waking)
 
 static void spulse_oc_wakeup(void *data, struct task_struct *p)
 {
@@ -436,6 +451,7 @@ static void spulse_oc_wakeup(void *data, struct task_struct *p)
 		this_cpu_ptr(spulse.cpu)->stats.early_stale++;
 	local_irq_restore(flags);
 }
+SPULSE_TP_TYPECHECK(sched_wakeup, spulse_oc_wakeup)
 
 /**
  * spulse_offcpu_init() - find the tracepoints and allocate the slot table

@@ -23,6 +23,7 @@
 #include "spulse.h"
 #include "percpu.h"
 #include "kstack.h"
+#include "compat/cpuhp.h"
 
 #define SPULSE_FRAMES_SHIFT	13
 #define SPULSE_STACKS_SHIFT	14
@@ -152,6 +153,12 @@ static int spulse_cpu_prepare(unsigned int cpu)
 	return 0;
 }
 
+/* Has @cpu's prepare callback run (and not failed at load)? */
+static bool spulse_cpu_prepared(unsigned int cpu)
+{
+	return per_cpu_ptr(spulse.cpu, cpu)->ready;
+}
+
 /**
  * spulse_cpu_alloc() - allocate the per-CPU state
  *
@@ -174,8 +181,9 @@ int spulse_cpu_alloc(void)
 			return r;
 	}
 	spulse.cpu_loading = true;
-	r = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "spulse:prepare",
-			      spulse_cpu_prepare, NULL);
+	r = spulse_cpuhp_setup_prepare("spulse:prepare", spulse_cpu_prepare,
+				       spulse_cpu_prepared,
+				       &spulse.cpuhp_fixups);
 	spulse.cpu_loading = false;
 	if (r < 0)
 		return r;

@@ -48,6 +48,7 @@ struct spulse_cpu_stats {
 	u64 offcpu_dropped_too_deep;
 	u64 offcpu_dropped_error;
 	u64 offcpu_lost;
+	u64 offcpu_state_raced;
 	u64 offcpu_handler_ns;
 	/* sched_waking of target threads */
 	u64 wakeups_taken;

@@ -16,6 +16,7 @@
 #include "control.h"
 #include "meta.h"
 #include "unwind.h"
+#include "compat/sched.h"
 
 struct spulse_tps {
 	struct tracepoint *exec;
@@ -51,8 +52,9 @@ static void spulse_probe_exec(void *data, struct task_struct *p,
 {
 	spulse_proc_event(p);
 }
+SPULSE_TP_TYPECHECK(sched_process_exec, spulse_probe_exec)
 
-static void spulse_probe_exit(void *data, struct task_struct *p)
+static __always_inline void spulse_proc_exit(struct task_struct *p)
 {
 	/* every thread passes here; the process is gone with the last one */
 	if (atomic_read(&p->signal->live))
@@ -60,6 +62,7 @@ static void spulse_probe_exit(void *data, struct task_struct *p)
 	spulse_control_target_exit(p);
 	spulse_proc_event(p);
 }
+SPULSE_SCHED_PROCESS_EXIT_PROBE(spulse_probe_exit, spulse_proc_exit)
 
 /**
  * spulse_procwatch_init() - register the exec/exit probes (best effort)

@@ -18,6 +18,7 @@
 #include <linux/smp.h>
 
 #include "relay.h"
+#include "compat/relay.h"
 
 static struct dentry *spulse_create_buf_file(const char *filename,
 					     struct dentry *parent,
@@ -36,8 +37,7 @@ static int spulse_remove_buf_file(struct dentry *dentry)
 	return 0;
 }
 
-static int spulse_subbuf_start(struct rchan_buf *buf, void *subbuf,
-			       void *prev_subbuf, size_t prev_padding)
+static int spulse_subbuf_start(SPULSE_SUBBUF_START_PARAMS)
 {
 	return !relay_buf_full(buf);
 }
@@ -53,30 +53,26 @@ static struct dentry *spulse_create_global_file(const char *filename,
 				   &relay_file_operations);
 }
 
-static const struct rchan_callbacks spulse_global_cb = {
+static spulse_relay_cb_const struct rchan_callbacks spulse_global_cb = {
 	.subbuf_start = spulse_subbuf_start,
 	.create_buf_file = spulse_create_global_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
-static const struct rchan_callbacks spulse_cpus_cb = {
+static spulse_relay_cb_const struct rchan_callbacks spulse_cpus_cb = {
 	.subbuf_start = spulse_subbuf_start,
 	.create_buf_file = spulse_create_buf_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
 
-/*
- * The switch count of @buf: a global channel's private_data is its
- * struct spulse_relay_pos, a per-CPU channel's a per-CPU pointer to them.
- */
+/* The switch count of @buf (the channel's private_data says where). */
 static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
 {
-	void *priv = buf->chan->private_data;
+	struct spulse_relay_posref *ref = buf->chan->private_data;
 
 	if (buf->chan->is_global)
-		return priv;
-	return per_cpu_ptr((struct spulse_relay_pos __percpu __force *)priv,
-			   buf->cpu);
+		return &ref->global;
+	return per_cpu_ptr(ref->cpu, buf->cpu);
 }
 
 /*
@@ -88,8 +84,9 @@ static struct rchan *spulse_relay_chan_open(const char *name,
 					    struct dentry *parent,
 					    size_t subbuf_size,
 					    size_t n_subbufs,
-					    const struct rchan_callbacks *cb,
-					    void *pos)
+					    spulse_relay_cb_const
+					    struct rchan_callbacks *cb,
+					    struct spulse_relay_posref *pos)
 {
 	struct rchan *chan;
 
@@ -112,7 +109,7 @@ static struct rchan *spulse_relay_chan_open(const char *name,
  * @parent: debugfs directory
  * @subbuf_size: sub-buffer size
  * @n_subbufs: sub-buffers per CPU that can hold data
- * @pos: per-CPU switch counts, one per buffer (outlive the channel)
+ * @pos: where the switch counts are (@pos->cpu, one per buffer)
  *
  * Close with relay_close().
  *
@@ -120,10 +117,10 @@ static struct rchan *spulse_relay_chan_open(const char *name,
  */
 struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
 				     size_t subbuf_size, size_t n_subbufs,
-				     struct spulse_relay_pos __percpu *pos)
+				     struct spulse_relay_posref *pos)
 {
 	return spulse_relay_chan_open(name, parent, subbuf_size, n_subbufs,
-				      &spulse_cpus_cb, (__force void *)pos);
+				      &spulse_cpus_cb, pos);
 }
 
 /**
@@ -132,7 +129,7 @@ struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
  * @parent: debugfs directory
  * @subbuf_size: sub-buffer size (>= SPULSE_MAX_RECORD)
  * @n_subbufs: sub-buffers that can hold data
- * @pos: the buffer's switch count (outlives the channel)
+ * @pos: where the switch count is (@pos->global)
  *
  * The meta file is a single global relay buffer rather than a file with
  * module file_operations: relay's file_operations belong to the kernel, so
@@ -144,7 +141,7 @@ struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
 struct rchan *spulse_relay_open_global(const char *name,
 				       struct dentry *parent,
 				       size_t subbuf_size, size_t n_subbufs,
-				       struct spulse_relay_pos *pos)
+				       struct spulse_relay_posref *pos)
 {
 	return spulse_relay_chan_open(name, parent, subbuf_size, n_subbufs,
 				      &spulse_global_cb, pos);

@@ -26,13 +26,24 @@ struct spulse_relay_pos {
 	u32 seq;
 };
 
+/**
+ * struct spulse_relay_posref - where a channel's switch counts are (the
+ *	channel's private_data; the caller's, outlives the channel)
+ * @global: a global channel's, for its one buffer
+ * @cpu: a per-CPU channel's, one per CPU
+ */
+struct spulse_relay_posref {
+	struct spulse_relay_pos global;
+	struct spulse_relay_pos __percpu *cpu;
+};
+
 struct rchan *spulse_relay_open_cpus(const char *name, struct dentry *parent,
 				     size_t subbuf_size, size_t n_subbufs,
-				     struct spulse_relay_pos __percpu *pos);
+				     struct spulse_relay_posref *pos);
 struct rchan *spulse_relay_open_global(const char *name,
 				       struct dentry *parent,
 				       size_t subbuf_size, size_t n_subbufs,
-				       struct spulse_relay_pos *pos);
+				       struct spulse_relay_posref *pos);
 bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
 void spulse_relay_flush_chan(struct rchan *chan);
 void spulse_relay_flush_cpus(struct rchan *chan, int __percpu *busy);

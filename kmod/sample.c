@@ -27,6 +27,7 @@
 
 #include "spulse.h"
 #include "sample.h"
+#include "compat/perf.h"
 #include "kstack.h"
 #include "meta.h"
 #include "percpu.h"
@@ -326,8 +327,7 @@ static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 	};
 
 	if (task) {
-		attr.inherit = 1;
-		attr.inherit_thread = 1;
+		spulse_attr_inherit_threads(&attr);
 		attr.disabled = 0;
 		cpu = -1;
 	}

@@ -40,6 +40,8 @@ struct spulse_tev;
  * @dir: debugfs directory
  * @cpuhp_state: dynamic hotplug state (events, sample.c)
  * @cpuhp_prepare: dynamic hotplug prepare state (per-CPU memory, percpu.c)
+ * @cpuhp_fixups: online CPUs whose prepare callback the kernel did not run
+ *	at load, run by spulse.ko (compat/cpuhp.h)
  * @cpu_loading: the prepare state is being set up (a failure fails the load)
  * @cpus_no_state: CPUs that came online without sampler state (no memory)
  * @percpu_bytes: bytes of per-CPU encoder state allocated
@@ -77,6 +79,7 @@ struct spulse_state {
 	struct dentry *dir;
 	int cpuhp_state;
 	int cpuhp_prepare;
+	u32 cpuhp_fixups;
 	bool cpu_loading;
 	u32 cpus_no_state;
 	u64 percpu_bytes;

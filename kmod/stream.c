@@ -9,6 +9,9 @@
 
 #include "stream.h"
 
+/* the cpuN buffers' switch counts: in each CPU's struct spulse_cpu */
+static struct spulse_relay_posref spulse_stream_pos;
+
 /**
  * spulse_stream_open() - create the channel and its cpuN files
  *
@@ -16,10 +19,11 @@
  */
 int spulse_stream_open(void)
 {
+	spulse_stream_pos.cpu = &spulse.cpu->rpos;
 	spulse.chan = spulse_relay_open_cpus("cpu", spulse.dir,
 					     spulse.p.subbuf_size,
 					     spulse.p.n_subbufs,
-					     &spulse.cpu->rpos);
+					     &spulse_stream_pos);
 	return spulse.chan ? 0 : -ENOMEM;
 }
 
