@@ -49,7 +49,9 @@ build_one() {
 		B_OK=0
 	else
 		B_OK=1
-		B_ERR=$(grep -m1 -E 'error:|ERROR:|FAIL|No such|not found' "$o/build-module.out" | sed 's/^ *//' | cut -c1-160)
+		B_ERR=$(grep -m1 -E 'error:|ERROR:' "$o/build-module.out" | sed -e 's/^ *//' -e "s|$o/src/||g" | cut -c1-200)
+		[ -n "$B_ERR" ] ||
+			B_ERR=$(grep -m1 -E 'FAIL|No such|not found|cannot' "$o/build-module.out" | sed 's/^ *//' | cut -c1-200)
 	fi
 	B_REL=$(. "$o/kernel.env" 2>/dev/null && echo "$REL")
 	B_TIMES=
