@@ -5,9 +5,10 @@
 #
 #   pre    this script, before the command (closes the gap: warm-ups,
 #          bookkeeping)
-#   start  markrun (bench/insns/markrun.c), the profiled command, first
-#          thing: the profiler's start-up is over
-#   done   markrun, once the workload has exited and been reaped
+#   start  markrun (bench/insns/markrun.c), the profiled command, just
+#          before it execs the workload in its own pid: the profiler's
+#          start-up is over
+#   done   markrun's watcher, as soon as the workload has exited
 #   end    this script, after the profiler (or the bare workload) exited
 #
 # so the plugin's snapshots at start, done and end hold the command's
@@ -25,7 +26,8 @@
 #   pg    perf record -g -F 999 -e cpu-clock
 #   pn    perf record -F 999 -e cpu-clock          (no stacks)
 #   sn    spulse record -F 999 --module-params sample_null=1 (samples: the
-#         module's "seen", from its stats copied by markrun after the window)
+#         module's "seen", from its stats copied by markrun as the
+#         workload exits)
 #   pd    perf record --call-graph dwarf -F 999 -e cpu-clock
 # MODE (pp): base; so spulse record --off-cpu --offcpu-min-us 0 -F 1 (the
 #   on-CPU sampler idles, as bench-offcpu); ps perf record -e
@@ -103,7 +105,7 @@ run() {
 	w=$(wl_cmd $wl $len)
 	pre=$(pre_cmd $mode)
 	rm -f /host/tmp/sp.spulse /host/tmp/sp.spulse.kallsyms /host/tmp/perf.data /tmp/err.txt
-	rm -f /host/tmp/stats.txt
+	rm -f /host/tmp/stats.txt /host/tmp/markrun.flag
 	cp=
 	case $mode in s*) cp="-c /sys/kernel/debug/spulse/stats /tmp/stats.txt" ;; esac
 	if [ "$5" = nomark ]; then
@@ -113,9 +115,16 @@ run() {
 	else
 		mark "pre $tag"
 		# shellcheck disable=SC2086
-		hrun $pre $B/markrun $cp $w > /tmp/wl.log 2> /tmp/err.txt
+		hrun $pre $B/markrun $cp -f /tmp/markrun.flag $w > /tmp/wl.log 2> /tmp/err.txt
 		rc=$?
-		# markrun's two markers, which it executes whatever happens
+		# markrun's two markers, which it executes whatever happens; the
+		# watcher's is done long before a profiler has torn down
+		wk=0	# (sh variables are global: not the caller's k)
+		while [ ! -e /host/tmp/markrun.flag ] && [ $wk -lt 100 ]; do
+			sleep 0.1
+			wk=$((wk + 1))
+		done
+		[ -e /host/tmp/markrun.flag ] || echo "error $tag: markrun's watcher did not finish" >> $res
 		echo "start $tag" >> /tmp/marks.txt
 		echo "done $tag" >> /tmp/marks.txt
 		mark "end $tag"

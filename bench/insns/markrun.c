@@ -2,25 +2,29 @@
 /*
  * make bench-insns: run a workload between two markers.
  *
- * usage: markrun [-c SRC DST] CMD [ARGS...]
+ * usage: markrun [-c SRC DST] [-f FLAG] CMD [ARGS...]
  *
- * Executes the marker instruction `xchg %bx,%bx` (66 87 db), forks and
- * execs CMD, waits for it, executes the marker again and exits with CMD's
- * status (127 if it could not be started, 128+N if killed by signal N).
- * The TCG plugin (bench/insns/insns.c) snapshots the instruction counts at
- * both markers, so the window between them holds the workload's own run
- * exactly: under a profiler, markrun is the profiled command, started after
- * the profiler's start-up, and the profiler's teardown begins only when
- * markrun exits. Both markers execute whatever happens, so the host can
+ * The profilers profile the process they started (spulse record follows
+ * the threads of its target, not its children), so markrun BECOMES the
+ * workload: it forks a watcher, executes the marker instruction
+ * `xchg %bx,%bx` (66 87 db) and execs CMD in its own pid. The watcher
+ * blocks on a pipe whose only write end the workload holds (inherited
+ * across exec); the kernel closes it when the workload exits (exit_files,
+ * before the parent is notified), and the watcher executes the second
+ * marker at once. The TCG plugin (bench/insns/insns.c) snapshots the
+ * instruction counts at both markers, so the window between them holds the
+ * workload's own run: its exec, work and exit. Both markers execute
+ * whatever happens (a failed exec closes the pipe too), so the host can
  * pair snapshots with runs by count.
- * -c SRC DST: after the second marker, copy the file SRC to DST (the
- * profiler's stats while it still runs; outside the window).
+ * -c SRC DST: before the second marker, copy SRC to DST (spulse.ko's
+ * stats while spulse record still has the module loaded; a constant cost).
+ * -f FLAG: after the second marker, create the file FLAG (the guest script
+ * waits for it before its own next marker).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static void marker(void)
@@ -55,39 +59,56 @@ static void copy(const char *src, const char *dst)
 
 int main(int argc, char **argv)
 {
-	const char *src = NULL, *dst = NULL;
-	int status = 0, rc;
+	const char *src = NULL, *dst = NULL, *flag = NULL;
+	int p[2], fd;
+	char c;
 	pid_t pid;
 
-	if (argc > 3 && !strcmp(argv[1], "-c")) {
-		src = argv[2];
-		dst = argv[3];
-		argv += 3;
-		argc -= 3;
+	for (;;) {
+		if (argc > 3 && !strcmp(argv[1], "-c")) {
+			src = argv[2];
+			dst = argv[3];
+			argv += 3;
+			argc -= 3;
+		} else if (argc > 2 && !strcmp(argv[1], "-f")) {
+			flag = argv[2];
+			argv += 2;
+			argc -= 2;
+		} else {
+			break;
+		}
 	}
-	if (argc < 2) {
-		fprintf(stderr, "usage: markrun [-c SRC DST] CMD [ARGS...]\n");
+	if (argc < 2 || pipe(p)) {
+		fprintf(stderr, argc < 2 ? "usage: markrun [-c SRC DST] [-f FLAG] CMD [ARGS...]\n"
+			: "markrun: pipe failed\n");
 		marker();
 		marker();
 		return 2;
 	}
-	marker();
 	pid = fork();
 	if (pid == 0) {
-		execvp(argv[1], argv + 1);
-		perror(argv[1]);
-		_exit(127);
-	}
-	if (pid < 0)
-		perror("fork");
-	else
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		close(p[1]);
+		while (read(p[0], &c, 1) != 0 && (errno == EINTR || errno == EAGAIN))
 			;
-	marker();
-	if (src)
-		copy(src, dst);
-	if (pid < 0)
+		if (src)
+			copy(src, dst);
+		marker();
+		if (flag) {
+			fd = open(flag, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		perror("markrun: fork");
+		marker();
+		marker();
 		return 127;
-	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	return rc;
+	}
+	marker();
+	execvp(argv[1], argv + 1);
+	perror(argv[1]);
+	return 127;	/* the watcher's marker follows the pipe's close at exit */
 }

@@ -214,7 +214,7 @@ def main():
         print()
         print('== %s, lengths %s ==' % (WL_NAMES.get(wl, wl), ' / '.join(map(str, lens))))
         print('  %-20s %3s %17s %28s %28s %28s %12s'
-              % ('mode', 'n', '%ss %s/%s' % (per, 'short', 'long'),
+              % ('mode', 'n', '%ss %s|%s' % (per if per == 'sample' else 'switche', 'short', 'long'),
                  'steady insns/%s [reps]' % per, 'marginal insns/%s [reps]' % per,
                  'start-up+teardown [reps]', 'bytes/' + per))
         res = {}
@@ -271,8 +271,9 @@ def main():
                        for r in rs]
                 fs.append((slope(pts)[0], name))
             fs.sort(reverse=True)
-            res[mode] = dict(marg=mb, inter=ma, steady=sb, rep_m=rep_m, rep_a=rep_a,
-                             rep_s=rep_s, bps=bps, funcs=fs)
+            bps_all = sum(bps) / len(bps) if bps else None
+            res[mode] = dict(rep_m=rep_m, rep_a=rep_a, rep_s=rep_s, bps=bps, funcs=fs,
+                             c_rep_m=mb, c_rep_a=ma, c_rep_s=sb, c_bps=bps_all)
             print('  %-20s %3d %17s %28s %28s %28s %12s'
                   % (MODE_NAMES.get(mode, mode), len(rs), nx,
                      '%s %s' % (g(sb), spread(rep_s)), '%s %s' % (g(mb), spread(rep_m)),
@@ -301,18 +302,21 @@ def verdict(sp, pf, k):
 
 
 def ratio_line(wl, what, sp_name, sp, pf_name, pf, k, kname, tag='target'):
+    """sp, pf: (value over all runs, [per-rep values])"""
     if sp is None or pf is None:
         return '%s %s: %s: no verdict, %s not run' % (
             tag, wl, what, sp_name if sp is None else pf_name)
-    r = (sum(sp) / len(sp)) / (sum(pf) / len(pf)) if sum(pf) else float('inf')
+    r = sp[0] / pf[0] if pf[0] else float('inf')
     return ('%s %s: %s: %s %s %s vs %s %s %s = %.2fx (target <= %s): %s'
-            % (tag, wl, what, sp_name, g(sum(sp) / len(sp)), spread(sp), pf_name,
-               g(sum(pf) / len(pf)), spread(pf), r, kname, verdict(sp, pf, k)))
+            % (tag, wl, what, sp_name, g(sp[0]), spread(sp[1]), pf_name,
+               g(pf[0]), spread(pf[1]), r, kname, verdict(sp[1], pf[1], k)))
 
 
 def wl_verdicts(wl, res):
     def get(mode, key):
-        return res[mode][key] if mode in res and res[mode][key] else None
+        if mode not in res or not res[mode][key]:
+            return None
+        return res[mode]['c_' + key], res[mode][key]
     out = []
     if wl in ('gt', 'py'):
         name = {'gt': 'FP workload (gt)', 'py': 'python3'}[wl]
