@@ -441,6 +441,84 @@ static void test_recording_id_hex_is_32_lower_case_digits(void **state)
 	assert_string_equal(hex, "ffee0000000000000000000000000000");
 }
 
+/*
+ * Strings are bytes (FORMAT.md 2): identity strings, comms and module paths
+ * holding NUL bytes are written whole by the _n recorder calls and handed
+ * out whole, with their lengths, by Snapshot, Replay records and Stream.
+ */
+static void test_strings_with_nul_bytes_keep_every_byte(void **state)
+{
+	static const char host[] = "h\"'\\\0tail";
+	static const char mid[64] = { 0 };
+	struct spulse_identity id = {
+		.start_us = 1, .host = host, .host_len = sizeof(host) - 1,
+		.machine_id = mid, .machine_id_len = sizeof(mid),
+		.boot_id = NULL, .boot_id_len = 0, .kernel = "k\0x",
+		.kernel_len = 3,
+	};
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .start_us = 5000,
+					  .truncate = true };
+	struct spulse_recorder *r;
+	struct spulse_snapshot *s;
+	struct spulse_replay *rp;
+	struct spulse_error err;
+	struct spulse_identity got;
+	struct spulse_thread th;
+	struct spulse_module m;
+	struct spulse_record rec;
+	char *path = tmp_path();
+	uint32_t src, t0, t1, t2, mod;
+	int n_ident = 0;
+
+	(void)state;
+	assert_int_equal(spulse_recorder_open(path, &o, &r), 0);
+	assert_int_equal(spulse_rec_identity_n(r, &id, &src), 0);
+	assert_int_equal(spulse_rec_thread_n(r, 1, 1, "c\0d", 3, &t0), 0);
+	assert_int_equal(spulse_rec_thread_n(r, 1, 1, "c\0e", 3, &t1), 0);
+	assert_int_not_equal(t0, t1);
+	assert_int_equal(spulse_rec_thread_n(r, 1, 1, "c\0d", 3, &t2), 0);
+	assert_int_equal(t0, t2);
+	assert_int_equal(spulse_rec_thread_n(r, 1, 1, "x", SPULSE_MAX_COMM + 1,
+					     &t2), -EINVAL);
+	assert_int_equal(spulse_rec_module_n(r, 1, 0x1000, 0x2000, 0, "/a\0b",
+					     4, NULL, 0, &mod), 0);
+	id.host_len = SPULSE_MAX_HOST + 1;
+	assert_int_equal(spulse_rec_identity_n(r, &id, &src), -EINVAL);
+	assert_int_equal(spulse_recorder_close(r), 0);
+
+	assert_int_equal(spulse_snapshot_open(path, NULL, &s, &err), 0);
+	assert_int_equal(spulse_defs_identity(spulse_snapshot_defs(s), 0, &got), 0);
+	assert_int_equal(got.host_len, sizeof(host) - 1);
+	assert_memory_equal(got.host, host, sizeof(host) - 1);
+	assert_int_equal(got.machine_id_len, 64);
+	assert_memory_equal(got.machine_id, mid, 64);
+	assert_int_equal(got.boot_id_len, 0);
+	assert_int_equal(got.kernel_len, 3);
+	assert_memory_equal(got.kernel, "k\0x", 3);
+	assert_int_equal(spulse_defs_thread(spulse_snapshot_defs(s), t1, &th), 0);
+	assert_int_equal(th.comm_len, 3);
+	assert_memory_equal(th.comm, "c\0e", 3);
+	assert_int_equal(spulse_defs_module(spulse_snapshot_defs(s), mod, &m), 0);
+	assert_int_equal(m.path_len, 4);
+	assert_memory_equal(m.path, "/a\0b", 4);
+	spulse_snapshot_close(s);
+
+	assert_int_equal(spulse_replay_open(path, NULL, &rp, &err), 0);
+	while (spulse_replay_next_record(rp, &rec) == 1) {
+		if (rec.tag != SPULSE_TAG_EXT || rec.ext_kind != 4)
+			continue;
+		n_ident++;
+		assert_int_equal(rec.u.identity.host_len, sizeof(host) - 1);
+		assert_memory_equal(rec.u.identity.host, host, sizeof(host) - 1);
+		assert_int_equal(rec.u.identity.machine_id_len, 64);
+		assert_int_equal(rec.u.identity.kernel_len, 3);
+	}
+	assert_int_equal(n_ident, 1);
+	spulse_replay_close(rp);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_recorder_refuses_bad_identities_and_sources),
 		cmocka_unit_test(test_identity_local_describes_this_host),
 		cmocka_unit_test(test_recording_id_hex_is_32_lower_case_digits),
+		cmocka_unit_test(test_strings_with_nul_bytes_keep_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,6 +102,10 @@ struct spulse_trigger {
  * A recording identity (extension kind 4): which host and recording a
  * source of the spool is. Strings are NUL-terminated copies that stay
  * valid as long as the reader (or, for a Recorder argument, the call).
+ * A string may itself hold NUL bytes (FORMAT.md: strings are bytes): the
+ * *_len fields (appended; every reader fills them) give the whole length,
+ * so use them, not strlen(). spulse_rec_identity() ignores them (strlen of
+ * each string, as before); spulse_rec_identity_n() writes exactly them.
  */
 struct spulse_identity {
 	uint32_t source;		/* index in the spool: 0, 1, ... */
@@ -111,6 +115,7 @@ struct spulse_identity {
 	const char *machine_id;		/* /etc/machine-id or "" */
 	const char *boot_id;		/* boot id or "" */
 	const char *kernel;		/* uname release */
+	uint32_t host_len, machine_id_len, boot_id_len, kernel_len;
 };
 
 /** One record of any kind, in stream order. */
@@ -415,6 +420,34 @@ int spulse_identity_local(struct spulse_identity *id, uint64_t start_us,
 			  char *buf, size_t buflen);
 /* Lower-case hex of a recording id into @out (33 bytes with the NUL). */
 void spulse_recording_id_hex(const uint8_t id[16], char out[33]);
+
+/* ---- Strings with lengths (FORMAT.md: strings are arbitrary bytes) --- */
+/*
+ * Every string the readers hand out comes with its length: module path_len,
+ * thread comm_len, trigger text_len and identity *_len. A string may hold
+ * NUL bytes; the pointer is also NUL-terminated after its last byte, for
+ * convenience only. The _n recorder calls below write exactly @len bytes
+ * (NUL bytes included); the older calls measure with strlen().
+ */
+/* spulse_rec_module() with an explicit @path_len (<= SPULSE_MAX_STRING). */
+int spulse_rec_module_n(struct spulse_recorder *r, uint32_t pid,
+			uint64_t start, uint64_t end, uint64_t file_offset,
+			const char *path, size_t path_len,
+			const uint8_t *build_id, size_t build_id_len,
+			uint32_t *id);
+/*
+ * spulse_rec_thread() with an explicit @comm_len (<= SPULSE_MAX_COMM, else
+ * -EINVAL; the old call clamps at the first NUL or the limit).
+ */
+int spulse_rec_thread_n(struct spulse_recorder *r, uint32_t pid, uint32_t tid,
+			const char *comm, size_t comm_len, uint32_t *id);
+/*
+ * spulse_rec_identity() using id->host_len, machine_id_len, boot_id_len and
+ * kernel_len (each within the format's limit, else -EINVAL; a NULL string
+ * needs length 0).
+ */
+int spulse_rec_identity_n(struct spulse_recorder *r,
+			  const struct spulse_identity *id, uint32_t *source);
 
 #ifdef __cplusplus
 }

@@ -723,8 +723,14 @@ static int ext_identity_commit(struct spulse_dec *dec, struct cur *c,
 		id->machine_id = d->idents[id->source].machine_id;
 		id->boot_id = d->idents[id->source].boot_id;
 		id->kernel = d->idents[id->source].kernel;
+		id->host_len = d->idents[id->source].lens[0];
+		id->machine_id_len = d->idents[id->source].lens[1];
+		id->boot_id_len = d->idents[id->source].lens[2];
+		id->kernel_len = d->idents[id->source].lens[3];
 	} else {
 		id->host = id->machine_id = id->boot_id = id->kernel = "";
+		id->host_len = id->machine_id_len = 0;
+		id->boot_id_len = id->kernel_len = 0;
 	}
 	dec->info.identities++;
 	return 1;

@@ -180,6 +180,7 @@ int spulse_defs_add_ident(struct spulse_defs *d, const struct spulse_ident_def *
 	dst->machine_id = spulse_arena_copy(&d->arena, id->machine_id, lens[1]);
 	dst->boot_id = spulse_arena_copy(&d->arena, id->boot_id, lens[2]);
 	dst->kernel = spulse_arena_copy(&d->arena, id->kernel, lens[3]);
+	memcpy(dst->lens, lens, sizeof(dst->lens));
 	if (!dst->host || !dst->machine_id || !dst->boot_id || !dst->kernel)
 		return -ENOMEM;
 	d->nidents++;
@@ -207,6 +208,10 @@ SPULSE_EXPORT int spulse_defs_identity(const struct spulse_defs *d,
 	out->machine_id = s->machine_id;
 	out->boot_id = s->boot_id;
 	out->kernel = s->kernel;
+	out->host_len = s->lens[0];
+	out->machine_id_len = s->lens[1];
+	out->boot_id_len = s->lens[2];
+	out->kernel_len = s->lens[3];
 	return 0;
 }
 

@@ -70,6 +70,10 @@ SPULSE_EXPORT int spulse_identity_local(struct spulse_identity *id,
 	id->boot_id = put(buf, &pos, line, n);
 	n = strnlen(u.release, sizeof(u.release));
 	id->kernel = put(buf, &pos, u.release, n);
+	id->host_len = (uint32_t)strlen(id->host);
+	id->machine_id_len = (uint32_t)strlen(id->machine_id);
+	id->boot_id_len = (uint32_t)strlen(id->boot_id);
+	id->kernel_len = (uint32_t)strlen(id->kernel);
 	while (got < sizeof(id->recording_id)) {
 		ssize_t r = getrandom(id->recording_id + got,
 				      sizeof(id->recording_id) - got, 0);

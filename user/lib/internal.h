@@ -140,6 +140,7 @@ struct spulse_ident_def {
 	uint8_t recording_id[SPULSE_RECORDING_ID_LEN];
 	uint64_t start_us;
 	const char *host, *machine_id, *boot_id, *kernel;
+	uint32_t lens[4];	/* host, machine_id, boot_id, kernel */
 };
 
 struct spulse_defs {

@@ -313,7 +313,17 @@ SPULSE_EXPORT int spulse_rec_module(struct spulse_recorder *r, uint32_t pid,
 				    const uint8_t *build_id,
 				    size_t build_id_len, uint32_t *id)
 {
-	size_t path_len = path ? strlen(path) : 0;
+	return spulse_rec_module_n(r, pid, start, end, file_offset, path,
+				   path ? strlen(path) : 0, build_id,
+				   build_id_len, id);
+}
+
+SPULSE_EXPORT int spulse_rec_module_n(struct spulse_recorder *r, uint32_t pid,
+				      uint64_t start, uint64_t end,
+				      uint64_t file_offset, const char *path,
+				      size_t path_len, const uint8_t *build_id,
+				      size_t build_id_len, uint32_t *id)
+{
 	struct pid_mods *pm;
 	uint8_t *p;
 	int ret;
@@ -321,6 +331,7 @@ SPULSE_EXPORT int spulse_rec_module(struct spulse_recorder *r, uint32_t pid,
 	if (r->err)
 		return r->err;
 	if (start >= end || path_len > SPULSE_MAX_STRING ||
+	    (path_len && !path) ||
 	    build_id_len > SPULSE_MAX_BUILD_ID || (build_id_len && !build_id))
 		return -EINVAL;
 	if (file_offset + (end - start) < file_offset)
@@ -660,13 +671,24 @@ static bool thread_eq(const void *ctx, uint32_t id)
 SPULSE_EXPORT int spulse_rec_thread(struct spulse_recorder *r, uint32_t pid,
 				    uint32_t tid, const char *comm, uint32_t *id)
 {
+	return spulse_rec_thread_n(r, pid, tid, comm,
+				   comm ? strnlen(comm, SPULSE_MAX_COMM) : 0,
+				   id);
+}
+
+SPULSE_EXPORT int spulse_rec_thread_n(struct spulse_recorder *r, uint32_t pid,
+				      uint32_t tid, const char *comm,
+				      size_t comm_len, uint32_t *id)
+{
 	struct thread_key k = { r, pid, tid, 0, comm ? comm : "" };
 	uint32_t h, found;
 	uint8_t *p;
 	char *copy;
 	int ret;
 
-	k.len = (uint32_t)strnlen(k.comm, SPULSE_MAX_COMM);
+	if (comm_len > SPULSE_MAX_COMM || (comm_len && !comm))
+		return -EINVAL;
+	k.len = (uint32_t)comm_len;
 	h = spulse_hash_bytes(k.comm, k.len,
 			      spulse_htab_seed(&r->thread_tab) ^
 			      (((uint64_t)pid << 32) | tid));
@@ -929,9 +951,9 @@ static size_t str_len_max(const char *s, size_t limit, bool *ok)
 	return n;
 }
 
-SPULSE_EXPORT int spulse_rec_identity(struct spulse_recorder *r,
-				      const struct spulse_identity *id,
-				      uint32_t *source)
+static int rec_identity(struct spulse_recorder *r,
+			const struct spulse_identity *id, bool use_lens,
+			uint32_t *source)
 {
 	struct spulse_identity_fields f;
 	bool ok = true;
@@ -949,11 +971,27 @@ SPULSE_EXPORT int spulse_rec_identity(struct spulse_recorder *r,
 		.boot_id = id->boot_id ? id->boot_id : "",
 		.kernel = id->kernel ? id->kernel : "",
 	};
-	f.host_len = str_len_max(id->host, SPULSE_MAX_HOST, &ok);
-	f.machine_id_len = str_len_max(id->machine_id, SPULSE_MAX_MACHINE_ID,
-				       &ok);
-	f.boot_id_len = str_len_max(id->boot_id, SPULSE_MAX_BOOT_ID, &ok);
-	f.kernel_len = str_len_max(id->kernel, SPULSE_MAX_KERNEL, &ok);
+	if (use_lens) {
+		f.host_len = id->host_len;
+		f.machine_id_len = id->machine_id_len;
+		f.boot_id_len = id->boot_id_len;
+		f.kernel_len = id->kernel_len;
+		ok = f.host_len <= SPULSE_MAX_HOST &&
+		     f.machine_id_len <= SPULSE_MAX_MACHINE_ID &&
+		     f.boot_id_len <= SPULSE_MAX_BOOT_ID &&
+		     f.kernel_len <= SPULSE_MAX_KERNEL &&
+		     (id->host || !f.host_len) &&
+		     (id->machine_id || !f.machine_id_len) &&
+		     (id->boot_id || !f.boot_id_len) &&
+		     (id->kernel || !f.kernel_len);
+	} else {
+		f.host_len = str_len_max(id->host, SPULSE_MAX_HOST, &ok);
+		f.machine_id_len = str_len_max(id->machine_id,
+					       SPULSE_MAX_MACHINE_ID, &ok);
+		f.boot_id_len = str_len_max(id->boot_id, SPULSE_MAX_BOOT_ID,
+					    &ok);
+		f.kernel_len = str_len_max(id->kernel, SPULSE_MAX_KERNEL, &ok);
+	}
 	if (!ok || id->start_us > SPULSE_MAX_START_US)
 		return -EINVAL;
 	if (r->nidents >= SPULSE_MAX_SOURCES)
@@ -965,6 +1003,20 @@ SPULSE_EXPORT int spulse_rec_identity(struct spulse_recorder *r,
 		*source = r->nidents;
 	r->nidents++;
 	return commit(r, spulse_enc_ext_identity(p, &f));
+}
+
+SPULSE_EXPORT int spulse_rec_identity(struct spulse_recorder *r,
+				      const struct spulse_identity *id,
+				      uint32_t *source)
+{
+	return rec_identity(r, id, false, source);
+}
+
+SPULSE_EXPORT int spulse_rec_identity_n(struct spulse_recorder *r,
+					const struct spulse_identity *id,
+					uint32_t *source)
+{
+	return rec_identity(r, id, true, source);
 }
 
 SPULSE_EXPORT int spulse_rec_thread_source(struct spulse_recorder *r,
