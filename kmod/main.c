@@ -6,8 +6,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched/task.h>
@@ -101,6 +103,7 @@ static int spulse_load_params(void)
 	struct spulse_params *p = &spulse.p;
 	const char *why = NULL;
 	struct task_struct *task;
+	u64 relay, ram;
 	struct pid *pid;
 
 	p->target_pid = target_pid;
@@ -139,6 +142,19 @@ static int spulse_load_params(void)
 					    SPULSE_EVENTS_CPU;
 	if (spulse_params_check(p, &why)) {
 		pr_err("invalid parameters: %s\n", why);
+		return -EINVAL;
+	}
+	/*
+	 * relay allocates a buffer for every CPU that comes online (its
+	 * CPUHP_RELAY_PREPARE step, GFP_KERNEL): a failure there vetoes the
+	 * CPU, and a large total wakes the OOM killer. Bounded here for every
+	 * possible CPU, at half the RAM.
+	 */
+	relay = spulse_relay_bytes(p, num_possible_cpus());
+	ram = (u64)totalram_pages() << PAGE_SHIFT;
+	if (relay > ram / 2) {
+		pr_err("invalid subbuf_size * n_subbufs: relay buffers for %u possible CPUs would take %llu MiB, more than half the RAM (%llu MiB)\n",
+		       num_possible_cpus(), relay >> 20, ram >> 20);
 		return -EINVAL;
 	}
 	if (p->target_pid) {

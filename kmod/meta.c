@@ -135,6 +135,7 @@ struct spulse_mpend {
 
 static struct {
 	bool inited;
+	bool on;		/* between start and stop: the work may run */
 	struct mutex lock;		/* everything below but the spans */
 	struct rchan *chan;
 	struct spulse_relay_posref rpos;	/* chan's switches (relay.c) */
@@ -162,6 +163,7 @@ static struct {
 	unsigned long last_scan;
 	unsigned long next_full;
 	struct delayed_work work;
+	struct work_struct last;	/* the last scan of a stop */
 	struct irq_work kick;
 	unsigned long kick_pending;
 	/* handler -> worker: missed processes, and counters */
@@ -313,6 +315,8 @@ static void spulse_meta_kick_fn(struct irq_work *w)
 	unsigned long next = READ_ONCE(meta.last_scan) + SPULSE_META_KICK_GAP;
 	long delay = time_after(next, jiffies) ? next - jiffies : 0;
 
+	if (!READ_ONCE(meta.on))
+		return;
 	mod_delayed_work(spulse_system_percpu_wq, &meta.work, delay);
 }
 
@@ -323,6 +327,8 @@ static void spulse_meta_kick_fn(struct irq_work *w)
  */
 void spulse_meta_kick(void)
 {
+	if (!READ_ONCE(meta.on))
+		return;
 	if (!test_and_set_bit(SPULSE_META_KICKED, &meta.kick_pending))
 		irq_work_queue(&meta.kick);
 }
@@ -337,7 +343,7 @@ void spulse_meta_kick(void)
  */
 void spulse_meta_process_event(u32 pid)
 {
-	if (!READ_ONCE(spulse.running))
+	if (!READ_ONCE(spulse.running) || !READ_ONCE(meta.on))
 		return;
 	set_bit(SPULSE_META_FULL, &meta.kick_pending);
 	if (spulse.p.target_pid)
@@ -856,12 +862,23 @@ static void spulse_meta_work(struct work_struct *w)
 	delay = time_before(jiffies, meta.next_full) ?
 		meta.next_full - jiffies : 0;
 	mutex_unlock(&meta.lock);
-	if (!READ_ONCE(spulse.running))
+	if (!READ_ONCE(meta.on))
 		return;
 	/* a kick that came while scanning must not be pushed back */
 	if (test_bit(SPULSE_META_KICKED, &meta.kick_pending))
 		delay = min_t(unsigned long, delay, SPULSE_META_KICK_GAP);
 	mod_delayed_work(spulse_system_percpu_wq, &meta.work, delay);
+}
+
+/* The last scan of a stop (spulse_meta_stop()), in worker context. */
+static void spulse_meta_last(struct work_struct *w)
+{
+	mutex_lock(&meta.lock);
+	if (meta.header_done)
+		spulse_meta_scan(true);
+	else
+		spulse_meta_scan_pending();
+	mutex_unlock(&meta.lock);
 }
 
 /**
@@ -880,22 +897,35 @@ void spulse_meta_start(void)
 		meta.header_done = spulse_meta_put(meta.rec, n);
 	}
 	set_bit(SPULSE_META_FULL, &meta.kick_pending);
+	WRITE_ONCE(meta.on, true);
 	mutex_unlock(&meta.lock);
 	mod_delayed_work(spulse_system_percpu_wq, &meta.work, 0);
 }
 
 /**
- * spulse_meta_stop() - one last scan, then no more periodic work
+ * spulse_meta_stop() - one last scan, then no more work until start
+ *
+ * Every path that queues the work (the worker itself, the kick's
+ * irq_work, the exec/exit probes) checks meta.on first, and those that
+ * run in the handlers or probes do so with preemption off: once
+ * synchronize_rcu() returns, none that saw it on is still going, then the
+ * kick and the work are flushed, so the work never runs again after stop
+ * returns (it used to when a kick or an exec/exit probe was in flight).
  */
 void spulse_meta_stop(void)
 {
+	WRITE_ONCE(meta.on, false);
+	synchronize_rcu();
+	irq_work_sync(&meta.kick);
 	cancel_delayed_work_sync(&meta.work);
-	mutex_lock(&meta.lock);
-	if (meta.header_done)
-		spulse_meta_scan(true);
-	else
-		spulse_meta_scan_pending();
-	mutex_unlock(&meta.lock);
+	/*
+	 * The last scan runs in the worker too: find_get_pid() and d_path()
+	 * resolve in the caller's pid namespace and against its root, and a
+	 * stop written from a child pid namespace or a chroot must neither
+	 * retire the live target nor see its paths from there.
+	 */
+	queue_work(spulse_system_percpu_wq, &meta.last);
+	flush_work(&meta.last);
 }
 
 /**
@@ -985,6 +1015,7 @@ int spulse_meta_init(void)
 	mutex_init(&meta.lock);
 	seqcount_init(&meta.seq);
 	INIT_DELAYED_WORK(&meta.work, spulse_meta_work);
+	INIT_WORK(&meta.last, spulse_meta_last);
 	init_irq_work(&meta.kick, spulse_meta_kick_fn);
 	meta.inited = true;
 	meta.mods = kvcalloc(SPULSE_META_MAX_MODS, sizeof(*meta.mods),
@@ -1023,6 +1054,7 @@ void spulse_meta_exit(void)
 		return;
 	irq_work_sync(&meta.kick);
 	cancel_delayed_work_sync(&meta.work);
+	cancel_work_sync(&meta.last);
 	for (i = 0; i < SPULSE_META_PENDING; i++) {
 		/* no handler runs any more: every slot is FREE or READY */
 		if (meta.pend[i].mm)

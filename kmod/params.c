@@ -167,6 +167,21 @@ const char *spulse_unwind_name(enum spulse_unwind_mode m)
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_name);
 
 /**
+ * spulse_relay_bytes() - memory the cpuN relay channel takes
+ * @p: validated parameters
+ * @ncpus: CPUs with a buffer (at most the possible CPUs)
+ *
+ * Each buffer has n_subbufs + 1 sub-buffers (relay.c's guard).
+ *
+ * Return: bytes.
+ */
+u64 spulse_relay_bytes(const struct spulse_params *p, u32 ncpus)
+{
+	return (u64)p->subbuf_size * (p->n_subbufs + 1) * ncpus;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_relay_bytes);
+
+/**
  * spulse_params_check() - validate parameters (except target existence)
  * @p: parameters
  * @why: set to a one-line reason on failure

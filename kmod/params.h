@@ -109,5 +109,6 @@ const char *spulse_events_name(enum spulse_events ev);
 int spulse_parse_unwind(const char *s, enum spulse_unwind_mode *out);
 const char *spulse_unwind_name(enum spulse_unwind_mode m);
 int spulse_params_check(const struct spulse_params *p, const char **why);
+u64 spulse_relay_bytes(const struct spulse_params *p, u32 ncpus);
 
 #endif /* SPULSE_KMOD_PARAMS_H */

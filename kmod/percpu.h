@@ -102,7 +102,8 @@ struct spulse_cpu_stats {
  * @event: this CPU's perf event, or NULL
  * @ev_enabled: @event's time enabled at the last fold (sample.c)
  * @ev_running: @event's time running at the last fold
- * @thr_ns: time of the sample that throttled @event (0 = not throttled)
+ * @thr_ns: time of the sample that throttled @thr_ev (0 = none pending)
+ * @thr_ev: the event whose throttle is pending (a task event, or @event)
  * @uc: user stack window of the current sample
  * @chain: the current sample's raw stack (root..leaf in @chain.addr, room
  *	for max_user_depth + max_kernel_depth), the key of @scache
@@ -130,6 +131,7 @@ struct spulse_cpu {
 	u64 ev_enabled;
 	u64 ev_running;
 	u64 thr_ns;
+	struct perf_event *thr_ev;
 	struct spulse_ucache uc;
 	struct spulse_oc_stack chain;
 	struct spulse_scache scache;

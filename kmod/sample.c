@@ -244,11 +244,21 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	c->busy = 0;
 }
 
+static bool spulse_task_mode(void)
+{
+	return spulse.p.events == SPULSE_EVENTS_TASK;
+}
+
 /*
  * Throttling: perf stops an event that overflowed max_samples_per_tick
  * times in one tick (hw.interrupts set to its mark in the overflow that
  * does it, which still reaches this handler) until the next tick restarts
- * it. Count the episode and, at the next overflow, the periods it missed.
+ * it. Count the episode and, at the event's next overflow on this CPU, the
+ * periods it missed. Per event: with events=task the next overflow on a
+ * CPU can be another thread's event, which says nothing about the
+ * throttled one (its pending episode is then dropped, not estimated), and
+ * a task event also restarts when its thread is switched in again, so
+ * while it was off CPU nothing was missed: its gap counts at most one tick.
  */
 static void spulse_throttle_account(struct spulse_cpu *c,
 				    struct perf_event *event)
@@ -256,16 +266,23 @@ static void spulse_throttle_account(struct spulse_cpu *c,
 	u64 now, period, gap;
 
 	if (unlikely(c->thr_ns)) {
-		now = ktime_get_mono_fast_ns();
-		period = NSEC_PER_SEC / spulse.p.freq;
-		gap = now - c->thr_ns;
-		if (gap > period)
-			c->stats.lost_throttled += div64_u64(gap, period) - 1;
+		if (c->thr_ev == event) {
+			now = ktime_get_mono_fast_ns();
+			period = NSEC_PER_SEC / spulse.p.freq;
+			gap = now - c->thr_ns;
+			if (spulse_task_mode())
+				gap = min_t(u64, gap, TICK_NSEC);
+			if (gap > period)
+				c->stats.lost_throttled +=
+					div64_u64(gap, period) - 1;
+		}
 		c->thr_ns = 0;
+		c->thr_ev = NULL;
 	}
 	if (unlikely(event->hw.interrupts == SPULSE_PERF_THROTTLED)) {
 		c->stats.throttled++;
 		c->thr_ns = ktime_get_mono_fast_ns();
+		c->thr_ev = event;
 	}
 }
 
@@ -387,6 +404,7 @@ static int spulse_cpu_online(unsigned int cpu)
 	c->ev_enabled = 0;
 	c->ev_running = 0;
 	c->thr_ns = 0;
+	c->thr_ev = NULL;
 	if (spulse.running)
 		perf_event_enable(ev);
 	return 0;
@@ -433,11 +451,6 @@ static int spulse_pick_event(void)
 	spulse.ev_type = PERF_TYPE_SOFTWARE;
 	spulse.ev_config = PERF_COUNT_SW_CPU_CLOCK;
 	return 0;
-}
-
-static bool spulse_task_mode(void)
-{
-	return spulse.p.events == SPULSE_EVENTS_TASK;
 }
 
 /*
@@ -600,6 +613,19 @@ out:
  * off, then the release, which removes every inherited child off its CPU
  * first, so no handler runs afterwards.
  */
+/* Forget every pending throttle: its event is gone or off. */
+static void spulse_throttle_forget(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
+
+		c->thr_ns = 0;
+		c->thr_ev = NULL;
+	}
+}
+
 static void spulse_task_enable(bool on)
 {
 	if (on) {
@@ -610,6 +636,7 @@ static void spulse_task_enable(bool on)
 	WRITE_ONCE(spulse.running, false);
 	spulse_task_fold(true);
 	spulse_task_release();
+	spulse_throttle_forget();
 }
 
 /**
@@ -686,6 +713,7 @@ void spulse_sample_enable(bool on)
 		perf_event_disable(c->event);
 		spulse_event_fold(c);
 		c->thr_ns = 0;
+		c->thr_ev = NULL;
 	}
 	cpus_read_unlock();
 }

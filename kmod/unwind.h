@@ -14,12 +14,19 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <spulse/unwind.h>
 
 #include "ustack.h"
 
 #define SPULSE_UT_HASH_SHIFT	10	/* pid -> map set buckets */
+/*
+ * Map sets per bucket at most (a new pid whose bucket is full is refused,
+ * -ENOSPC): a reader walks at most this many + 1 (a replacement in flight)
+ * whatever pids a writer sends.
+ */
+#define SPULSE_UT_BUCKET_MAX	16
 
 /* Offsets in the kernel's struct ucontext (x86-64) read at a SIGNAL row. */
 #define SPULSE_UC_MCONTEXT	40
@@ -100,6 +107,7 @@ struct spulse_ut_pset {
  * struct spulse_ut_reg - a registry of tables and map sets
  * @lock: serializes writers (messages, retirement, teardown)
  * @tables: loaded tables (@lock)
+ * @tab_ids: the same tables by id (@lock; lookups not linear in their number)
  * @procs: map sets by hash_32(pid); readers walk them under RCU
  * @reap: work that unpublishes map sets marked dead
  * @limit: memory bound in bytes
@@ -115,6 +123,7 @@ struct spulse_ut_pset {
 struct spulse_ut_reg {
 	struct mutex lock;
 	struct list_head tables;
+	struct xarray tab_ids;
 	struct hlist_head procs[1U << SPULSE_UT_HASH_SHIFT];
 	struct work_struct reap;
 	u64 limit;

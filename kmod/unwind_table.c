@@ -169,12 +169,18 @@ static void spulse_ut_pset_unpublish(struct spulse_ut_reg *reg,
 static struct spulse_ut_tab *spulse_ut_tab_get(struct spulse_ut_reg *reg,
 					       u32 id)
 {
-	struct spulse_ut_tab *t;
+	return xa_load(&reg->tab_ids, id);
+}
 
-	list_for_each_entry(t, &reg->tables, node)
-		if (t->id == id)
-			return t;
-	return NULL;
+/* Map sets published in @pid's bucket (writer side). */
+static u32 spulse_ut_bucket_len(struct spulse_ut_reg *reg, u32 pid)
+{
+	struct spulse_ut_pset *ps;
+	u32 n = 0;
+
+	hlist_for_each_entry(ps, spulse_ut_bucket(reg, pid), node)
+		n++;
+	return n;
 }
 
 static ssize_t spulse_ut_refuse(struct spulse_ut_reg *reg, ssize_t r)
@@ -212,7 +218,8 @@ static ssize_t spulse_ut_add(struct spulse_ut_reg *reg, void *msg, size_t len)
 	if (!t)
 		return -ENOMEM;
 	t->idx = kvmalloc_array(ilen, sizeof(u32), GFP_KERNEL);
-	if (!t->idx) {
+	if (!t->idx || xa_insert(&reg->tab_ids, a->table_id, t, GFP_KERNEL)) {
+		kvfree(t->idx);
 		kfree(t);
 		return -ENOMEM;
 	}
@@ -291,6 +298,7 @@ static ssize_t spulse_ut_del(struct spulse_ut_reg *reg, const void *msg,
 		}
 	}
 	list_del(&t->node);
+	xa_erase(&reg->tab_ids, t->id);
 	reg->bytes -= t->bytes;
 	reg->ntables--;
 	reg->rows -= t->n_rows;
@@ -326,6 +334,8 @@ static ssize_t spulse_ut_map(struct spulse_ut_reg *reg, const void *msg,
 	}
 	sz = struct_size(np, map, ms->n);
 	if (reg->bytes - (old ? old->bytes : 0) + sz > reg->limit)
+		return -ENOSPC;
+	if (!old && spulse_ut_bucket_len(reg, ms->pid) >= SPULSE_UT_BUCKET_MAX)
 		return -ENOSPC;
 	np = kzalloc(sz, GFP_KERNEL);
 	if (!np)
@@ -492,6 +502,7 @@ void spulse_ut_reg_init(struct spulse_ut_reg *reg, u64 limit)
 	memset(reg, 0, sizeof(*reg));
 	mutex_init(&reg->lock);
 	INIT_LIST_HEAD(&reg->tables);
+	xa_init(&reg->tab_ids);
 	for (b = 0; b < ARRAY_SIZE(reg->procs); b++)
 		INIT_HLIST_HEAD(&reg->procs[b]);
 	INIT_WORK(&reg->reap, spulse_ut_reap_fn);
@@ -520,6 +531,7 @@ void spulse_ut_reg_free(struct spulse_ut_reg *reg)
 		hlist_for_each_entry_safe(ps, tmp, &reg->procs[b], node)
 			spulse_ut_pset_unpublish(reg, ps);
 	list_splice_init(&reg->tables, &gone);
+	xa_destroy(&reg->tab_ids);
 	reg->bytes = 0;
 	reg->ntables = 0;
 	reg->rows = 0;

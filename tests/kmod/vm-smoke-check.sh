@@ -19,6 +19,10 @@ for p in target_pid=999999 freq=0 event=bogus max_user_depth=2000 \
 	check "one reason line for $p" \
 		"[ \$(grep -c 'spulse: invalid.*${n}' '$d/guest-dmesg.txt') -eq 1 ]"
 done
+check "refused relay buffers over half the RAM" \
+	"grep -q '^badparam relay-total rc=[1-9][0-9]* loaded=no' '$log'"
+check "one reason line for the relay total" \
+	"[ \$(grep -c 'spulse: invalid subbuf_size \\* n_subbufs: relay buffers for' '$d/guest-dmesg.txt') -eq 1 ]"
 check "control garbage refused" "grep -q '^control bogus rc=1$' '$log'"
 check "state unchanged after garbage" \
 	"grep -q '^control after bogus: stopped$' '$log'"

@@ -18,6 +18,12 @@ for p in target_pid=999999 freq=0 event=bogus max_user_depth=2000 \
 	[ -d /sys/module/spulse ] && unload
 done
 
+# relay buffers for every possible CPU over half the RAM (1 GiB VM, 2 CPUs:
+# 4 x 64 MiB + the guard per CPU = 640 MiB) are refused at load
+ins subbuf_size=67108864 n_subbufs=4 > /dev/null 2>&1
+echo "badparam relay-total rc=$? loaded=$([ -d /sys/module/spulse ] && echo yes || echo no) cpus=$(grep -c '^processor' /proc/cpuinfo)"
+[ -d /sys/module/spulse ] && unload
+
 # 2. record the ground-truth workload
 /host$B/workload/gt 90 > /out/gt.log 2>&1 &
 gt=$!

@@ -78,6 +78,10 @@ t=$(threads tg.ns)
 check "ns: every thread recorded is gt, tgid ${G:-?} (${t//$'\n'/, })" \
 	"[ -n \"\$t\" ] && ! printf '%s\n' \"\$t\" | grep -qv '^${G:-x} gt$'"
 check "ns: streams valid" "streams_valid tg.ns"
+check "ns: meta has gt's modules (tgid ${G:-?})" \
+	"'$spulse' dump '$d/tg.ns.meta' | grep -q 'pid=${G:-x} .*path=.*/workload/gt'"
+check "ns: a stop from inside the namespace does not retire the live target" \
+	"! '$spulse' dump '$d/tg.ns.meta' | grep -q '^process-deactivate pid=${G:-x}\$'"
 
 # 3. the same number in a child pid namespace is another process
 gt=$(sed -n 's/^tg same child-ns pid \([0-9]*\)$/\1/p' "$log")

@@ -80,6 +80,9 @@ wait $ns
 cat /out/tg.ns.log
 cat $D/stats > /out/tg.ns.stats
 save tg.ns
+# the stop came from inside the namespace while gt was alive: its last
+# meta scan must still see gt (no deactivation of the live target)
+cat $D/meta > /out/tg.ns.meta
 unload; echo "tg ns rmmod rc=$?"
 
 # 3. the target's number held by another process in a child pid namespace

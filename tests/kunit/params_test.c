@@ -125,6 +125,19 @@ static void params_buffer_bounds(struct kunit *test)
 	expect_refused(test, &p, "relay per CPU 256 MiB + 1024");
 }
 
+/* the relay memory bound at load counts the guard sub-buffer of each CPU */
+static void params_relay_bytes(struct kunit *test)
+{
+	struct spulse_params p = good();
+
+	KUNIT_EXPECT_EQ(test, spulse_relay_bytes(&p, 4),
+			4ULL * 9 * (256 << 10));
+	p.subbuf_size = 64 << 20;
+	p.n_subbufs = 4;
+	KUNIT_EXPECT_EQ(test, spulse_relay_bytes(&p, 8192), 8192ULL * 5 * (64 << 20));
+	KUNIT_EXPECT_EQ(test, spulse_relay_bytes(&p, 0), 0ULL);
+}
+
 static void params_target_pid_bound(struct kunit *test)
 {
 	struct spulse_params p = good();
@@ -285,6 +298,7 @@ static struct kunit_case spulse_params_cases[] = {
 	KUNIT_CASE(params_freq_bounds),
 	KUNIT_CASE(params_depth_bounds),
 	KUNIT_CASE(params_buffer_bounds),
+	KUNIT_CASE(params_relay_bytes),
 	KUNIT_CASE(params_target_pid_bound),
 	KUNIT_CASE(params_max_depth_bound),
 	KUNIT_CASE(params_offcpu_bounds),

@@ -431,6 +431,116 @@ static void sampler_throttling_is_counted(struct kunit *test)
 	rt_teardown();
 }
 
+/*
+ * Busy-wait @ms milliseconds of the mono clock: usable with interrupts off
+ * (jiffies may not move then), never short under TCG.
+ */
+static void spin_mono_ms(u64 ms)
+{
+	u64 t0 = ktime_get_mono_fast_ns();
+
+	while (ktime_get_mono_fast_ns() - t0 < ms * NSEC_PER_MSEC)
+		cpu_relax();
+}
+
+/* events=task on this kthread's tgid, two stand-in task events */
+static void task_throttle_setup(struct kunit *test, struct perf_event **a,
+				struct perf_event **b)
+{
+	struct spulse_params p = tiny_params(task_tgid_nr(current));
+
+	p.events = SPULSE_EVENTS_TASK;
+	*a = kunit_kzalloc(test, sizeof(**a), GFP_KERNEL);
+	*b = kunit_kzalloc(test, sizeof(**b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *a);
+	KUNIT_ASSERT_NOT_NULL(test, *b);
+	(*a)->attr.type = PERF_TYPE_SOFTWARE;
+	(*b)->attr.type = PERF_TYPE_SOFTWARE;
+	rt_setup(test, &p, DIR_NAME);
+}
+
+/*
+ * events=task: the next overflow on a CPU after a throttle can be another
+ * thread's event; it says nothing about the throttled one, so no periods
+ * are counted lost for it.
+ */
+static void sampler_task_throttle_is_per_event(struct kunit *test)
+{
+	struct perf_event *a, *b;
+	struct spulse_cpu_stats st;
+	unsigned long flags;
+
+	task_throttle_setup(test, &a, &b);
+	local_irq_save(flags);
+	a->hw.interrupts = ~0ULL;		/* a throttles */
+	spulse_kunit_throttle(a);
+	spin_mono_ms(10);
+	b->hw.interrupts = 1;			/* b's overflow, same CPU */
+	spulse_kunit_throttle(b);
+	local_irq_restore(flags);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.throttled, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.lost_throttled, 0ULL);
+	rt_teardown();
+}
+
+/*
+ * events=task: a task event restarts at the next tick or when its thread
+ * is switched in again, so its gap counts at most one tick of periods.
+ */
+static void sampler_task_throttle_gap_is_one_tick(struct kunit *test)
+{
+	struct perf_event *a, *b;
+	struct spulse_cpu_stats st;
+	unsigned long flags;
+
+	task_throttle_setup(test, &a, &b);
+	local_irq_save(flags);
+	a->hw.interrupts = ~0ULL;
+	spulse_kunit_throttle(a);
+	spin_mono_ms(10 + 2 * TICK_NSEC / NSEC_PER_MSEC);
+	a->hw.interrupts = 1;
+	spulse_kunit_throttle(a);
+	local_irq_restore(flags);
+	rt_stats(&st);
+	kunit_info(test, "lost %llu, tick %lu ns\n", st.lost_throttled,
+		   (unsigned long)TICK_NSEC);
+	KUNIT_EXPECT_EQ(test, st.throttled, 1ULL);
+	/* 1000 Hz: at most one tick of 1 ms periods */
+	KUNIT_EXPECT_LE(test, st.lost_throttled,
+			(u64)(TICK_NSEC / NSEC_PER_MSEC));
+	rt_teardown();
+}
+
+/*
+ * events=task: a throttle still pending at stop is forgotten (the events
+ * are released; the stopped time is no throttle loss), as with events=cpu.
+ */
+static void sampler_task_throttle_forgotten_at_stop(struct kunit *test)
+{
+	struct perf_event *a, *b;
+	struct spulse_cpu_stats st;
+	unsigned long flags;
+
+	task_throttle_setup(test, &a, &b);
+	local_irq_save(flags);
+	a->hw.interrupts = ~0ULL;
+	spulse_kunit_throttle(a);
+	local_irq_restore(flags);
+	mutex_lock(&spulse.lock);
+	spulse_sample_enable(false);
+	mutex_unlock(&spulse.lock);
+	spin_mono_ms(10);
+	local_irq_save(flags);
+	a->hw.interrupts = 1;
+	spulse_kunit_throttle(a);
+	local_irq_restore(flags);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.throttled, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.lost_throttled, 0ULL);
+	rt_teardown();
+}
+
 /* sub-buffers published so far (@partial: buffers with unpublished bytes) */
 static size_t produced_sum(u32 *partial)
 {
@@ -829,6 +939,9 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_task_event_target_gone),
 	KUNIT_CASE(sampler_events_param),
 	KUNIT_CASE(sampler_throttling_is_counted),
+	KUNIT_CASE(sampler_task_throttle_is_per_event),
+	KUNIT_CASE(sampler_task_throttle_gap_is_one_tick),
+	KUNIT_CASE(sampler_task_throttle_forgotten_at_stop),
 	KUNIT_CASE(sampler_flush_holds_busy_and_pauses_nothing),
 	KUNIT_CASE(sampler_cpu_online_without_event_is_not_vetoed),
 	KUNIT_CASE(sampler_cpu_online_without_memory_is_not_vetoed),

@@ -12,11 +12,14 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/threads.h>
 
 #include "unwind.h"
 
@@ -1202,6 +1205,45 @@ static void many_processes_hash_and_replace(struct kunit *test)
 	spulse_ut_reg_free(reg);
 }
 
+/*
+ * Map sets per hash bucket are bounded: pids a writer picks to collide get
+ * SPULSE_UT_BUCKET_MAX sets into one bucket, the next is refused (and
+ * counted); a full bucket still takes replacements, and readers find every
+ * accepted set.
+ */
+static void map_sets_per_bucket_bounded(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 16 << 20);
+	const u32 want = 2 * SPULSE_UT_BUCKET_MAX;
+	u32 *pids = kunit_kcalloc(test, want, sizeof(*pids), GFP_KERNEL);
+	u32 b0 = hash_32(1, SPULSE_UT_HASH_SHIFT), n = 0, ok = 0, pid, i;
+	ssize_t r;
+
+	KUNIT_ASSERT_NOT_NULL(test, pids);
+	for (pid = 1; pid < PID_MAX_LIMIT && n < want; pid++)
+		if (hash_32(pid, SPULSE_UT_HASH_SHIFT) == b0)
+			pids[n++] = pid;
+	KUNIT_ASSERT_EQ(test, n, want);
+	KUNIT_ASSERT_GT(test, add(reg, 1, 8), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 2, 8), 0L);
+	for (i = 0; i < n; i++) {
+		r = map1(reg, pids[i], 1);
+		if (r > 0)
+			ok++;
+		else
+			KUNIT_EXPECT_EQ(test, r, (ssize_t)-ENOSPC);
+	}
+	KUNIT_EXPECT_EQ(test, ok, (u32)SPULSE_UT_BUCKET_MAX);
+	KUNIT_EXPECT_EQ(test, reg->refused_nomem, (u64)(n - ok));
+	KUNIT_EXPECT_GT(test, map1(reg, pids[0], 2), 0L);	/* replace */
+	rcu_read_lock();
+	for (i = 0; i < SPULSE_UT_BUCKET_MAX; i++)
+		KUNIT_EXPECT_NOT_NULL(test, spulse_ut_pset_find(reg, pids[i]));
+	KUNIT_EXPECT_NULL(test, spulse_ut_pset_find(reg, pids[n - 1]));
+	rcu_read_unlock();
+	spulse_ut_reg_free(reg);
+}
+
 /* ---- publication while readers walk ---- */
 
 struct race {
@@ -1297,6 +1339,7 @@ static struct kunit_case spulse_unwind_table_cases[] = {
 	KUNIT_CASE(mem_bound_refuses_and_recovers),
 	KUNIT_CASE(del_drops_the_table_from_every_map_set),
 	KUNIT_CASE(many_processes_hash_and_replace),
+	KUNIT_CASE(map_sets_per_bucket_bounded),
 	KUNIT_CASE(publish_while_readers_walk),
 	{}
 };
