@@ -135,3 +135,7 @@ BENCH_TARGETS += bench-unwind-tables
 .PHONY: bench-unwind-tables
 bench-unwind-tables: $(BUILD)/spulse
 	@$(TOP)/tests/unwind/bench.sh $(BUILD)/spulse
+
+# spulse record preloads tables (sut_deps(), user/cli/cmd_record.c).
+$(BUILD)/cli/cmd_record.o $(BUILD)/cli-san/cmd_record.o: $(UNWIND_HDRS)
+$(BUILD)/cli/cmd_record.o $(BUILD)/cli-san/cmd_record.o: USER_CFLAGS += $(UNWIND_CFLAGS)

@@ -137,11 +137,71 @@ static void test_names_and_bound(void)
 	result("ring-bound-formula", ok, d);
 }
 
+/*
+ * Which spec an off-CPU interval fires; the recorder's pre-exec child
+ * (hold pid + hold comm) fires none, the same pid after its exec (another
+ * comm) and other threads under that comm do.
+ */
+static void test_offcpu_spec(void)
+{
+	struct drain_flight_opts f;
+	struct spulse_offcpu iv;
+	struct spulse_thread pre = { .pid = 124, .tid = 124,
+				     .comm = DRAIN_FLIGHT_HOLD_COMM },
+			     post = { .pid = 124, .tid = 124, .comm = "inject" },
+			     other = { .pid = 125, .tid = 125,
+				       .comm = DRAIN_FLIGHT_HOLD_COMM },
+			     thr = { .pid = 124, .tid = 130, .comm = "inject" };
+	char msg[128], d[160] = "";
+	bool ok = true;
+
+	drain_flight_defaults(&f);
+	memset(&iv, 0, sizeof(iv));
+	ok &= !drain_trigger_parse("runq>20ms", &f.specs[0], msg, sizeof(msg));
+	ok &= !drain_trigger_parse("offcpu>50ms", &f.specs[1], msg, sizeof(msg));
+	f.nspecs = 2;
+
+	/* the demo's interval: 50.038 ms runnable */
+	iv.runq_ns = 50038000;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &post) == 0;	/* no hold */
+	f.hold_pid = 124;
+	snprintf(f.hold_comm, sizeof(f.hold_comm), "%s", DRAIN_FLIGHT_HOLD_COMM);
+	if (drain_flight_offcpu_spec(&f, &iv, &pre) != -1) {
+		snprintf(d, sizeof(d), "pre-exec child fired");
+		ok = false;
+	}
+	if (drain_flight_offcpu_spec(&f, &iv, &post) != 0) {
+		snprintf(d, sizeof(d), "child after exec did not fire runq>");
+		ok = false;
+	}
+	ok &= drain_flight_offcpu_spec(&f, &iv, &other) == 0;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &thr) == 0;
+	ok &= drain_flight_offcpu_spec(&f, &iv, NULL) == 0;
+	/* blocked only: runq> stays quiet, offcpu> (blocked + runq) fires */
+	iv.runq_ns = 1000;
+	iv.blocked_ns = 60000000;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &post) == 1;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &pre) == -1;
+	/* strictly above the threshold */
+	iv.blocked_ns = 50000000 - 999;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &post) == 1;
+	iv.blocked_ns = 50000000 - 1000;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &post) == -1;
+	/* manual / signal specs never fire from an interval */
+	f.nspecs = 0;
+	ok &= !drain_trigger_parse("manual", &f.specs[0], msg, sizeof(msg));
+	f.nspecs = 1;
+	iv.blocked_ns = 5000000000ULL;
+	ok &= drain_flight_offcpu_spec(&f, &iv, &post) == -1;
+	result("offcpu-spec-preexec-hold", ok, d[0] ? d : "a case differed");
+}
+
 int main(void)
 {
 	test_durations();
 	test_triggers();
 	test_options();
 	test_names_and_bound();
+	test_offcpu_spec();
 	return failed ? 1 : 0;
 }

@@ -9,6 +9,8 @@
  * pid is known when the module is loaded with target_pid=; it is released to
  * exec only once the drainer has written `start`.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -29,6 +32,8 @@
 
 #include "cli.h"
 #include "drain/drain.h"
+#include "drain/unwind_load.h"
+#include "unwind_build.h"
 
 #define DEBUGFS_ROOT	"/sys/kernel/debug"
 #define DEBUGFS_MAGIC_NR 0x64626720
@@ -58,7 +63,7 @@ static void rec_usage(FILE *f)
 "    spulse record [-p PID | -- CMD ARGS] [-F HZ] [-o FILE] [-d SECONDS]\n"
 "                  [--module PATH] [--event cpu-clock|cycles]\n"
 "                  [--unwind auto|fp|tables] [--unwind-cache DIR]\n"
-"                  [--no-unwind-tables]\n"
+"                  [--no-unwind-tables] [--unwind-wait MS]\n"
 "                  [--off-cpu [--offcpu-min-us N]]\n"
 "                  [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                   [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
@@ -77,9 +82,13 @@ static void rec_usage(FILE *f)
 "    file's unwind table is built from its .eh_frame/.debug_frame (or read\n"
 "    from the cache by build-id), checked against the mapping's build-id\n"
 "    and loaded into the module, so code built without frame pointers\n"
-"    (Debian's own binaries) unwinds to its entry point. Tables are built\n"
-"    in a worker thread; samples taken before a module's table arrives\n"
-"    use the frame-pointer walk. docs/UNWIND.md.\n"
+"    (Debian's own binaries) unwinds to its entry point. Before sampling\n"
+"    starts (and before CMD is released) the tables of CMD's executable,\n"
+"    its ELF interpreter and DT_NEEDED libraries (with -p: the process's\n"
+"    executable mappings; whole system: every process's) and of the\n"
+"    vDSO are loaded; later mappings (dlopen) get theirs from a worker\n"
+"    thread, and samples taken before a mapping's table arrives use the\n"
+"    frame-pointer walk. docs/UNWIND.md.\n"
 "\n"
 "OPTIONS\n"
 "    -p PID           sample the running process PID (and its threads)\n"
@@ -99,6 +108,9 @@ static void rec_usage(FILE *f)
 "                     this command loads the module.\n"
 "    --unwind-cache DIR  table cache (default $HOME/.cache/spulse/unwind;\n"
 "                     \"\" = no cache, build every table)\n"
+"    --unwind-wait MS  spend at most MS milliseconds loading tables before\n"
+"                     sampling starts (default 3000; 0 = no bound); past\n"
+"                     it the rest come from the worker, said on stderr\n"
 "    --no-unwind-tables  load no tables (whatever the module already holds\n"
 "                     stays; with --unwind auto: frame-pointer stacks)\n"
 "    --off-cpu        also record off-CPU intervals (stack at switch-out,\n"
@@ -299,6 +311,9 @@ static pid_t fork_stopped(char **argv, int *release)
 		ssize_t n;
 
 		close(p[1]);
+		/* named apart from CMD until the exec: flight triggers ignore
+		 * this thread's intervals under this name (flight.h) */
+		prctl(PR_SET_NAME, DRAIN_FLIGHT_HOLD_COMM, 0, 0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		do
@@ -314,6 +329,161 @@ static pid_t fork_stopped(char **argv, int *release)
 	close(p[0]);
 	*release = p[1];
 	return pid;
+}
+
+/* execvp()'s choice of file for @name: a path as is, else $PATH's first. */
+static char *find_exe(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return strdup(name);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", len ? (int)len : 1,
+			     len ? p : ".", name) < (int)sizeof(buf) &&
+		    !access(buf, X_OK)) {
+			struct stat sb;
+
+			if (!stat(buf, &sb) && S_ISREG(sb.st_mode))
+				return strdup(buf);
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return NULL;
+}
+
+/* A script's "#!INTERP" (malloc'd), else NULL. */
+static char *shebang(const char *path)
+{
+	char line[PATH_MAX + 3], *s, *e;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return NULL;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "#!", 2)) {
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	s = line + 2;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (e = s; *e && !isspace((unsigned char)*e); e++)
+		;
+	*e = 0;
+	return *s == '/' ? strdup(s) : NULL;
+}
+
+/* Add the executable file mappings of /proc/PID/maps to @v (deduplicated). */
+static void proc_files(const char *pid, char ***v, size_t *n, size_t *cap)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char perm[8], *p;
+		size_t i;
+		int k = 0;
+
+		if (sscanf(line, "%*x-%*x %7s %*s %*s %*s %n", perm, &k) < 1 ||
+		    !k || !strchr(perm, 'x'))
+			continue;
+		p = line + k;
+		p[strcspn(p, "\n")] = 0;
+		if (*p != '/' || strstr(p, " (deleted)"))
+			continue;
+		for (i = 0; i < *n && strcmp((*v)[i], p); i++)
+			;
+		if (i < *n)
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? *cap * 2 : 64;
+			char **nv = realloc(*v, c * sizeof(*nv));
+
+			if (!nv)
+				break;
+			*v = nv;
+			*cap = c;
+		}
+		(*v)[*n] = strdup(p);
+		if ((*v)[*n])
+			(*n)++;
+	}
+	fclose(f);
+}
+
+/*
+ * Tables before the first sample that needs them (docs/UNWIND.md "Load
+ * timing"): for -- CMD the executable (a script's interpreter), its ELF
+ * interpreter and DT_NEEDED closure; for -p PID that process's executable
+ * mappings; for the whole system every process's; always the vDSO. They
+ * are ADDed now, before sampling starts and the command is released, so
+ * the loader only has to MAP them when the meta stream reports the
+ * mappings. At most @wait_ms is spent (said on stderr when exceeded).
+ */
+static void preload_tables(const struct drain_opts *o, char **cmd,
+			   unsigned long pid, unsigned int wait_ms)
+{
+	struct drain_unwind_opts uo = { .sz = sizeof(uo) };
+	struct drain_unwind_preload_stats ps;
+	char **files = NULL, *upath = NULL, *exe = NULL, *interp = NULL;
+	size_t n = 0, cap = 0;
+	int ret;
+
+	if (asprintf(&upath, "%s/unwind", o->debugfs) < 0)
+		return;
+	if (access(upath, W_OK)) {
+		free(upath);
+		return;		/* a module that takes no tables */
+	}
+	if (cmd) {
+		exe = find_exe(cmd[0]);
+		ret = exe ? sut_deps(exe, &files, &n) : -ENOENT;
+		if (ret == -ENOEXEC && (interp = shebang(exe)))
+			ret = sut_deps(interp, &files, &n);
+		cap = n;
+	} else if (pid) {
+		char s[24];
+
+		snprintf(s, sizeof(s), "%lu", pid);
+		proc_files(s, &files, &n, &cap);
+	} else {
+		DIR *dp = opendir("/proc");
+		struct dirent *de;
+
+		while (dp && (de = readdir(dp)))
+			if (isdigit((unsigned char)de->d_name[0]))
+				proc_files(de->d_name, &files, &n, &cap);
+		if (dp)
+			closedir(dp);
+	}
+	uo.path = upath;
+	uo.cache_dir = o->unwind_cache;
+	ret = drain_unwind_preload(&uo, (const char *const *)files, n, true,
+				   wait_ms, &ps);
+	if (!ret && ps.timed_out)
+		fprintf(stderr, "spulse record: unwind: tables still being "
+			"built after %u ms (%zu of %zu files loaded); not "
+			"waiting for the rest\n", wait_ms, ps.loaded, ps.files);
+	if (getenv("SPULSE_UNWIND_TRACE"))
+		fprintf(stderr, "spulse record: unwind: preloaded %zu of %zu "
+			"tables in %.3f ms\n", ps.loaded, ps.files,
+			(double)ps.ns / 1e6);
+	sut_deps_free(files, n);
+	free(exe);
+	free(interp);
+	free(upath);
 }
 
 static void print_summary(const struct drain_stats *st, const char *out,
@@ -361,6 +531,7 @@ int cmd_record(int argc, char **argv)
 		{ "unwind", required_argument, NULL, 'W' },
 		{ "unwind-cache", required_argument, NULL, 'C' },
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
+		{ "unwind-wait", required_argument, NULL, 'X' },
 		{ "module-params", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		DRAIN_FLIGHT_LONGOPTS,
@@ -378,6 +549,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa, old_int, old_term, old_usr1;
 	struct drain_flight_opts fo;
 	unsigned long pid_arg = 0, freq = 999, offcpu_min_us = 0;
+	unsigned long unwind_wait_ms = 3000;
 	bool off_cpu = false, have_min_us = false, any_flight = false;
 	sig_atomic_t usr1_seen = 0;
 	char msg[256];
@@ -456,6 +628,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'T':
 			o.no_unwind = true;
+			break;
+		case 'X':
+			if (!parse_ulong(optarg, 600000, &unwind_wait_ms)) {
+				free(module);
+				return rec_usage_error("bad --unwind-wait "
+					"(milliseconds, 0 to 600000)", optarg);
+			}
 			break;
 		case 'O':
 			off_cpu = true;
@@ -549,6 +728,10 @@ int cmd_record(int argc, char **argv)
 		target = child;
 		/* its modules before the exec are spulse's own */
 		o.unwind_skip_pid = (uint32_t)child;
+		/* and so are its off-CPU intervals: no flight trigger */
+		fo.hold_pid = (uint32_t)child;
+		snprintf(fo.hold_comm, sizeof(fo.hold_comm), "%s",
+			 DRAIN_FLIGHT_HOLD_COMM);
 	}
 
 	if (!no_load && access(SYSFS_MODULE, F_OK)) {
@@ -593,8 +776,11 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (!o.no_unwind)
+		preload_tables(&o, cmd, pid_arg, (unsigned int)unwind_wait_ms);
 	ret = drain_open(&o, &d);	/* writes "start" to control */
 	if (ret < 0) {
+		drain_unwind_preload_drop();
 		fprintf(stderr, "spulse record: cannot drain %s: %s\n",
 			o.debugfs, strerror(-ret));
 		rc = EXIT_INVALID;

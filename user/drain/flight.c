@@ -69,6 +69,33 @@ int drain_parse_seconds(const char *s, uint64_t *ns)
 	return parse_scaled(s, strlen(s), 1e9, ns);
 }
 
+int drain_flight_offcpu_spec(const struct drain_flight_opts *f,
+			     const struct spulse_offcpu *iv,
+			     const struct spulse_thread *th)
+{
+	uint64_t off = iv->blocked_ns + iv->runq_ns;
+	unsigned int i;
+
+	if (th && f->hold_pid && th->pid == f->hold_pid && th->comm &&
+	    f->hold_comm[0] && !strncmp(th->comm, f->hold_comm,
+					sizeof(f->hold_comm)))
+		return -1;	/* the recorder's child before its exec */
+	for (i = 0; i < f->nspecs; i++) {
+		const struct drain_trigger_spec *sp = &f->specs[i];
+		uint64_t v;
+
+		if (sp->reason == SPULSE_TRIGGER_OFFCPU)
+			v = off;
+		else if (sp->reason == SPULSE_TRIGGER_RUNQ)
+			v = iv->runq_ns;
+		else
+			continue;
+		if (v > sp->threshold_ns)
+			return (int)i;
+	}
+	return -1;
+}
+
 static void fmt_dur(char *b, size_t n, uint64_t ns)
 {
 	if (ns && ns % 1000000000 == 0)

@@ -37,6 +37,11 @@ struct drain_trigger_spec {
  * @gen_bytes: generation byte cap (--gen-bytes); 0 = DRAIN_FLIGHT_GEN_BYTES
  * @nspecs: entries in @specs
  * @specs: threshold triggers (manual and signal triggers are always on)
+ * @hold_pid: with @hold_comm: the recorder's own pre-exec child (`spulse
+ *	record -- CMD` forks a copy of itself that waits for the start and
+ *	then execs CMD); 0 = none. See drain_flight_offcpu_spec().
+ * @hold_comm: the name that child carries until its exec
+ *	(DRAIN_FLIGHT_HOLD_COMM; exec gives it CMD's name)
  */
 struct drain_flight_opts {
 	uint64_t seconds_ns;
@@ -47,7 +52,36 @@ struct drain_flight_opts {
 	uint64_t gen_bytes;
 	unsigned int nspecs;
 	struct drain_trigger_spec specs[DRAIN_MAX_TRIGGER_SPECS];
+	uint32_t hold_pid;
+	char hold_comm[16];
 };
+
+/*
+ * The name (task comm) `spulse record` gives its forked child until the
+ * child execs CMD: intervals of that thread under this name are the
+ * recorder's own (waiting for the start, execvp's path search).
+ */
+#define DRAIN_FLIGHT_HOLD_COMM	"spulse-preexec"
+
+/**
+ * drain_flight_offcpu_spec() - which threshold trigger an off-CPU interval
+ *	fires
+ * @f: the options (specs, hold)
+ * @iv: the interval (blocked_ns, runq_ns)
+ * @th: its thread (pid and comm; NULL when unknown)
+ *
+ * An interval of the pre-exec child (@th's pid is @f->hold_pid and its
+ * comm @f->hold_comm) fires nothing: it is the recorder waiting, not the
+ * command. Otherwise the first spec it exceeds: offcpu>D compares
+ * blocked + runq, runq>D the run-queue delay alone, strictly above D.
+ *
+ * Return: the index in @f->specs, or -1 (none).
+ */
+struct spulse_offcpu;
+struct spulse_thread;
+int drain_flight_offcpu_spec(const struct drain_flight_opts *f,
+			     const struct spulse_offcpu *iv,
+			     const struct spulse_thread *th);
 
 /* Defaults: post 1 s, min gap 1 s, 10 dumps, 32 MiB generations. */
 void drain_flight_defaults(struct drain_flight_opts *f);

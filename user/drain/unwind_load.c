@@ -19,10 +19,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <elf.h>
 #include <spulse/unwind.h>
 
 #include "unwind_build.h"
@@ -97,6 +99,8 @@ struct drain_unwind {
 	struct upid *pids;
 	size_t cappids, npids;
 	uint32_t next_table;
+	long vdso_idx;		/* files[] index of the vDSO's table, -1 */
+	bool vdso_tried;
 	bool map_warned, files_warned;
 	bool trace;		/* SPULSE_UNWIND_TRACE=1: one line per message */
 	int64_t t0;
@@ -238,8 +242,13 @@ static int add_table(struct drain_unwind *u, const struct sut_table *t,
 	return ret;
 }
 
-/* Obtain, check and load the table of the file a module record names. */
-static struct ufile *file_get(struct drain_unwind *u, const struct uev *e)
+/*
+ * Obtain, check and load the table of the file a module record names.
+ * @key_table: @e has no build-id (a path from the preload): key the file
+ * by its table's build-id, which later module records will carry.
+ */
+static struct ufile *file_get(struct drain_unwind *u, const struct uev *e,
+			      bool key_table)
 {
 	struct ufile *f = file_find(u, e);
 	const uint8_t *tbid = NULL;
@@ -301,6 +310,23 @@ static struct ufile *file_get(struct drain_unwind *u, const struct uev *e)
 		return f;
 	}
 	tlen = sut_table_build_id(t, &tbid);
+	if (key_table && tlen && tlen <= UW_KEY_MAX) {
+		struct ufile *dup;
+		struct uev k = *e;
+
+		memcpy(k.bid, tbid, tlen);
+		k.bid_len = (uint8_t)tlen;
+		f->bid_len = 0;		/* not itself while searching */
+		dup = file_find(u, &k);
+		memcpy(f->bid, tbid, tlen);
+		f->bid_len = (uint8_t)tlen;
+		if (dup) {		/* the same file by another path */
+			sut_table_free(t);
+			free(f->path);
+			u->nfiles--;
+			return dup;
+		}
+	}
 	if (e->bid_len && (tlen != e->bid_len || memcmp(tbid, e->bid, tlen))) {
 		hex(h1, sizeof(h1), tbid, tlen);
 		hex(h2, sizeof(h2), e->bid, e->bid_len);
@@ -487,6 +513,116 @@ static int mods_reserve(struct drain_unwind *u, uint32_t id)
 	return 0;
 }
 
+/*
+ * The vDSO's table (docs/UNWIND.md "The vDSO"): every 64-bit process of
+ * this kernel maps the same image, so it is built once, from this
+ * process's own copy (getauxval(AT_SYSINFO_EHDR)), and shared by every
+ * [vdso] mapping. When the record carries a build-id it must match.
+ */
+static size_t vdso_size(const Elf64_Ehdr *eh)
+{
+	const Elf64_Phdr *ph;
+	uint64_t size = 0, shend;
+	unsigned int i;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	shend = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (shend > size && shend - size < 4096)	/* same last page */
+		size = shend;
+	return size <= (64u << 20) ? (size_t)size : 0;
+}
+
+static struct ufile *vdso_get(struct drain_unwind *u, const struct uev *e)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	const uint8_t *tbid = NULL;
+	struct sut_table *t = NULL;
+	char err[256] = "";
+	size_t len, bytes = 0, tlen;
+	struct ufile *f;
+	int64_t t0;
+	int ret;
+
+	if (u->vdso_idx >= 0) {
+		f = &u->files[u->vdso_idx];
+		tlen = f->bid_len;
+		if (e->bid_len && (tlen != e->bid_len ||
+				   memcmp(f->bid, e->bid, tlen)))
+			return NULL;	/* another image (said below once) */
+		return f;
+	}
+	if (u->vdso_tried)
+		return NULL;
+	u->vdso_tried = true;
+	len = vdso_size(eh);
+	if (!len) {
+		STAT_ADD(u, skipped, 1);
+		return NULL;
+	}
+	if (u->nfiles == u->capfiles) {
+		size_t cap = u->capfiles ? u->capfiles * 2 : 32;
+		struct ufile *v = realloc(u->files, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		u->files = v;
+		u->capfiles = cap;
+	}
+	t0 = now_ns();
+	ret = sut_build_image(eh, len, "[vdso]", NULL, &t, err, sizeof(err));
+	STAT_ADD(u, build_ns, (uint64_t)(now_ns() - t0));
+	if (ret < 0) {
+		STAT_ADD(u, failed, 1);
+		fprintf(u->log, "spulse-drain: unwind: [vdso]: %s; no table\n",
+			err[0] ? err : strerror(-ret));
+		return NULL;
+	}
+	tlen = sut_table_build_id(t, &tbid);
+	if (e->bid_len && (tlen != e->bid_len || memcmp(tbid, e->bid, tlen))) {
+		fprintf(u->log, "spulse-drain: unwind: [vdso]: this process's "
+			"vDSO is not the mapped one; table refused\n");
+		sut_table_free(t);
+		STAT_ADD(u, refused, 1);
+		return NULL;
+	}
+	f = &u->files[u->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup("[vdso]");
+	if (!f->path) {
+		sut_table_free(t);
+		return NULL;
+	}
+	if (tlen > UW_KEY_MAX)
+		tlen = UW_KEY_MAX;
+	memcpy(f->bid, tbid, tlen);
+	f->bid_len = (uint8_t)tlen;
+	ret = add_table(u, t, &f->table_id, &bytes);
+	if (ret < 0) {
+		fprintf(u->log, "spulse-drain: unwind: [vdso]: the kernel "
+			"refused its table: %s\n", strerror(-ret));
+		sut_table_free(t);
+		free(f->path);
+		STAT_ADD(u, failed, 1);
+		return NULL;
+	}
+	f->t = t;
+	f->state = UF_LOADED;
+	u->vdso_idx = (long)u->nfiles++;
+	pthread_mutex_lock(&u->mu);
+	u->st.loaded++;
+	u->st.rows += sut_table_rows(t, NULL, NULL, NULL);
+	u->st.bytes += bytes;
+	pthread_mutex_unlock(&u->mu);
+	return f;
+}
+
 static void ev_module(struct drain_unwind *u, const struct uev *e)
 {
 	struct ufile *f;
@@ -507,11 +643,14 @@ static void ev_module(struct drain_unwind *u, const struct uev *e)
 	md->start = e->start;
 	md->end = e->end;
 	md->active = true;
-	if (!e->path[0] || e->path[0] == '[') {
-		STAT_ADD(u, skipped, 1);	/* [vdso]: no file to read */
+	if (!strcmp(e->path, "[vdso]")) {
+		f = vdso_get(u, e);
+	} else if (!e->path[0] || e->path[0] == '[') {
+		STAT_ADD(u, skipped, 1);	/* no file to read */
 		return;
+	} else {
+		f = file_get(u, e, false);
 	}
-	f = file_get(u, e);
 	if (!f || f->state != UF_LOADED)
 		return;
 	if (sut_table_bias(f->t, e->start, e->pgoff, &bias) < 0) {
@@ -708,7 +847,8 @@ static bool is_self_map(const struct drain_unwind *u,
 
 /* ---- API ---------------------------------------------------------------- */
 
-int drain_unwind_open(const struct drain_unwind_opts *o,
+/* A loader without its worker (drain_unwind_open() starts it). */
+static int loader_new(const struct drain_unwind_opts *o,
 		      struct drain_unwind **out)
 {
 	struct drain_unwind_opts d = { 0 };
@@ -724,6 +864,7 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	u->log = d.log ? d.log : stderr;
 	u->max_files = d.max_files ? d.max_files : 4096;
 	u->skip_pid = d.skip_pid;
+	u->vdso_idx = -1;
 	u->trace = getenv("SPULSE_UNWIND_TRACE") &&
 		   !strcmp(getenv("SPULSE_UNWIND_TRACE"), "1");
 	u->t0 = now_ns();
@@ -739,8 +880,6 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 		free(u);
 		return -ENOMEM;
 	}
-	if (u->skip_pid)
-		read_self_maps(u);
 	if (!d.cache_dir)
 		u->cache = drain_unwind_default_cache();
 	else if (d.cache_dir[0])
@@ -750,6 +889,96 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	pthread_mutex_init(&u->mu, NULL);
 	pthread_cond_init(&u->cv_work, NULL);
 	pthread_cond_init(&u->cv_idle, NULL);
+	*out = u;
+	return 0;
+}
+
+/* Tables drain_unwind_preload() loaded, for the next drain_unwind_open(). */
+static struct drain_unwind *preloaded;
+
+/* Take over @p's tables (same debugfs file): no second ADD for them. */
+static void adopt(struct drain_unwind *u, struct drain_unwind *p)
+{
+	u->files = p->files;
+	u->nfiles = p->nfiles;
+	u->capfiles = p->capfiles;
+	u->vdso_idx = p->vdso_idx;
+	u->vdso_tried = p->vdso_tried;
+	u->next_table = p->next_table;
+	u->st = p->st;
+	p->files = NULL;
+	p->nfiles = p->capfiles = 0;
+}
+
+int drain_unwind_preload(const struct drain_unwind_opts *o,
+			 const char *const *paths, size_t n, bool vdso,
+			 unsigned int timeout_ms,
+			 struct drain_unwind_preload_stats *ps)
+{
+	int64_t t0 = now_ns(), limit = (int64_t)timeout_ms * 1000000;
+	struct drain_unwind *u = preloaded;
+	size_t i;
+	int ret;
+
+	memset(ps, 0, sizeof(*ps));
+	if (!u) {
+		ret = loader_new(o, &u);
+		if (ret < 0)
+			return ret;
+		preloaded = u;
+	}
+	ps->files = n + vdso;
+	if (vdso) {
+		struct uev e = { .path = (char *)"[vdso]" };
+
+		ps->done++;
+		if (vdso_get(u, &e))
+			ps->loaded++;
+	}
+	for (i = 0; i < n; i++) {
+		struct uev e = { .path = (char *)paths[i] };
+		struct ufile *f;
+
+		if (timeout_ms && now_ns() - t0 > limit) {
+			ps->timed_out = true;
+			break;
+		}
+		ps->done++;
+		f = file_get(u, &e, true);
+		if (f && f->state == UF_LOADED)
+			ps->loaded++;
+	}
+	ps->ns = (uint64_t)(now_ns() - t0);
+	return 0;
+}
+
+void drain_unwind_preload_drop(void)
+{
+	struct drain_unwind *p = preloaded;
+
+	preloaded = NULL;
+	drain_unwind_close(p);
+}
+
+int drain_unwind_open(const struct drain_unwind_opts *o,
+		      struct drain_unwind **out)
+{
+	struct drain_unwind *u;
+	int ret;
+
+	ret = loader_new(o, &u);
+	if (ret < 0)
+		return ret;
+	if (preloaded) {
+		struct drain_unwind *p = preloaded;
+
+		preloaded = NULL;
+		if (!strcmp(p->path, u->path))
+			adopt(u, p);
+		drain_unwind_close(p);	/* DELs only what was not adopted */
+	}
+	if (u->skip_pid)
+		read_self_maps(u);
 	ret = pthread_create(&u->thr, NULL, worker, u);
 	if (ret) {
 		drain_unwind_close(u);

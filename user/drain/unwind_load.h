@@ -112,6 +112,47 @@ void drain_unwind_get_stats(struct drain_unwind *u,
 void drain_unwind_close(struct drain_unwind *u);
 
 /**
+ * struct drain_unwind_preload_stats - what drain_unwind_preload() did
+ * @files: files asked for (the vDSO counted as one)
+ * @done: of those, tried before the time bound
+ * @loaded: tables in the kernel (the same file by two paths counts twice)
+ * @timed_out: the bound passed with files left
+ * @ns: time taken
+ */
+struct drain_unwind_preload_stats {
+	size_t files, done, loaded;
+	bool timed_out;
+	uint64_t ns;
+};
+
+/**
+ * drain_unwind_preload() - load tables before sampling needs them
+ * @o: options as for drain_unwind_open() (@o->path required; @o->skip_pid
+ *	unused here)
+ * @paths: files whose tables to build or read from the cache and ADD
+ * @n: how many
+ * @vdso: also the running kernel's vDSO (this process's image)
+ * @timeout_ms: stop starting new files after this long (0 = no bound);
+ *	@ps->timed_out says so
+ * @ps: filled in
+ *
+ * Runs in the caller's thread. The tables are kept in this process and
+ * handed to the next drain_unwind_open() on the same file, which then
+ * only MAPs them when the meta stream reports their mappings (keyed by
+ * build-id, so another path to the same file matches). Call again to add
+ * files; drain_unwind_preload_drop() DELs them when no loader is opened.
+ *
+ * Return: 0, or -errno opening @o->path (nothing loaded).
+ */
+int drain_unwind_preload(const struct drain_unwind_opts *o,
+			 const char *const *paths, size_t n, bool vdso,
+			 unsigned int timeout_ms,
+			 struct drain_unwind_preload_stats *ps);
+
+/** drain_unwind_preload_drop() - DEL and forget preloaded tables not adopted */
+void drain_unwind_preload_drop(void);
+
+/**
  * drain_unwind_default_cache() - the default cache directory
  *
  * Return: malloc'd "$HOME/.cache/spulse/unwind", or NULL without $HOME.

@@ -170,4 +170,22 @@ int sut_cache_file(const char *dir, const struct sut_table *t, char *buf,
 const struct spulse_ut_row *sut_table_lookup(const struct sut_table *t,
 					     uint64_t addr);
 
+/**
+ * sut_deps() - the files a program maps before its first instruction
+ * @exe: the executable (a path; resolve a bare command name first)
+ * @out: receives a malloc'd array of malloc'd real paths: @exe first, then
+ *	its PT_INTERP and the DT_NEEDED closure, breadth first, each once
+ * @n: receives the count (at most 256)
+ *
+ * Libraries are searched as glibc's ld.so does: DT_RPATH (without
+ * DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH ($ORIGIN expanded), the ld.so
+ * cache (`ldconfig -p`), the default directories. A name that cannot be
+ * found is left out (ld.so will say so when the command starts).
+ *
+ * Return: 0, -ENOEXEC when @exe is not a 64-bit x86-64 ELF file (a
+ * script), another -errno. Free with sut_deps_free().
+ */
+int sut_deps(const char *exe, char ***out, size_t *n);
+void sut_deps_free(char **v, size_t n);
+
 #endif /* SPULSE_UNWIND_BUILD_H */
