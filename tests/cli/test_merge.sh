@@ -234,9 +234,11 @@ EOF2
 	[ "$(cat n)" -ge 1 ] || die "no thread-source records"
 }
 
-# OUT.kallsyms: copied when every input has the same kernel symbol file
+# OUT.kallsyms: a copy when every input has the same kernel symbol file
 # (kernel frames then symbolize as in each input's report); when they
-# differ or one is missing, none (and a stale one is removed).
+# differ (several boots), each table once with the frame ids it names, so
+# each host's kernel frames keep their own names; an input without one is
+# named on stderr; with none at all, no OUT.kallsyms (a stale one removed).
 test_merge_copies_identical_kallsyms_only() {
 	local f
 	for f in 1 2; do
@@ -248,8 +250,142 @@ test_merge_copies_identical_kallsyms_only() {
 	same_report k1.spulse m.spulse || return 1
 	grep -q '\[kernel.kallsyms\]' want.json || die "no kernel symbols" ||
 		return 1
-	echo "ffffffff81000000 T other_kernel" >k2.spulse.kallsyms
+	rm k1.spulse.kallsyms k2.spulse.kallsyms
 	expect_rc 0 "$SP" merge -o m.spulse k1.spulse k2.spulse || return 1
-	[ ! -e m.spulse.kallsyms ] || die "stale kallsyms kept" || return 1
-	grep -q 'kernel symbols not merged' err || die "no note: $(cat err)"
+	[ ! -e m.spulse.kallsyms ] || die "stale kallsyms kept"
+}
+
+test_merge_keeps_kernel_symbols_of_each_boot() {
+	local f
+	for f in 1 2 3; do
+		"$SP" synth -q -o k$f.spulse --samples 800 --seed $f --kallsyms ||
+			return 1
+	done
+	# boot 2: the same addresses name other functions
+	sed 's/ \([tT]\) / \1 boot2_/' k1.spulse.kallsyms >k2.spulse.kallsyms
+	expect_rc 0 "$SP" merge -o m.spulse k1.spulse k2.spulse k3.spulse ||
+		return 1
+	[ ! -s err ] || die "stderr: $(cat err)" || return 1
+	head -n 1 m.spulse.kallsyms | grep -q '^#spulse-kallsyms' ||
+		die "not the sectioned form" || return 1
+	for f in 1 2 3; do
+		same_report k$f.spulse m.spulse || return 1
+	done
+	grep -q '"boot2_' got.json && die "boot 2 names in host k3" || true
+	"$SP" report --json --host k2 m.spulse >j2 2>/dev/null || return 1
+	grep -q '"boot2_' j2 || die "no boot 2 names: $(head -c 300 j2)" ||
+		return 1
+	# nested: a merged spool merged again keeps each boot's names
+	"$SP" synth -q -o k4.spulse --samples 300 --seed 4 --kallsyms || return 1
+	expect_rc 0 "$SP" merge -o n.spulse k4.spulse m.spulse || return 1
+	for f in 1 2 3 4; do
+		same_report k$f.spulse n.spulse || return 1
+	done
+	# an input without its sidecar: named once, its frames stay hex
+	rm k3.spulse.kallsyms
+	expect_rc 0 "$SP" merge -o m.spulse k1.spulse k2.spulse k3.spulse ||
+		return 1
+	[ "$(grep -c 'k3.spulse has no k3.spulse.kallsyms' err)" = 1 ] ||
+		die "stderr: $(cat err)" || return 1
+	same_report k1.spulse m.spulse && same_report k2.spulse m.spulse
+}
+
+test_merge_refuses_an_output_that_is_an_input() {
+	"$SP" synth -q -o a.spulse --samples 200 --seed 1 || return 1
+	"$SP" synth -q -o b.spulse --samples 200 --seed 2 || return 1
+	cp a.spulse before.spulse
+	mkdir -p d
+	ln a.spulse d/link.spulse
+	expect_rc 2 "$SP" merge -o a.spulse a.spulse || return 1
+	grep -q '^spulse merge: output a.spulse is the input a.spulse' err ||
+		die "stderr: $(cat err)" || return 1
+	[ "$(wc -l <err)" = 1 ] || die "not one line: $(cat err)" || return 1
+	expect_rc 2 "$SP" merge -o ./a.spulse b.spulse a.spulse || return 1
+	expect_rc 2 "$SP" merge -o d/link.spulse b.spulse a.spulse || return 1
+	grep -q 'is the input a.spulse (the same file)' err ||
+		die "stderr: $(cat err)" || return 1
+	cmp -s a.spulse before.spulse || die "input changed"
+}
+
+test_merge_refuses_an_input_shorter_than_a_header() {
+	"$SP" synth -q -o a.spulse --samples 200 --seed 1 || return 1
+	: >empty.spulse
+	expect_rc 1 "$SP" merge -o m.spulse empty.spulse a.spulse || return 1
+	grep -q '^spulse merge: empty.spulse: offset 0: ' err ||
+		die "stderr: $(cat err)" || return 1
+	printf 'SPULSE3\0\001' >short.spulse
+	expect_rc 1 "$SP" merge -o m.spulse a.spulse short.spulse || return 1
+	grep -q 'short.spulse: offset 9: ' err || die "stderr: $(cat err)" ||
+		return 1
+	[ ! -e m.spulse ] || die "output written"
+}
+
+# Different sample intervals: the format holds one per spool, so merging
+# them would give some samples the others' weight (or, as before, a 0 that
+# leaves every weight 0): refused, saying why.
+test_merge_refuses_mixed_sample_intervals() {
+	local us
+	for us in 1001 2004; do
+		"$SPOOLGEN" >r$us.spulse <<EOF || return 1
+header start_us=1000000 interval_us=$us
+frame id=0 kind=user addr=4096
+stack id=0 parent=root frame=0
+thread id=0 pid=1 tid=1 comm=a
+sample t=5 thread=0 stack=0
+EOF
+	done
+	expect_rc 1 "$SP" merge -o m.spulse r1001.spulse r2004.spulse || return 1
+	grep -q 'r1001.spulse: sampled every 1001 us, r2004.spulse every 2004 us' err ||
+		die "stderr: $(cat err)" || return 1
+	[ ! -e m.spulse ] || die "output written" || return 1
+	cp r1001.spulse s1001.spulse
+	expect_rc 0 "$SP" merge -o m.spulse r1001.spulse s1001.spulse || return 1
+	[ "$(check_count m.spulse interval_us)" = 1001 ] ||
+		die "interval $(check_count m.spulse interval_us)"
+}
+
+# Issue 25 item 6: two different identity-less spools with one base name
+# and start get different made-up recording ids (and sql two recordings).
+test_merge_made_up_recording_ids_differ_by_content() {
+	mkdir -p x y
+	"$SP" synth -q -o x/edge.spulse --samples 200 --seed 1 || return 1
+	"$SP" synth -q -o y/edge.spulse --samples 300 --seed 2 || return 1
+	[ "$(check_count x/edge.spulse start_us)" = \
+	  "$(check_count y/edge.spulse start_us)" ] ||
+		die "starts differ: the test needs equal ones" || return 1
+	"$SP" merge -q -o m.spulse x/edge.spulse y/edge.spulse || return 1
+	"$SP" check --json m.spulse | grep -o '"recording_id":"[^"]*"' >ids
+	[ "$(sort -u ids | wc -l)" = 2 ] || die "ids: $(cat ids)" || return 1
+	# the same file merged again keeps its id
+	"$SP" merge -q -o m2.spulse x/edge.spulse || return 1
+	"$SP" check --json m2.spulse | grep -o '"recording_id":"[^"]*"' >id2
+	[ "$(head -n 1 ids)" = "$(cat id2)" ] || die "id not stable"
+}
+
+# Issue 25 item 2: identity strings are bytes; merge keeps every one, NUL
+# bytes included (a host h"'\<NUL>x, a 64-byte all-NUL machine-id).
+test_merge_keeps_identity_strings_byte_exact() {
+	local id nul64 hexid=00112233445566778899aabbccddeeff
+	nul64=$(printf '00%.0s' $(seq 64))
+	# source 0, id, start_us 1000000, host (6 bytes), machine-id (64),
+	# boot-id "b0", kernel "6.1\0k"
+	id="00${hexid}c0843d066822275c0078""40${nul64}""026230""05362e31006b"
+	"$SPOOLGEN" >own.spulse <<EOF2 || return 1
+header start_us=1000000 interval_us=1000
+ext kind=4 len=$(( ${#id} / 2 )) hex=$id
+frame id=0 kind=user addr=4096
+stack id=0 parent=root frame=0
+thread id=0 pid=1 tid=1 comm=a
+sample t=5 thread=0 stack=0
+EOF2
+	"$SP" check own.spulse >/dev/null 2>&1 || die "own.spulse invalid" ||
+		return 1
+	expect_rc 0 "$SP" merge -q -o m.spulse own.spulse || return 1
+	od -An -tx1 -v m.spulse | tr -d ' \n' >m.hex
+	grep -q "$id" m.hex || die "identity bytes changed" || return 1
+	# nested, as the second source
+	"$SP" synth -q -o web1.spulse --samples 100 --seed 1 || return 1
+	expect_rc 0 "$SP" merge -q -o n.spulse web1.spulse m.spulse || return 1
+	od -An -tx1 -v n.spulse | tr -d ' \n' >n.hex
+	grep -q "01${id#00}" n.hex || die "identity bytes changed when nested"
 }

@@ -27,6 +27,7 @@
 #include <spulse/encode.h>
 
 #include "cli.h"
+#include "sym/kallsyms.h"
 
 int cmd_merge(int argc, char **argv);
 
@@ -44,7 +45,18 @@ static const char merge_help[] =
 "    sample's host and recording stay known (`spulse report --host H`).\n"
 "    Definitions are renumbered; an input that has no identity (a spool of\n"
 "    an older spulse, spulse synth) gets one whose host is its file name\n"
-"    without \".spulse\" and whose machine-id, boot-id and kernel are empty.\n"
+"    without \".spulse\", whose machine-id, boot-id and kernel are empty\n"
+"    and whose recording id is a hash of its name, start and bytes.\n"
+"\n"
+"    Kernel symbols: OUT.kallsyms is a copy of the inputs' FILE.kallsyms\n"
+"    when they are all the same; when they differ (several boots), it holds\n"
+"    each distinct table once with the frames it names, so every source's\n"
+"    kernel frames keep their own boot's names. An input with kernel frames\n"
+"    and no FILE.kallsyms is named on stderr.\n"
+"\n"
+"    The inputs must share one sample interval (a spool holds one, and it\n"
+"    is every sample's weight in pprof, speedscope and perf-script).\n"
+"    OUT may not be one of the inputs (the same file by any path).\n"
 "\n"
 "    Times: OUT's start is the earliest input start; each input's times are\n"
 "    shifted by its start minus that one. Clocks of different hosts are\n"
@@ -69,8 +81,9 @@ static const char merge_help[] =
 "    spulse report --host web2 fleet.spulse\n"
 "\n"
 "EXIT STATUS\n"
-"    0 merged, 1 an input is invalid or unreadable or OUT cannot be\n"
-"    written, 2 usage error.\n";
+"    0 merged, 1 an input is invalid, unreadable or shorter than a header,\n"
+"    the inputs' sample intervals differ, or OUT cannot be written, 2\n"
+"    usage error (also: OUT is one of the inputs).\n";
 
 #define OUT_BUF		(1u << 20)
 
@@ -230,26 +243,60 @@ struct merge {
 	uint64_t samples, offcpu, triggers;
 };
 
-/* A recording id for an input without one: FNV-1a of its name and start. */
-static void synth_recording_id(const char *name, uint64_t start_us,
-			       uint8_t out[16])
+/*
+ * A recording id for an input without one: FNV-1a (two seeds) of its file
+ * name, start and every byte of the file, so two different spools of the
+ * same name and start get different ids (and the same file the same id).
+ */
+static int synth_recording_id(const char *path, const char *name,
+			      uint64_t start_us, uint8_t out[16])
 {
+	static const uint64_t prime = 0x100000001b3ULL;
 	uint64_t h[2] = { 0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL };
-	int k;
+	unsigned char *buf = malloc(1 << 16);
+	uint64_t size = 0;
+	ssize_t n;
+	int fd, k;
 
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	while ((n = read(fd, buf, 1 << 16)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			free(buf);
+			return (int)n;
+		}
+		for (k = 0; k < 2; k++)
+			for (ssize_t i = 0; i < n; i++)
+				h[k] = (h[k] ^ buf[i]) * prime;
+		size += (uint64_t)n;
+	}
+	close(fd);
+	free(buf);
 	for (k = 0; k < 2; k++) {
 		const unsigned char *p = (const unsigned char *)name;
 
 		for (; *p; p++)
-			h[k] = (h[k] ^ *p) * 0x100000001b3ULL;
-		for (int i = 0; i < 8; i++)
-			h[k] = (h[k] ^ ((start_us >> (8 * i)) & 0xff)) *
-			       0x100000001b3ULL;
+			h[k] = (h[k] ^ *p) * prime;
+		for (int i = 0; i < 8; i++) {
+			h[k] = (h[k] ^ ((start_us >> (8 * i)) & 0xff)) * prime;
+			h[k] = (h[k] ^ ((size >> (8 * i)) & 0xff)) * prime;
+		}
 		h[k] ^= (uint64_t)k << 56;
+		h[k] *= prime;
 		memcpy(out + 8 * k, &h[k], 8);
 	}
 	out[6] = (uint8_t)((out[6] & 0x0f) | 0x40);
 	out[8] = (uint8_t)((out[8] & 0x3f) | 0x80);
+	return 0;
 }
 
 static char *host_from_path(const char *path)
@@ -275,11 +322,12 @@ static void write_identity(struct merge *m, const struct spulse_identity *id)
 	struct spulse_identity_fields f = {
 		.source = m->nsources++, .recording_id = id->recording_id,
 		.start_us = id->start_us,
-		.host = id->host, .host_len = strlen(id->host),
+		/* whole strings: they may hold NUL bytes */
+		.host = id->host, .host_len = id->host_len,
 		.machine_id = id->machine_id,
-		.machine_id_len = strlen(id->machine_id),
-		.boot_id = id->boot_id, .boot_id_len = strlen(id->boot_id),
-		.kernel = id->kernel, .kernel_len = strlen(id->kernel),
+		.machine_id_len = id->machine_id_len,
+		.boot_id = id->boot_id, .boot_id_len = id->boot_id_len,
+		.kernel = id->kernel, .kernel_len = id->kernel_len,
 	};
 	uint8_t *p = out_reserve(&m->o);
 
@@ -290,6 +338,7 @@ static int write_identities(struct merge *m, struct input *in)
 {
 	uint32_t n = spulse_defs_identity_count(in->d), s;
 	struct spulse_identity id;
+	int r;
 
 	in->base[B_SRC] = m->nsources;
 	if (!n) {
@@ -297,11 +346,17 @@ static int write_identities(struct merge *m, struct input *in)
 		if (!in->synth_host)
 			return -ENOMEM;
 		memset(&id, 0, sizeof(id));
-		synth_recording_id(in->synth_host,
-				   spulse_replay_info(in->r)->start_us,
-				   id.recording_id);
+		r = synth_recording_id(in->path, in->synth_host,
+				       spulse_replay_info(in->r)->start_us,
+				       id.recording_id);
+		if (r) {
+			fprintf(stderr, "spulse merge: %s: %s\n", in->path,
+				strerror(-r));
+			return -EIO;
+		}
 		id.start_us = spulse_replay_info(in->r)->start_us;
 		id.host = in->synth_host;
+		id.host_len = (uint32_t)strlen(id.host);
 		id.machine_id = id.boot_id = id.kernel = "";
 		in->nsources = 1;
 		if (m->nsources >= SPULSE_MAX_SOURCES)
@@ -520,36 +575,6 @@ fail:
 	return r;
 }
 
-/* Do files @a and @b hold the same bytes? -1 if either cannot be read. */
-static int same_file(const char *a, const char *b)
-{
-	static char ba[65536], bb[65536];
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	int ret = -1;
-
-	if (!fa || !fb)
-		goto out;
-	for (;;) {
-		size_t na = fread(ba, 1, sizeof(ba), fa);
-		size_t nb = fread(bb, 1, sizeof(bb), fb);
-
-		if (na != nb || memcmp(ba, bb, na)) {
-			ret = 0;
-			break;
-		}
-		if (na < sizeof(ba)) {
-			ret = ferror(fa) || ferror(fb) ? -1 : 1;
-			break;
-		}
-	}
-out:
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return ret;
-}
-
 static char *kallsyms_of(const char *spool)
 {
 	char *p = malloc(strlen(spool) + sizeof(".kallsyms"));
@@ -559,38 +584,155 @@ static char *kallsyms_of(const char *spool)
 	return p;
 }
 
+/* Does @in define a kernel frame? */
+static bool has_kernel_frames(const struct input *in)
+{
+	uint32_t i, n = spulse_defs_count(in->d, SPULSE_TAG_FRAME);
+	struct spulse_frame f;
+
+	for (i = 0; i < n; i++)
+		if (!spulse_defs_frame(in->d, i, &f) &&
+		    f.kind == SPULSE_FRAME_KERNEL)
+			return true;
+	return false;
+}
+
+/* One distinct kernel symbol table of the inputs and the merged frame ids
+ * it names. */
+struct kgroup {
+	char *text;
+	size_t len;
+	struct kallsyms_range *r;
+	size_t nr;
+};
+
+static int kgroup_add(struct kgroup **g, size_t *ng, const char *text,
+		      size_t len, uint32_t lo, uint32_t hi)
+{
+	struct kallsyms_range *r;
+	struct kgroup *v;
+	size_t i;
+
+	for (i = 0; i < *ng; i++)
+		if ((*g)[i].len == len && !memcmp((*g)[i].text, text, len))
+			break;
+	if (i == *ng) {
+		v = realloc(*g, (*ng + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*g = v;
+		memset(&v[i], 0, sizeof(*v));
+		v[i].text = malloc(len ? len : 1);
+		if (!v[i].text)
+			return -ENOMEM;
+		memcpy(v[i].text, text, len);
+		v[i].len = len;
+		(*ng)++;
+	}
+	r = realloc((*g)[i].r, ((*g)[i].nr + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	(*g)[i].r = r;
+	r[(*g)[i].nr].lo = lo;
+	r[(*g)[i].nr++].hi = hi;
+	return 0;
+}
+
+/* Add input @in's sidecar (plain or itself merged) to the groups. */
+static int kgroups_of_input(const struct input *in, const char *kpath,
+			    struct kgroup **g, size_t *ng)
+{
+	uint32_t n = spulse_defs_count(in->d, SPULSE_TAG_FRAME);
+	uint32_t base = in->base[B_FRAME];
+	struct kallsyms_file f;
+	size_t i, j;
+	int r;
+
+	r = kallsyms_file_read(kpath, &f);
+	for (i = 0; !r && i < f.nsecs; i++) {
+		const struct kallsyms_section *sec = &f.secs[i];
+
+		if (!f.merged && n)
+			r = kgroup_add(g, ng, sec->text, sec->len, base,
+				       base + n - 1);
+		for (j = 0; !r && j < sec->nranges; j++) {
+			uint32_t lo = sec->ranges[j].lo, hi = sec->ranges[j].hi;
+
+			if (lo >= n)
+				continue;
+			if (hi >= n)
+				hi = n - 1;
+			r = kgroup_add(g, ng, sec->text, sec->len, base + lo,
+				       base + hi);
+		}
+	}
+	kallsyms_file_free(&f);
+	return r;
+}
+
+static int write_kgroups(FILE *o, const struct kgroup *g, size_t ng)
+{
+	size_t i, j;
+
+	fprintf(o, "%s: kernel symbols of several boots (spulse merge); "
+		"each #frames line lists the frame ids its lines name\n",
+		KALLSYMS_MERGED_MAGIC);
+	for (i = 0; i < ng; i++) {
+		fputs(KALLSYMS_FRAMES_LINE, o);
+		for (j = 0; j < g[i].nr; j++)
+			fprintf(o, "%s%" PRIu32 "-%" PRIu32, j ? " " : "",
+				g[i].r[j].lo, g[i].r[j].hi);
+		fputc('\n', o);
+		if (fwrite(g[i].text, 1, g[i].len, o) != g[i].len)
+			return -EIO;
+		if (g[i].len && g[i].text[g[i].len - 1] != '\n')
+			fputc('\n', o);
+	}
+	return ferror(o) ? -EIO : 0;
+}
+
 /*
- * OUT.kallsyms: a copy of the inputs' kernel symbol file when every input
- * has one and they are all the same bytes (one kernel, one boot); else
+ * OUT.kallsyms: kernel frames keep their names per source. When every
+ * input has the same kernel symbol file (one kernel, one boot), a copy of
+ * it; when they differ (several boots or kernels), the sectioned form of
+ * kallsyms.h: each distinct table once, with the merged frame ids of the
+ * inputs it belongs to, so each frame is symbolized with its own boot's
+ * symbols. An input with kernel frames and no sidecar is named once on
+ * stderr (its kernel frames stay addresses). With no sidecar at all,
  * none (an old OUT.kallsyms is removed: it would name wrong symbols).
  */
 static void merge_kallsyms(const struct merge *m, const char *out_path,
 			   bool quiet)
 {
-	char *first = kallsyms_of(m->in[0].path), *dst = kallsyms_of(out_path);
-	char *tmp = NULL, buf[65536];
-	bool all = first && access(first, R_OK) == 0, any = all;
-	FILE *in = NULL, *o = NULL;
-	size_t i, n;
-	int fd;
+	char *dst = kallsyms_of(out_path), *tmp = NULL;
+	struct kgroup *g = NULL;
+	size_t i, ng = 0, missing = 0;
+	FILE *o = NULL;
+	int fd = -1, r = 0;
 
-	for (i = 1; first && i < m->n; i++) {
-		char *k = kallsyms_of(m->in[i].path);
-		bool has = k && access(k, R_OK) == 0;
-
-		any |= has;
-		if (!has || (all && same_file(first, k) != 1))
-			all = false;
-		free(k);
-	}
 	if (!dst)
 		goto done;
-	if (!all) {
+	for (i = 0; i < m->n && !r; i++) {
+		char *k = kallsyms_of(m->in[i].path);
+
+		if (!k) {
+			r = -ENOMEM;
+		} else if (access(k, R_OK) == 0) {
+			r = kgroups_of_input(&m->in[i], k, &g, &ng);
+			if (r)
+				fprintf(stderr, "spulse merge: %s: %s\n", k,
+					strerror(-r));
+		} else if (has_kernel_frames(&m->in[i])) {
+			missing++;
+			if (!quiet)
+				fprintf(stderr, "spulse merge: %s has no %s: "
+					"its kernel frames stay addresses\n",
+					m->in[i].path, k);
+		}
+		free(k);
+	}
+	if (r || !ng) {
 		unlink(dst);
-		if (any && !quiet)
-			fprintf(stderr, "spulse merge: kernel symbols not merged: "
-				"the inputs' .kallsyms files differ or some are "
-				"missing (kernel frames stay addresses)\n");
 		goto done;
 	}
 	tmp = malloc(strlen(dst) + sizeof(".XXXXXX"));
@@ -598,16 +740,20 @@ static void merge_kallsyms(const struct merge *m, const char *out_path,
 		goto done;
 	sprintf(tmp, "%s.XXXXXX", dst);
 	fd = mkstemp(tmp);
-	if (fd < 0 || !(o = fdopen(fd, "wb")) || !(in = fopen(first, "rb"))) {
-		if (fd >= 0 && !o)
+	if (fd < 0 || !(o = fdopen(fd, "wb"))) {
+		if (fd >= 0)
 			close(fd);
 		goto fail;
 	}
 	fchmod(fd, 0644);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, o) != n)
+	if (ng == 1 && !missing) {
+		/* one table for every frame: the plain file */
+		if (fwrite(g[0].text, 1, g[0].len, o) != g[0].len)
 			goto fail;
-	if (ferror(in) || fclose(o)) {
+	} else if (write_kgroups(o, g, ng)) {
+		goto fail;
+	}
+	if (fflush(o) || fsync(fd) || fclose(o)) {
 		o = NULL;
 		goto fail;
 	}
@@ -616,17 +762,19 @@ static void merge_kallsyms(const struct merge *m, const char *out_path,
 		goto fail;
 	goto done;
 fail:
-	fprintf(stderr, "spulse merge: %s: cannot copy the kernel symbols\n",
+	fprintf(stderr, "spulse merge: %s: cannot write the kernel symbols\n",
 		dst);
 	if (o)
 		fclose(o);
 	unlink(tmp);
 	unlink(dst);
 done:
-	if (in)
-		fclose(in);
+	for (i = 0; i < ng; i++) {
+		free(g[i].text);
+		free(g[i].r);
+	}
+	free(g);
 	free(tmp);
-	free(first);
 	free(dst);
 }
 
@@ -657,6 +805,17 @@ static int open_inputs(struct merge *m, char **paths)
 		int r;
 
 		in->path = paths[i];
+		/* a file shorter than the smallest header (magic, two
+		 * one-byte varints) is no spool: say where it ends */
+		if (!stat(in->path, &st) && S_ISREG(st.st_mode) &&
+		    st.st_size < SPULSE_MAGIC_LEN + 2) {
+			fprintf(stderr, "spulse merge: %s: offset %lld: file "
+				"ends inside the stream header (%lld bytes, a "
+				"header has at least %d)\n", in->path,
+				(long long)st.st_size, (long long)st.st_size,
+				SPULSE_MAGIC_LEN + 2);
+			return -EINVAL;
+		}
 		r = spulse_replay_open(in->path, &ro, &in->r, &err);
 		if (r) {
 			fprintf(stderr, "spulse merge: ");
@@ -673,10 +832,20 @@ static int open_inputs(struct merge *m, char **paths)
 						     info->complete_bytes));
 		if (!i || info->start_us < m->start_us)
 			m->start_us = info->start_us;
-		if (!i)
+		if (!i) {
 			m->interval_us = info->interval_us;
-		else if (m->interval_us != info->interval_us)
-			m->interval_us = 0;
+		} else if (m->interval_us != info->interval_us) {
+			/* one interval per spool (FORMAT.md header): a
+			 * merged 0 would leave every sample without a
+			 * weight (pprof cpu, perf-script period) */
+			fprintf(stderr, "spulse merge: %s: sampled every %"
+				PRIu64 " us, %s every %" PRIu64 " us: a spool "
+				"holds one sample interval, so the samples of "
+				"one would get the other's weight; merge "
+				"spools of one rate\n", paths[0],
+				m->interval_us, in->path, info->interval_us);
+			return -EINVAL;
+		}
 	}
 	for (i = 0; i < m->n; i++)
 		m->in[i].shift_ns = (int64_t)(spulse_replay_info(m->in[i].r)
@@ -711,6 +880,8 @@ static int do_merge(struct merge *m, const char *out_path, bool quiet)
 	}
 	for (i = 0; i < m->n && !r; i++)
 		r = write_identities(m, &m->in[i]);
+	if (r == -EIO)
+		goto fail;
 	if (r) {
 		fprintf(stderr, "spulse merge: more than %u sources\n",
 			SPULSE_MAX_SOURCES);
@@ -765,6 +936,28 @@ fail:
 	return r;
 }
 
+/*
+ * Is OUT one of the inputs (the same file, by device and inode, whatever
+ * the path or hard link)? Replacing it would lose that input's bytes.
+ */
+static bool output_is_input(const char *out, char **paths, size_t n)
+{
+	struct stat so, si;
+	size_t i;
+
+	if (stat(out, &so))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!stat(paths[i], &si) && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			fprintf(stderr, "spulse merge: output %s is the input "
+				"%s (the same file): choose another -o\n",
+				out, paths[i]);
+			return true;
+		}
+	return false;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -807,6 +1000,11 @@ int cmd_merge(int argc, char **argv)
 		free(m.in);
 		free(m.o.buf);
 		return EXIT_INVALID;
+	}
+	if (output_is_input(out, argv + optind, m.n)) {
+		free(m.in);
+		free(m.o.buf);
+		return EXIT_USAGE;
 	}
 	r = open_inputs(&m, argv + optind);
 	if (!r)

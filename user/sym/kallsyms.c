@@ -214,26 +214,14 @@ static void tie_names(struct kallsyms *k)
 	}
 }
 
-int kallsyms_load(const char *path, struct kallsyms *k)
+/* Parse the NUL-ended buffer @buf of @len bytes (owned by @k from now). */
+static int parse_buf(char *buf, size_t len, struct kallsyms *k)
 {
-	size_t len = 0, cap, lines = 0;
+	size_t cap, lines = 0;
 	char *p, *end;
-	struct stat st;
-	int rc, fd;
+	int rc;
 
-	memset(k, 0, sizeof(*k));
-	/* never block (a FIFO), regular files only */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	rc = read_all(fd, (size_t)st.st_size, &k->buf, &len);
-	close(fd);
-	if (rc < 0)
-		return rc;
+	k->buf = buf;
 	for (p = k->buf; (p = memchr(p, '\n', len - (size_t)(p - k->buf)));
 	     p++)
 		lines++;
@@ -261,6 +249,139 @@ int kallsyms_load(const char *path, struct kallsyms *k)
 			k->etext = k->syms[i].addr;
 	}
 	return 0;
+}
+
+/* Read @path whole (O_NONBLOCK, regular files only: else -EINVAL). */
+static int read_path(const char *path, char **buf, size_t *len)
+{
+	struct stat st;
+	int rc, fd;
+
+	/* never block (a FIFO), regular files only */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	rc = read_all(fd, (size_t)st.st_size, buf, len);
+	close(fd);
+	return rc;
+}
+
+int kallsyms_load(const char *path, struct kallsyms *k)
+{
+	size_t len = 0;
+	char *buf;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	rc = read_path(path, &buf, &len);
+	if (rc < 0)
+		return rc;
+	return parse_buf(buf, len, k);
+}
+
+int kallsyms_parse(const char *text, size_t len, struct kallsyms *k)
+{
+	char *buf = malloc(len + 1);
+
+	memset(k, 0, sizeof(*k));
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, text, len);
+	buf[len] = 0;
+	return parse_buf(buf, len, k);
+}
+
+/* "LO-HI" ranges of a "#frames" line [p, end): appended to @sec. */
+static int parse_ranges(const char *p, const char *end,
+			struct kallsyms_section *sec)
+{
+	while (p < end) {
+		unsigned long long lo = 0, hi = 0;
+		struct kallsyms_range *v;
+		int d = 0;
+
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end)
+			break;
+		for (; p < end && *p >= '0' && *p <= '9'; p++, d++)
+			lo = lo * 10 + (unsigned)(*p - '0');
+		if (!d || d > 10 || p == end || *p != '-')
+			return -EINVAL;
+		for (p++, d = 0; p < end && *p >= '0' && *p <= '9'; p++, d++)
+			hi = hi * 10 + (unsigned)(*p - '0');
+		if (!d || d > 10 || hi < lo || hi > UINT32_MAX)
+			return -EINVAL;
+		v = realloc(sec->ranges, (sec->nranges + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		sec->ranges = v;
+		v[sec->nranges].lo = (uint32_t)lo;
+		v[sec->nranges].hi = (uint32_t)hi;
+		sec->nranges++;
+	}
+	return 0;
+}
+
+int kallsyms_file_read(const char *path, struct kallsyms_file *f)
+{
+	static const char fr[] = KALLSYMS_FRAMES_LINE;
+	size_t ml = strlen(KALLSYMS_MERGED_MAGIC), fl = sizeof(fr) - 1;
+	char *p, *end, *lim;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = read_path(path, &f->buf, &f->len);
+	if (rc < 0)
+		return rc;
+	lim = f->buf + f->len;
+	if (f->len < ml || memcmp(f->buf, KALLSYMS_MERGED_MAGIC, ml)) {
+		f->secs = calloc(1, sizeof(*f->secs));
+		if (!f->secs)
+			return -ENOMEM;
+		f->nsecs = 1;
+		f->secs[0].text = f->buf;
+		f->secs[0].len = f->len;
+		return 0;
+	}
+	f->merged = true;
+	for (p = f->buf; p < lim; p = end + 1) {
+		end = memchr(p, '\n', (size_t)(lim - p));
+		if (!end)
+			end = lim;
+		if ((size_t)(end - p) >= fl && !memcmp(p, fr, fl)) {
+			struct kallsyms_section *v;
+
+			v = realloc(f->secs, (f->nsecs + 1) * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			f->secs = v;
+			memset(&v[f->nsecs], 0, sizeof(*v));
+			rc = parse_ranges(p + fl, end, &v[f->nsecs]);
+			f->nsecs++;
+			if (rc < 0)
+				return rc;
+			v[f->nsecs - 1].text = end < lim ? end + 1 : end;
+		} else if (f->nsecs) {
+			struct kallsyms_section *c = &f->secs[f->nsecs - 1];
+
+			c->len = (size_t)((end < lim ? end + 1 : end) - c->text);
+		}
+	}
+	return 0;
+}
+
+void kallsyms_file_free(struct kallsyms_file *f)
+{
+	for (size_t i = 0; i < f->nsecs; i++)
+		free(f->secs[i].ranges);
+	free(f->secs);
+	free(f->buf);
+	memset(f, 0, sizeof(*f));
 }
 
 static bool same_owner(const struct ksym *a, const struct ksym *b)

@@ -3,6 +3,7 @@
 #ifndef SPULSE_KALLSYMS_H
 #define SPULSE_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,43 @@ int kallsyms_load(const char *path, struct kallsyms *k);
  * kernel image at or past _etext (when the symbol is before it), or more
  * than KSYM_TAIL_MAX past the last symbol of a module or of the image.
  */
+/* Parse @len bytes of /proc/kallsyms text (copied) into @k. */
+int kallsyms_parse(const char *text, size_t len, struct kallsyms *k);
+
+/*
+ * The kernel symbol sidecar of a merged spool of several boots (spulse
+ * merge, docs/FLEET.md): a first line starting with KALLSYMS_MERGED_MAGIC,
+ * then sections, each a line "#frames LO-HI[ LO-HI...]" (decimal frame ids
+ * of the spool, inclusive) followed by the /proc/kallsyms lines that name
+ * those frames. Any other file is one section for every frame.
+ */
+#define KALLSYMS_MERGED_MAGIC	"#spulse-kallsyms"
+#define KALLSYMS_FRAMES_LINE	"#frames "
+
+struct kallsyms_range {
+	uint32_t lo, hi;	/* frame ids, inclusive */
+};
+
+struct kallsyms_section {
+	const char *text;	/* /proc/kallsyms lines, inside the file */
+	size_t len;
+	struct kallsyms_range *ranges;	/* none: every frame (plain file) */
+	size_t nranges;
+};
+
+struct kallsyms_file {
+	char *buf;
+	size_t len;
+	struct kallsyms_section *secs;
+	size_t nsecs;
+	bool merged;		/* the sectioned form */
+};
+
+/* Read @path (regular files only: -EINVAL) into sections; 0 or a negative
+ * errno (-EINVAL also for a malformed "#frames" line). Free always. */
+int kallsyms_file_read(const char *path, struct kallsyms_file *f);
+void kallsyms_file_free(struct kallsyms_file *f);
+
 const struct ksym *kallsyms_lookup(const struct kallsyms *k, uint64_t addr);
 
 void kallsyms_free(struct kallsyms *k);

@@ -39,7 +39,11 @@ struct frame_entry {
 
 struct symbolizer {
 	const struct spulse_defs *defs;
-	struct kallsyms ksyms;
+	struct kallsyms *ktabs;		/* one per section of the sidecar */
+	struct kallsyms_range *kranges;	/* frame ids -> ktabs[kowner[i]] */
+	size_t *kowner;
+	size_t nktabs, nkranges;
+	bool kmerged;			/* sectioned: by frame id */
 	char *ksyms_path;		/* loaded on the first kernel frame */
 	bool have_ksyms, ksyms_tried;
 	struct strtab modkeys;		/* "escaped path\tbuild-id" -> mods[] */
@@ -196,22 +200,75 @@ struct symbolizer *symbolizer_new(const struct spulse_defs *defs,
 	return s;
 }
 
+static int load_sections(struct symbolizer *s, const struct kallsyms_file *f)
+{
+	size_t i, j, nr = 0;
+	int rc;
+
+	s->ktabs = calloc(f->nsecs ? f->nsecs : 1, sizeof(*s->ktabs));
+	for (i = 0; i < f->nsecs; i++)
+		nr += f->secs[i].nranges;
+	s->kranges = calloc(nr ? nr : 1, sizeof(*s->kranges));
+	s->kowner = calloc(nr ? nr : 1, sizeof(*s->kowner));
+	if (!s->ktabs || !s->kranges || !s->kowner)
+		return -ENOMEM;
+	s->kmerged = f->merged;
+	for (i = 0; i < f->nsecs; i++) {
+		rc = kallsyms_parse(f->secs[i].text, f->secs[i].len,
+				    &s->ktabs[i]);
+		s->nktabs = i + 1;
+		if (rc < 0)
+			return rc;
+		for (j = 0; j < f->secs[i].nranges; j++) {
+			s->kranges[s->nkranges] = f->secs[i].ranges[j];
+			s->kowner[s->nkranges++] = i;
+		}
+	}
+	return 0;
+}
+
 /* The kallsyms file is read on the first kernel frame: spools without
- * kernel frames never pay for it. */
+ * kernel frames never pay for it. Without one, that is said once. */
 static void load_ksyms(struct symbolizer *s)
 {
+	struct kallsyms_file f;
 	int rc;
 
 	s->ksyms_tried = true;
-	if (!s->ksyms_path)
+	if (!s->ksyms_path) {
+		if (s->spool)
+			fprintf(stderr, "spulse: %s: no %s.kallsyms (kernel "
+				"frames stay hex; --kallsyms PATH names them)\n",
+				s->spool, s->spool);
+		else
+			fprintf(stderr, "spulse: no kernel symbol file (kernel "
+				"frames stay hex; --kallsyms PATH names them)\n");
 		return;
-	rc = kallsyms_load(s->ksyms_path, &s->ksyms);
+	}
+	rc = kallsyms_file_read(s->ksyms_path, &f);
+	if (!rc)
+		rc = load_sections(s, &f);
+	kallsyms_file_free(&f);
 	if (rc < 0)
 		fprintf(stderr, "spulse: %s: %s (kernel frames stay hex)\n",
-			s->ksyms_path, rc == -EINVAL ? "not a regular file"
-						     : strerror(-rc));
+			s->ksyms_path, rc == -EINVAL ? "not a regular file "
+			"or a malformed #frames line" : strerror(-rc));
 	else
 		s->have_ksyms = true;
+}
+
+/* The symbol table that names kernel frame @id, or NULL. */
+static const struct kallsyms *ksyms_for(const struct symbolizer *s,
+					uint32_t id)
+{
+	if (!s->have_ksyms || !s->nktabs)
+		return NULL;
+	if (!s->kmerged)
+		return &s->ktabs[0];
+	for (size_t i = 0; i < s->nkranges; i++)
+		if (id >= s->kranges[i].lo && id <= s->kranges[i].hi)
+			return &s->ktabs[s->kowner[i]];
+	return NULL;
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -232,7 +289,11 @@ void symbolizer_free(struct symbolizer *s)
 		jit_map_free(&s->jits[i]);
 	free(s->jits);
 	sym_dwfl_opts_fini(&s->dopts);
-	kallsyms_free(&s->ksyms);
+	for (size_t i = 0; i < s->nktabs; i++)
+		kallsyms_free(&s->ktabs[i]);
+	free(s->ktabs);
+	free(s->kranges);
+	free(s->kowner);
 	free(s->ksyms_path);
 	strtab_free(&s->modkeys);
 	strtab_free(&s->labels);
@@ -592,16 +653,19 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 	return *lbl ? 0 : -ENOMEM;
 }
 
-static int resolve_kernel(struct symbolizer *s, const struct spulse_frame *f,
-			  struct sym_frame *sf, char **lbl)
+static int resolve_kernel(struct symbolizer *s, uint32_t id,
+			  const struct spulse_frame *f, struct sym_frame *sf,
+			  char **lbl)
 {
+	const struct kallsyms *tab;
 	const struct ksym *k = NULL;
 
 	sf->dso = "[kernel.kallsyms]";
 	if (!s->ksyms_tried)
 		load_ksyms(s);
-	if (s->have_ksyms)
-		k = kallsyms_lookup(&s->ksyms, f->addr);
+	tab = ksyms_for(s, id);
+	if (tab)
+		k = kallsyms_lookup(tab, f->addr);
 	if (!k)
 		return 0;
 	sf->func = k->name;
@@ -638,7 +702,7 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 		rc = resolve_module(s, &f, sf, &lbl);
 		break;
 	case SPULSE_FRAME_KERNEL:
-		rc = resolve_kernel(s, &f, sf, &lbl);
+		rc = resolve_kernel(s, id, &f, sf, &lbl);
 		break;
 	case SPULSE_FRAME_TRUNCATED:
 		sf->dso = "";
