@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "calltree.h"
+#include "util.h"
 
 static int64_t new_node(struct calltree *t, uint32_t label, uint8_t kind)
 {
@@ -207,6 +208,10 @@ int calltree_build(struct calltree *t, struct profile *p, int root)
 			rc = -EBADMSG;
 			break;
 		}
+		if (t->nodes[0].value + c < t->nodes[0].value) {
+			rc = -EOVERFLOW;	/* every node sum <= the root's */
+			break;
+		}
 		t->nodes[0].value += c;
 		if (root) {
 			cur = root_node(t, p, root, pc->thread, cache, nc);
@@ -252,6 +257,10 @@ int calltree_build_wakers(struct calltree *t, struct profile *p,
 		d = profile_stack_frames(p, iv[i].stack, frames);
 		if (d <= 0) {
 			rc = -EBADMSG;
+			break;
+		}
+		if (t->nodes[0].value + c < t->nodes[0].value) {
+			rc = -EOVERFLOW;	/* every node sum <= the root's */
 			break;
 		}
 		t->nodes[0].value += c;
@@ -380,22 +389,53 @@ void calltree_sort(struct calltree *t)
 	free(kids);
 }
 
-/* Folded names may not hold ';' (separator) or newlines. */
+/*
+ * Folded names: the text escape of CLI.md (no control byte, so no newline)
+ * with the ';' separator shown as ':'.
+ */
 static void put_folded_name(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : *s == '\n' ? ' ' : *s, f);
+	char buf[256], *e = buf;
+	size_t len = strlen(s), n = cli_text_escape(buf, sizeof(buf), s, len);
+
+	if (n >= sizeof(buf)) {
+		e = cli_text_dup(s, len);
+		if (!e) {
+			fputs("?", f);
+			return;
+		}
+	}
+	for (char *c = e; *c; c++)
+		fputc(*c == ';' ? ':' : *c, f);
+	if (e != buf)
+		free(e);
 }
 
 int calltree_write_folded(const struct calltree *t, FILE *f)
 {
-	uint32_t path[SPULSE_MAX_DEPTH + 1], depth = 0, cur, i;
+	uint32_t *path = NULL, depth = 0, cap = 0, cur, i;
 
-	/* iterative DFS: path[0..depth) are the nodes below the root */
+	/*
+	 * iterative DFS: path[0..depth) are the nodes below the root. The
+	 * path grows as needed: a wakers tree is blocked stack + "--" +
+	 * waker stack deep (up to 2 * SPULSE_MAX_DEPTH + 2), and no line is
+	 * dropped for its depth (issue 25).
+	 */
 	cur = t->nodes[0].child;
 	while (cur != CALLTREE_NONE) {
 		const struct ct_node *nd = &t->nodes[cur];
 
+		if (depth == cap) {
+			uint32_t nc = cap ? cap * 2 : 256;
+			uint32_t *np = realloc(path, nc * sizeof(*path));
+
+			if (!np) {
+				free(path);
+				return -ENOMEM;
+			}
+			path = np;
+			cap = nc;
+		}
 		path[depth++] = cur;
 		if (nd->self || (t->diff && nd->base_self)) {
 			for (i = 0; i < depth; i++) {
@@ -409,11 +449,12 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 					(unsigned long long)nd->base_self);
 			fprintf(f, " %llu\n", (unsigned long long)nd->self);
 		}
-		if (nd->child != CALLTREE_NONE && depth <= SPULSE_MAX_DEPTH) {
+		if (nd->child != CALLTREE_NONE) {
 			cur = nd->child;
 			continue;
 		}
 		/* climb until a node has a next sibling */
+		cur = CALLTREE_NONE;
 		while (depth) {
 			uint32_t up = path[--depth];
 
@@ -421,9 +462,9 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 				cur = t->nodes[up].sibling;
 				break;
 			}
-			cur = CALLTREE_NONE;
 		}
 	}
+	free(path);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -177,11 +177,22 @@ bool filter_has_thread(const struct filter *f)
 
 const char *filter_thread_host(const struct spulse_defs *d, uint32_t thread)
 {
+	size_t len;
+
+	return filter_thread_host_n(d, thread, &len);
+}
+
+const char *filter_thread_host_n(const struct spulse_defs *d, uint32_t thread,
+				 size_t *len)
+{
 	struct spulse_identity id;
 	uint32_t src = spulse_defs_thread_source(d, thread);
 
-	if (src == SPULSE_NONE || spulse_defs_identity(d, src, &id))
+	if (src == SPULSE_NONE || spulse_defs_identity(d, src, &id)) {
+		*len = 7;
 		return "unknown";
+	}
+	*len = id.host_len;
 	return id.host;
 }
 

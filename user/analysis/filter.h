@@ -79,6 +79,9 @@ bool filter_thread(const struct filter *f, uint32_t pid, uint32_t tid,
  * "unknown" in a spool without identities.
  */
 const char *filter_thread_host(const struct spulse_defs *d, uint32_t thread);
+/* The same host with its length (a host may hold NUL bytes). */
+const char *filter_thread_host_n(const struct spulse_defs *d, uint32_t thread,
+				 size_t *len);
 
 /* Does a thread of host @host pass --host? */
 bool filter_host(const struct filter *f, const char *host);

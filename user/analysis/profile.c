@@ -217,15 +217,25 @@ const char *profile_thread_label(const struct profile *p, uint32_t thread,
 		snprintf(buf, len, "[unknown thread]");
 		return buf;
 	}
-	if (key == 'H')
-		snprintf(buf, len, "%s", filter_thread_host(p->defs, thread));
-	else if (key == 'c')
-		snprintf(buf, len, "%.*s", (int)t.comm_len, t.comm);
-	else if (key == 'p')
-		snprintf(buf, len, "%.*s %u", (int)t.comm_len, t.comm, t.pid);
-	else
-		snprintf(buf, len, "%.*s %u/%u", (int)t.comm_len, t.comm,
-			 t.pid, t.tid);
+	/* comm and host escaped (CLI.md "Printing spool text") */
+	if (key == 'H') {
+		size_t hl;
+		const char *h = filter_thread_host_n(p->defs, thread, &hl);
+
+		cli_text_escape(buf, len, h, hl);
+		return buf;
+	}
+	{
+		char comm[4 * SPULSE_MAX_COMM + 1];
+
+		cli_text_escape(comm, sizeof(comm), t.comm, t.comm_len);
+		if (key == 'c')
+			snprintf(buf, len, "%s", comm);
+		else if (key == 'p')
+			snprintf(buf, len, "%s %u", comm, t.pid);
+		else
+			snprintf(buf, len, "%s %u/%u", comm, t.pid, t.tid);
+	}
 	return buf;
 }
 
@@ -508,6 +518,14 @@ static int count_offcpu(struct profile *p, struct cell_map *m)
 		    !profile_time_ok(p, iv.time_ns))
 			continue;
 		w = profile_offcpu_weight(p, &iv);
+		/*
+		 * Every row, node and cell sum is at most the total: when the
+		 * total fits a u64, nothing wraps. Beyond 2^64 ns (584
+		 * years of intervals) refuse rather than print a wrapped
+		 * number (CLI.md "Sums").
+		 */
+		if (p->total + w < p->total)
+			return -EOVERFLOW;
 		if (p->by_thread) {
 			if (cell_add(p, m, iv.stack, iv.thread, w) < 0)
 				return -ENOMEM;
@@ -567,6 +585,14 @@ int profile_count(struct profile *p)
 	free(m.slots);
 	if (rc == -ENOMEM || (rc >= 0 && finish_count(p) < 0)) {
 		fprintf(stderr, "spulse: out of memory\n");
+		return EXIT_INVALID;
+	}
+	if (rc == -EOVERFLOW) {
+		fprintf(stderr, "%s: the selected off-CPU intervals total more "
+			"than 2^64 ns (584 years), which this view cannot sum "
+			"without wrapping; select fewer (--time, --tid, "
+			"--state) or use spulse latency, which sums in 128 "
+			"bits\n", p->file);
 		return EXIT_INVALID;
 	}
 	if (rc < 0) {

@@ -110,11 +110,24 @@ static void kb_add(struct kbuf *k, const char *s, size_t len)
 	k->s[k->n] = 0;
 }
 
-/* Append @s and the 0x1f separator. */
+/* Append @s (@len bytes) escaped (CLI.md: injective, no control byte)
+ * and the 0x1f separator. */
+static void put_part_n(struct kbuf *k, const char *s, size_t len)
+{
+	char *e = cli_text_dup(s, len);
+
+	if (!e) {
+		k->oom = true;
+		return;
+	}
+	kb_add(k, e, strlen(e));
+	kb_add(k, "\x1f", 1);
+	free(e);
+}
+
 static void put_part(struct kbuf *k, const char *s)
 {
-	kb_add(k, s, strlen(s));
-	kb_add(k, "\x1f", 1);
+	put_part_n(k, s, strlen(s));
 }
 
 static const char *srcline_text(const struct sym_frame *sf, char *buf,
@@ -165,8 +178,15 @@ static int64_t frame_part(struct sort_table *t, uint32_t frame)
 			break;
 		case SORT_SRCLINE:
 			if (sf->file && sf->line) {
+				char *e = cli_text_dup(sf->file,
+						       strlen(sf->file));
+
 				snprintf(tmp, sizeof(tmp), ":%u", sf->line);
-				kb_add(&k, sf->file, strlen(sf->file));
+				if (e)
+					kb_add(&k, e, strlen(e));
+				else
+					k.oom = true;
+				free(e);
 				put_part(&k, tmp);
 			} else {
 				put_part(&k, "??:0");
@@ -197,9 +217,7 @@ static int64_t thread_part(struct sort_table *t, uint32_t thread)
 	for (i = 0; i < t->spec.nkeys; i++) {
 		switch (t->spec.keys[i]) {
 		case SORT_COMM:
-			snprintf(tmp, sizeof(tmp), "%.*s", (int)th.comm_len,
-				 th.comm);
-			put_part(&k, tmp);
+			put_part_n(&k, th.comm, th.comm_len);
 			break;
 		case SORT_PID:
 			snprintf(tmp, sizeof(tmp), "%u", th.pid);
@@ -209,9 +227,14 @@ static int64_t thread_part(struct sort_table *t, uint32_t thread)
 			snprintf(tmp, sizeof(tmp), "%u", th.tid);
 			put_part(&k, tmp);
 			break;
-		case SORT_HOST:
-			put_part(&k, filter_thread_host(t->p->defs, thread));
+		case SORT_HOST: {
+			size_t hl;
+			const char *h = filter_thread_host_n(t->p->defs,
+							     thread, &hl);
+
+			put_part_n(&k, h, hl);
 			break;
+		}
 		}
 	}
 	id = k.oom ? -1 : strtab_intern(&t->parts, k.s);
@@ -391,6 +414,10 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 	const struct sym_frame *sf = NULL;
 	struct spulse_thread th;
 
+	const char *s;
+	size_t sl;
+	char line[1024];
+
 	switch (key) {
 	case SORT_SYM:
 	case SORT_DSO:
@@ -399,20 +426,23 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 		if (!sf)
 			return "?";
 		if (key == SORT_SYM)
-			return sf->label;
-		if (key == SORT_DSO)
-			return frame_dso(sf);
-		return srcline_text(sf, buf, len);
+			s = sf->label;
+		else if (key == SORT_DSO)
+			s = frame_dso(sf);
+		else
+			s = srcline_text(sf, line, sizeof(line));
+		cli_text_escape(buf, len, s, strlen(s));
+		return buf;
 	}
 	if (r->thread == SPULSE_NONE ||
 	    spulse_defs_thread(t->p->defs, r->thread, &th) < 0)
 		return "?";
-	if (key == SORT_COMM)
-		snprintf(buf, len, "%.*s", (int)th.comm_len, th.comm);
-	else if (key == SORT_HOST)
-		snprintf(buf, len, "%s", filter_thread_host(t->p->defs,
-							    r->thread));
-	else
+	if (key == SORT_COMM) {
+		cli_text_escape(buf, len, th.comm, th.comm_len);
+	} else if (key == SORT_HOST) {
+		s = filter_thread_host_n(t->p->defs, r->thread, &sl);
+		cli_text_escape(buf, len, s, sl);
+	} else
 		snprintf(buf, len, "%u", key == SORT_PID ? th.pid : th.tid);
 	return buf;
 }

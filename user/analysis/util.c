@@ -101,3 +101,97 @@ void cli_json_string(FILE *f, const char *s, size_t len)
 	}
 	fputc('"', f);
 }
+
+/* Length of the well-formed UTF-8 sequence at @s of a code point that is
+ * not a C1 control (U+0080..U+009F), else 0. */
+static size_t text_utf8_len(const unsigned char *s, size_t left)
+{
+	size_t n = utf8_len(s, left);
+
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return n;
+}
+
+size_t cli_text_escape(char *out, size_t outlen, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n, o = 0, j;
+
+#define PUT(ch) do { if (o + 1 < outlen) out[o] = (ch); o++; } while (0)
+	for (i = 0; i < len; i++) {
+		unsigned char c = u[i];
+
+		if (c >= 0x20 && c <= 0x7e && c != '\\') {
+			PUT((char)c);
+		} else if (c >= 0x80 && (n = text_utf8_len(u + i, len - i))) {
+			for (j = 0; j < n; j++)
+				PUT((char)u[i + j]);
+			i += n - 1;
+		} else {
+			PUT('\\');
+			PUT('x');
+			PUT(hex[c >> 4]);
+			PUT(hex[c & 15]);
+		}
+	}
+#undef PUT
+	if (outlen)
+		out[o < outlen ? o : outlen - 1] = 0;
+	return o;
+}
+
+char *cli_text_dup(const char *s, size_t len)
+{
+	size_t n = cli_text_escape(NULL, 0, s, len);
+	char *out = malloc(n + 1);
+
+	if (out)
+		cli_text_escape(out, n + 1, s, len);
+	return out;
+}
+
+void cli_put_text(FILE *f, const char *s, size_t len)
+{
+	char buf[512];
+	size_t n = cli_text_escape(buf, sizeof(buf), s, len);
+	char *big;
+
+	if (n < sizeof(buf)) {
+		fwrite(buf, 1, n, f);
+		return;
+	}
+	big = cli_text_dup(s, len);
+	if (big) {
+		fwrite(big, 1, n, f);
+		free(big);
+		return;
+	}
+	for (; len; s++, len--)		/* no memory: every byte on its own */
+		if (cli_text_escape(buf, sizeof(buf), s, 1) == 1 ||
+		    (unsigned char)*s < 0x80)
+			fputs(buf, f);
+		else
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+}
+
+void cli_put_cstr(FILE *f, const char *s)
+{
+	cli_put_text(f, s, strlen(s));
+}
+
+const char *cli_u128(char *buf, cli_sum v)
+{
+	char tmp[CLI_U128_BUF];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + (unsigned int)(v % 10));
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = 0;
+	return buf;
+}

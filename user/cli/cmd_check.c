@@ -66,10 +66,17 @@ static void print_identities_text(const struct spulse_defs *d)
 		if (spulse_defs_identity(d, i, &id))
 			continue;
 		spulse_recording_id_hex(id.recording_id, hex);
-		printf("identity %u              host=%s recording=%s start_us=%llu"
-		       " kernel=%s machine_id=%s boot_id=%s\n", i, id.host, hex,
-		       (unsigned long long)id.start_us, id.kernel,
-		       id.machine_id, id.boot_id);
+		/* strings escaped (CLI.md "Printing spool text") */
+		printf("identity %u              host=", i);
+		cli_put_text(stdout, id.host, id.host_len);
+		printf(" recording=%s start_us=%llu kernel=", hex,
+		       (unsigned long long)id.start_us);
+		cli_put_text(stdout, id.kernel, id.kernel_len);
+		fputs(" machine_id=", stdout);
+		cli_put_text(stdout, id.machine_id, id.machine_id_len);
+		fputs(" boot_id=", stdout);
+		cli_put_text(stdout, id.boot_id, id.boot_id_len);
+		putchar('\n');
 	}
 }
 
@@ -85,14 +92,14 @@ static void print_identities_json(const struct spulse_defs *d)
 			continue;
 		spulse_recording_id_hex(id.recording_id, hex);
 		printf("%s{\"source\":%u,\"host\":", i ? "," : "", i);
-		cli_json_string(stdout, id.host, strlen(id.host));
+		cli_json_string(stdout, id.host, id.host_len);
 		printf(",\"recording_id\":\"%s\",\"start_us\":%llu,"
 		       "\"machine_id\":", hex, (unsigned long long)id.start_us);
-		cli_json_string(stdout, id.machine_id, strlen(id.machine_id));
+		cli_json_string(stdout, id.machine_id, id.machine_id_len);
 		printf(",\"boot_id\":");
-		cli_json_string(stdout, id.boot_id, strlen(id.boot_id));
+		cli_json_string(stdout, id.boot_id, id.boot_id_len);
 		printf(",\"kernel\":");
-		cli_json_string(stdout, id.kernel, strlen(id.kernel));
+		cli_json_string(stdout, id.kernel, id.kernel_len);
 		putchar('}');
 	}
 	putchar(']');

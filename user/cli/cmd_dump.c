@@ -139,13 +139,13 @@ static void print_ext(const struct spulse_record *rec, int64_t *last_event)
 		spulse_recording_id_hex(id->recording_id, hex);
 		printf("identity source=%u recording_id=%s start_us=%llu host=",
 		       id->source, hex, (unsigned long long)id->start_us);
-		put_escaped(id->host, (uint32_t)strlen(id->host));
+		put_escaped(id->host, id->host_len);
 		printf(" machine_id=");
-		put_escaped(id->machine_id, (uint32_t)strlen(id->machine_id));
+		put_escaped(id->machine_id, id->machine_id_len);
 		printf(" boot_id=");
-		put_escaped(id->boot_id, (uint32_t)strlen(id->boot_id));
+		put_escaped(id->boot_id, id->boot_id_len);
 		printf(" kernel=");
-		put_escaped(id->kernel, (uint32_t)strlen(id->kernel));
+		put_escaped(id->kernel, id->kernel_len);
 		break;
 	}
 	case SPULSE_EXT_THREAD_SOURCE:

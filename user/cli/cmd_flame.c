@@ -156,6 +156,13 @@ static int build_tree(struct calltree *t, struct profile *p,
 			return rc;
 		rc = calltree_build(t, p, o->root);
 	}
+	if (rc == -EOVERFLOW) {
+		fprintf(stderr, "%s: the selected off-CPU intervals total more "
+			"than 2^64 ns (584 years), which a flame graph cannot "
+			"weigh without wrapping; select fewer (--time, --tid, "
+			"--state)\n", p->file);
+		return EXIT_INVALID;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot build call tree: %s\n", p->file,
 			strerror(-rc));

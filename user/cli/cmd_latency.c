@@ -95,10 +95,15 @@ struct latency {
 	size_t n;
 	struct group *groups;		/* [0] = all when !per_thread */
 	size_t ngroups;
-	uint32_t *thread_group;		/* thread id -> group */
+	uint64_t *keys;			/* per_thread: sorted (pid<<32|tid) of groups */
 	bool per_thread, json;
 	uint64_t top, frames;
 };
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
 
 static unsigned int bucket_of(uint64_t ns)
 {
@@ -125,47 +130,106 @@ static void hist_add(struct hist *h, uint64_t ns)
 	h->b[bucket_of(ns)]++;
 }
 
-/* One group per distinct (pid, tid) of the defined threads, or one. */
+static uint64_t thread_key(const struct latency *l, uint32_t thread)
+{
+	struct spulse_thread t;
+
+	if (spulse_defs_thread(l->p.defs, thread, &t) < 0)
+		return UINT64_MAX;
+	return (uint64_t)t.pid << 32 | t.tid;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of @key in the sorted l->keys, or SIZE_MAX. */
+static size_t key_index(const uint64_t *keys, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && keys[lo] == key ? lo : SIZE_MAX;
+}
+
+/*
+ * One group per distinct (pid, tid) that has intervals, or one. Memory is
+ * bounded by the intervals reported, not by the threads the spool defines
+ * (issue 25: 1M defined threads cost 4 GB when every one had a group).
+ */
 static int make_groups(struct latency *l)
 {
 	uint64_t *keys;
-	uint32_t *latest;
-	size_t i, n;
+	uint32_t nt, i;
+	size_t n = 0, u = 0, j;
 
 	if (!l->per_thread) {
 		l->groups = calloc(1, sizeof(*l->groups));
 		l->ngroups = 1;
 		return l->groups ? 0 : -1;
 	}
-	if (profile_thread_groups(&l->p, &keys, &n, &l->thread_group,
-				  &latest) < 0)
+	keys = malloc((l->n ? l->n : 1) * sizeof(*keys));
+	if (!keys)
 		return -1;
-	l->groups = calloc(n ? n : 1, sizeof(*l->groups));
-	if (l->groups) {
-		for (i = 0; i < n; i++) {
-			l->groups[i].pid = (uint32_t)(keys[i] >> 32);
-			l->groups[i].tid = (uint32_t)keys[i];
-			l->groups[i].thread = latest[i];
-		}
-		l->ngroups = n;
+	for (j = 0; j < l->n; j++)
+		keys[n++] = thread_key(l, l->iv[j].thread);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_key);
+	for (j = 0; j < n; j++)
+		if (!u || keys[j] != keys[u - 1])
+			keys[u++] = keys[j];
+	l->groups = calloc(u ? u : 1, sizeof(*l->groups));
+	if (!l->groups) {
+		free(keys);
+		return -1;
 	}
-	free(keys);
-	free(latest);
-	return l->groups ? 0 : -1;
+	for (j = 0; j < u; j++) {
+		l->groups[j].pid = (uint32_t)(keys[j] >> 32);
+		l->groups[j].tid = (uint32_t)keys[j];
+		l->groups[j].thread = SPULSE_NONE;
+	}
+	/* the comm shown: the group's latest defined thread */
+	nt = spulse_defs_count(l->p.defs, SPULSE_TAG_THREAD);
+	for (i = 0; u && i < nt; i++) {
+		size_t g = key_index(keys, u, thread_key(l, i));
+
+		if (g != SIZE_MAX)
+			l->groups[g].thread = i;
+	}
+	l->keys = keys;
+	l->ngroups = u;
+	return 0;
 }
 
 static void fill(struct latency *l)
 {
-	size_t i;
+	size_t i, g;
 
 	for (i = 0; i < l->n; i++) {
 		const struct spulse_offcpu *v = &l->iv[i];
-		struct group *g = &l->groups[l->per_thread ?
-					     l->thread_group[v->thread] : 0];
+		struct group *gr = &l->groups[0];
 
-		hist_add(&g->runq, v->runq_ns);
+		if (l->per_thread) {
+			g = key_index(l->keys, l->ngroups,
+				      thread_key(l, v->thread));
+			if (g == SIZE_MAX)
+				continue;
+			gr = &l->groups[g];
+		}
+		hist_add(&gr->runq, v->runq_ns);
 		if (v->state < NSTATES)
-			hist_add(&g->state[v->state], v->blocked_ns + v->runq_ns);
+			hist_add(&gr->state[v->state],
+				 sat_add(v->blocked_ns, v->runq_ns));
 	}
 }
 
@@ -289,7 +353,8 @@ static void put_stack(const struct latency *l, uint32_t leaf, bool json)
 				putchar(',');
 			cli_json_string(stdout, name, strlen(name));
 		} else {
-			printf("%s%s", shown ? " <- " : "", name);
+			fputs(shown ? " <- " : "", stdout);
+			cli_put_cstr(stdout, name);
 		}
 	}
 	if (n < 0 && !json)
@@ -311,7 +376,8 @@ static void put_thread(const struct latency *l, uint32_t id, bool json)
 		printf("\"pid\":%u,\"tid\":%u,\"comm\":", t.pid, t.tid);
 		cli_json_string(stdout, t.comm, t.comm_len);
 	} else {
-		printf("%s %u/%u", t.comm, t.pid, t.tid);
+		cli_put_text(stdout, t.comm, t.comm_len);
+		printf(" %u/%u", t.pid, t.tid);
 	}
 }
 
@@ -384,7 +450,8 @@ static void json_longest(const struct latency *l, const size_t *order,
 
 static int output(struct latency *l)
 {
-	uint64_t blocked = 0, runq = 0;
+	cli_sum blocked = 0, runq = 0;
+	char b1[CLI_U128_BUF], b2[CLI_U128_BUF];
 	size_t *order, i, k;
 	char states[32];
 	bool first = true;
@@ -402,9 +469,9 @@ static int output(struct latency *l)
 		qsort(order, l->n, sizeof(*order), cmp_longest);
 	k = l->top < l->n ? (size_t)l->top : l->n;
 	if (l->json) {
-		printf("{\"unit\":\"us\",\"intervals\":%zu,\"blocked_ns\":%llu,"
-		       "\"runq_ns\":%llu,\"histograms\":[", l->n,
-		       (unsigned long long)blocked, (unsigned long long)runq);
+		printf("{\"unit\":\"us\",\"intervals\":%zu,\"blocked_ns\":%s,"
+		       "\"runq_ns\":%s,\"histograms\":[", l->n,
+		       cli_u128(b1, blocked), cli_u128(b2, runq));
 		for (i = 0; i < l->ngroups; i++) {
 			const struct group *g = &l->groups[i];
 			unsigned int st;
@@ -425,8 +492,9 @@ static int output(struct latency *l)
 	} else {
 		printf("# %s: %zu off-CPU intervals, %.3f ms off-CPU "
 		       "(blocked %.3f ms, runq %.3f ms)", l->p.file, l->n,
-		       (double)(blocked + runq) / 1e6, (double)blocked / 1e6,
-		       (double)runq / 1e6);
+		       (double)(long double)(blocked + runq) / 1e6,
+		       (double)(long double)blocked / 1e6,
+		       (double)(long double)runq / 1e6);
 		if (l->p.has_pid)
 			printf(", pid %u", l->p.pid);
 		if (l->p.state_mask)
@@ -511,7 +579,7 @@ int cmd_latency(int argc, char **argv)
 	}
 	free(l.iv);
 	free(l.groups);
-	free(l.thread_group);
+	free(l.keys);
 	profile_close(&l.p);
 	return rc;
 }

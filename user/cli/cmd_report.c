@@ -9,6 +9,7 @@
 #include "store/ch_query.h"
 #include "analysis/profile.h"
 #include "analysis/sort.h"
+#include "analysis/filter.h"
 
 static const char report_help[] =
 "NAME\n"
@@ -175,9 +176,16 @@ static void put_sym(const struct sort_table *t, uint32_t row, bool with_dso)
 		fputs("?", stdout);
 		return;
 	}
-	fputs(sf->label, stdout);
-	if (with_dso && sf->func && sf->dso[0])
-		printf(sf->dso[0] == '[' ? " %s" : " [%s]", sf->dso);
+	cli_put_cstr(stdout, sf->label);
+	if (with_dso && sf->func && sf->dso[0]) {
+		size_t mlen;
+		const char *mod = sort_module(t, row, &mlen);
+
+		fputs(mod[0] == '[' ? " " : " [", stdout);
+		cli_put_text(stdout, mod, mlen);
+		if (mod[0] != '[')
+			fputs("]", stdout);
+	}
 }
 
 static int key_width(int key)
@@ -293,7 +301,7 @@ static void graph_print(const struct calltree *t, uint32_t node,
 	uint32_t *kids, n, i;
 	char *sub;
 
-	fputs(symbolizer_label(t->sym, t->nodes[node].label), stdout);
+	cli_put_cstr(stdout, symbolizer_label(t->sym, t->nodes[node].label));
 	putchar('\n');
 	n = graph_children(t, node, min, &kids);
 	if (n == 1 && t->nodes[kids[0]].value == t->nodes[node].value) {
@@ -606,10 +614,30 @@ static int print_json(struct sort_table *t, struct profile *p,
 			printf("%s\"%s\":", first ? "" : ",",
 			       sort_key_name(key));
 			first = false;
-			if (key == SORT_PID || key == SORT_TID)
+			if (key == SORT_PID || key == SORT_TID) {
 				fputs(sort_field(t, order[i], key, buf,
 						 sizeof(buf)), stdout);
-			else
+			} else if (key == SORT_COMM || key == SORT_HOST) {
+				/* every byte, JSON-escaped (not the text
+				 * escape of the table) */
+				struct spulse_thread th;
+				const char *h;
+				size_t hl;
+
+				if (w->thread == SPULSE_NONE ||
+				    spulse_defs_thread(p->defs, w->thread,
+						       &th) < 0)
+					json_str("?");
+				else if (key == SORT_COMM)
+					cli_json_string(stdout, th.comm,
+							th.comm_len);
+				else {
+					h = filter_thread_host_n(p->defs,
+								 w->thread,
+								 &hl);
+					cli_json_string(stdout, h, hl);
+				}
+			} else
 				json_str(sort_field(t, order[i], key, buf,
 						    sizeof(buf)));
 		}

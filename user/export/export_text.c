@@ -257,9 +257,13 @@ static void json_threads(struct profile *p, FILE *f)
 			id ? "," : "", id, t.pid, t.tid);
 		cli_json_string(f, t.comm ? t.comm : "", t.comm_len);
 		/* the thread's host (docs/FLEET.md): "unknown" without identity */
-		host = filter_thread_host(p->defs, id);
-		fputs(",\"host\":", f);
-		cli_json_string(f, host, strlen(host));
+		{
+			size_t hl;
+
+			host = filter_thread_host_n(p->defs, id, &hl);
+			fputs(",\"host\":", f);
+			cli_json_string(f, host, hl);
+		}
 		fputc('}', f);
 	}
 	fputs("]", f);

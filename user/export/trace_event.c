@@ -226,7 +226,7 @@ static void write_event(struct ctx *c, const struct tev *e)
 			(unsigned long long)tg->t.threshold_ns,
 			(unsigned long long)tg->t.window_start_ns,
 			(unsigned long long)tg->t.window_end_ns);
-		cli_json_string(f, tg->text, strlen(tg->text));
+		cli_json_string(f, tg->text, tg->t.text_len);
 		fputs("}}", f);
 		break;
 	}
@@ -364,7 +364,13 @@ static int collect_triggers(struct profile *p, struct tev_buf *b,
 			break;
 		v = nv;
 		v[n].t = rec.u.trigger;
-		v[n].text = strndup(rec.u.trigger.text, rec.u.trigger.text_len);
+		/* every byte, NUL bytes included (not strndup) */
+		v[n].text = malloc(rec.u.trigger.text_len + 1);
+		if (v[n].text) {
+			memcpy(v[n].text, rec.u.trigger.text,
+			       rec.u.trigger.text_len);
+			v[n].text[rec.u.trigger.text_len] = 0;
+		}
 		v[n].t.text = NULL;
 		if (!v[n].text)
 			break;

@@ -861,6 +861,37 @@ out:
 	return rc;
 }
 
+/*
+ * The off-CPU views sum blocked_ns + runq_ns with SQLite's sum(), which
+ * fails with "integer overflow" past 2^63 - 1. Every view's sum is at most
+ * the table's total, so refuse (roll back) a spool that would take the
+ * total there, instead of loading one whose views then fail (issue 25).
+ */
+static int offcpu_fits(struct loader *l)
+{
+	sqlite3_stmt *st = NULL;
+	double tot = 0;
+
+	if (sqlite3_prepare_v2(l->db, "SELECT total(blocked_ns) + "
+			       "total(runq_ns) FROM offcpu", -1, &st,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		db_error(l->db, "summing off-CPU time");
+		return -1;
+	}
+	tot = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	if (tot >= 9223372036854775807.0) {
+		fprintf(stderr, "%s: not loaded: with it the database's "
+			"off-CPU intervals would total %.0f ns, more than the "
+			"2^63-1 ns its views can sum (SQLite integers)\n",
+			l->file, tot);
+		return -1;
+	}
+	return 0;
+}
+
 static int insert_offcpu(struct loader *l)
 {
 	sqlite3_stmt *st = l->st[ST_OFFCPU];
@@ -902,7 +933,7 @@ static int insert_offcpu(struct loader *l)
 			strerror(-rc));
 		return -1;
 	}
-	return 0;
+	return offcpu_fits(l);
 }
 
 /*
