@@ -19,6 +19,9 @@
  *          blocked_ns= runq_ns= waker=none|N waker_stack= waker_cpu=
  *   trigger dt_ns= reason=manual|signal|offcpu|runq|N seq= value_ns=
  *          threshold_ns= window_start_ns= window_end_ns= text=
+ *   identity source= recording_id=HEX start_us= host= machine_id= boot_id=
+ *          kernel=               (kind 4; strings take \xNN)
+ *   thread-source thread= source=  (kind 5)
  *   ext kind= len= [hex=HEX]  (payload: the hex, else len zero bytes)
  *   raw hex=HEX            (bytes as given)
  *
@@ -266,6 +269,29 @@ int main(int argc, char **argv)
 
 			t.text_len = unescape(get(&f, "text"), str);
 			n = spulse_enc_ext_trigger(buf, &t);
+		} else if (!strcmp(kind, "identity")) {
+			static char hs[4][1024];
+			uint8_t rid[SPULSE_RECORDING_ID_LEN] = { 0 };
+			struct spulse_identity_fields id = {
+				.source = (uint32_t)num(&f, "source"),
+				.recording_id = rid,
+				.start_us = num(&f, "start_us"),
+				.host = hs[0], .machine_id = hs[1],
+				.boot_id = hs[2], .kernel = hs[3],
+			};
+
+			if (get(&f, "recording_id"))
+				unhex(get(&f, "recording_id"), rid);
+			id.host_len = unescape(get(&f, "host"), hs[0]);
+			id.machine_id_len = unescape(get(&f, "machine_id"),
+						     hs[1]);
+			id.boot_id_len = unescape(get(&f, "boot_id"), hs[2]);
+			id.kernel_len = unescape(get(&f, "kernel"), hs[3]);
+			n = spulse_enc_ext_identity(buf, &id);
+		} else if (!strcmp(kind, "thread-source")) {
+			n = spulse_enc_ext_thread_source(buf,
+				(uint32_t)num(&f, "thread"),
+				(uint32_t)num(&f, "source"));
 		} else if (!strcmp(kind, "ext")) {
 			size_t len = (size_t)num(&f, "len"), hl;
 

@@ -22,20 +22,22 @@ struct line_cache {
 	uint32_t n;
 };
 
+/* Names and module paths in the text escape of CLI.md ("Printing spool
+ * text"): a control byte would break perf script's line format. */
 static void put_perf_line(FILE *m, uint64_t addr, const struct sym_frame *sf)
 {
-	if (sf->func && sf->inlined)	/* no offset inside an inlined body */
-		fprintf(m, "\t%16llx %s (%s)\n", (unsigned long long)addr,
-			sf->func, sf->dso);
-	else if (sf->func)
-		fprintf(m, "\t%16llx %s+0x%llx (%s)\n",
-			(unsigned long long)addr, sf->func,
-			(unsigned long long)sf->func_off, sf->dso);
-	else
-		fprintf(m, "\t%16llx [unknown] (%s)\n",
-			(unsigned long long)addr,
-			sf->kind == SPULSE_FRAME_TRUNCATED ? "[truncated]" :
-			sf->dso);
+	fprintf(m, "\t%16llx ", (unsigned long long)addr);
+	if (sf->func) {
+		cli_put_cstr(m, sf->func);
+		if (!sf->inlined)	/* no offset inside an inlined body */
+			fprintf(m, "+0x%llx", (unsigned long long)sf->func_off);
+	} else {
+		fputs("[unknown]", m);
+	}
+	fputs(" (", m);
+	cli_put_cstr(m, !sf->func && sf->kind == SPULSE_FRAME_TRUNCATED ?
+		     "[truncated]" : sf->dso);
+	fputs(")\n", m);
 }
 
 static const char *perf_lines(struct profile *p, struct line_cache *lc,
@@ -77,17 +79,11 @@ static const char *perf_lines(struct profile *p, struct line_cache *lc,
 	return buf;
 }
 
-/* COMM as perf prints it, but never with a control byte that would
- * break the line format. */
+/* COMM as perf prints it, in the text escape of CLI.md (every byte kept,
+ * never a control byte that would break the line format). */
 static void put_comm(FILE *f, const struct spulse_thread *t)
 {
-	uint32_t i;
-
-	for (i = 0; i < t->comm_len; i++) {
-		unsigned char c = (unsigned char)t->comm[i];
-
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	cli_put_text(f, t->comm, t->comm_len);
 	if (!t->comm_len)
 		fputs("[unknown]", f);
 }

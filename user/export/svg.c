@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "analysis/util.h"
 
 #define SVG_WIDTH	1200.0
 #define SVG_ROW		16
@@ -143,23 +144,39 @@ static const char svg_script[] =
 "  searchBtn.textContent = 'Search';\n"
 "}\n";
 
+/*
+ * @s as XML text: first the CLI's text escape (CLI.md "Printing spool
+ * text": control bytes, DEL, '\\' and malformed UTF-8 as \xNN, so the
+ * document is well-formed UTF-8 and XML 1.0 and no byte is lost), then
+ * the XML entities; at most @max characters (never cutting a UTF-8
+ * sequence), ".." when cut.
+ */
 static void put_xml(FILE *f, const char *s, size_t max)
 {
+	char *e = cli_text_dup(s, strlen(s)), *p;
 	size_t n = 0;
 
-	for (; *s && n < max; s++, n++) {
-		switch (*s) {
+	if (!e) {
+		fputs("?", f);
+		return;
+	}
+	for (p = e; *p && n < max; p++) {
+		switch (*p) {
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
 		default:
-			/* XML 1.0 forbids most control characters */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, f);
+			fputc(*p, f);
+			/* a UTF-8 sequence counts as one character */
+			while (((unsigned char)p[1] & 0xc0) == 0x80)
+				fputc(*++p, f);
 		}
+		n++;
 	}
-	if (*s && max > 2)
+	if (*p && max > 2)
 		fputs("..", f);
+	free(e);
 }
 
 static uint32_t name_hash(const char *s)
