@@ -81,7 +81,7 @@ $(DRAIN_TEST)/test_meta_forward: $(TOP)/tests/drain/test_meta_forward.c \
 $(DRAIN_TEST)/record: $(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_record.c \
 		$(DRAIN_SAN_OBJS) $(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(CLI_ROOM_CFLAGS) $(SAN_CFLAGS) -pthread -o $@ \
+	$(CC) $(USER_CFLAGS) $(CLI_ROOM_CFLAGS) $(DRAIN_CFLAGS) $(SAN_CFLAGS) -o $@ \
 		$(TOP)/tests/drain/record_main.c $(TOP)/user/cli/cmd_record.c \
 		$(DRAIN_SAN_OBJS) $(DRAIN_UNWIND_A) $(DRAIN_LIB) $(DRAIN_LDLIBS)
 
