@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <spulse/version.h>
+
 #include "drain.h"
 
 static volatile sig_atomic_t stop_requested, usr1_requested;
@@ -41,6 +43,7 @@ static void usage(FILE *f)
 "                    [--unwind-cache DIR | --no-unwind-tables]\n"
 "                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                     [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
+"       spulse-drain --version | --help\n"
 "  -o, --output FILE   spool to write (replaced if it exists)\n"
 "  --debugfs DIR       spulse debugfs directory (default %s)\n"
 "  --sync-ms N         fsync the spool every N ms (default 1000; 0 = at end)\n"
@@ -57,6 +60,7 @@ static void usage(FILE *f)
 "                      built or read from it and loaded into DIR/unwind\n"
 "  --no-unwind-tables  load no unwind tables (frame-pointer user stacks,\n"
 "                      or whatever tables another tool loaded)\n"
+"  --version           print the version (" SPULSE_VERSION ") and exit\n"
 DRAIN_FLIGHT_USAGE,
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_WAKE_MS_DEFAULT,
 		DRAIN_DEFAULT_KALLSYMS);
@@ -115,6 +119,7 @@ int main(int argc, char **argv)
 		{ "unwind-cache", required_argument, NULL, 'U' },
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -197,6 +202,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("spulse-drain %s\n", SPULSE_VERSION);
 			return 0;
 		default:
 			goto bad;
