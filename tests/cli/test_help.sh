@@ -76,3 +76,26 @@ test_help_option_parser_expands_macros() {
 	grep -qx format o && grep -qx kallsyms o && grep -qx help o ||
 		die "export options: $(tr '\n' ' ' <o)"
 }
+
+# spulse --version: one line "spulse X.Y.Z" (the version of
+# include/spulse/version.h), rc 0; spulse --help lists every export format
+# that `spulse export --help` documents.
+test_help_version_and_export_formats() {
+	local want f
+	want=$(sed -n 's/^#define SPULSE_VERSION[[:space:]]*"\(.*\)"/\1/p' \
+		"$HELP_SRC/../../include/spulse/version.h")
+	[ -n "$want" ] || die "no SPULSE_VERSION in version.h" || return 1
+	expect_rc 0 "$SP" --version || return 1
+	[ "$(cat out)" = "spulse $want" ] || die "--version: $(cat out)" ||
+		return 1
+	expect_rc 0 "$SP" -V || return 1
+	[ "$(cat out)" = "spulse $want" ] || die "-V: $(cat out)" || return 1
+	"$SP" --help >h || return 1
+	grep -q -- '--version' h || die "--help does not name --version" ||
+		return 1
+	for f in folded JSON perf-script trace-event pprof speedscope; do
+		grep '^  export ' h | grep -qw -- "$f" ||
+			die "spulse --help: export lacks $f: $(grep '^  export' h)" ||
+			return 1
+	done
+}

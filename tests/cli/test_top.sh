@@ -6,36 +6,108 @@
 
 TOP_WRITER=$BUILD/tests/cli/top_writer
 
+# top_fn: awk code setting fn to the function of a row (the field after
+# the k/u mark) and mark to that mark
+TOP_FN='fn = ""; mark = ""; for (i = 1; i < NF; i++) if ($i == "k" || $i == "u") { mark = $i; fn = $(i + 1); break }'
+
 # top_first FILE: the function of the first row of the last block in FILE
 top_first() {
-	awk '/function \[module\]$/ {getline; f = $NF} END {print f}' "$1"
+	awk "/function \\[module\\]\$/ {getline; $TOP_FN; f = fn} END {print f}" "$1"
 }
 
 test_top_batch_block_counts_like_report() {
 	build_known || return 1
 	expect_rc 0 "$SP" top --iterations 1 known.spulse || return 1
-	grep -q '^spulse top known.spulse: 16 samples in the last 5.0 s, +16 new, 16 read$' out ||
-		die "header: $(head -1 out)" || return 1
-	awk '$NF == "known_alpha_leaf" {print $2, $4}' out | grep -qx '7 7' ||
+	[ "$(head -n 1 out)" = "spulse top known.spulse" ] ||
+		die "title: $(head -1 out)" || return 1
+	grep -q '^16 samples in the last 5.0 s, +16 new, 16 read$' out ||
+		die "header: $(sed -n 2p out)" || return 1
+	awk '$6 == "known_alpha_leaf" {print $2, $4}' out | grep -qx '7 7' ||
 		die "alpha row: $(cat out)" || return 1
-	awk '$NF == "known_beta_mid" {print $2, $4}' out | grep -qx '3 14' ||
+	awk '$6 == "known_beta_mid" {print $2, $4}' out | grep -qx '3 14' ||
 		die "beta row" || return 1
 	[ "$(top_first out)" = known_alpha_leaf ] || die "first row" || return 1
 	expect_rc 0 "$SP" top --iterations 1 --pid 200 -n 1 known.spulse || return 1
-	grep -q ': 6 samples' out && [ "$(grep -c '%' out)" -eq 2 ] ||
+	grep -q '^6 samples of pid 200 in' out && [ "$(grep -c '%' out)" -eq 2 ] ||
 		die "--pid 200 -n 1: $(cat out)" || return 1
 	[ "$(top_first out)" = known_kernel_fn ] || die "pid 200 first row"
 }
 
 # a spool with no sample yet (what a live top sees first): an empty screen,
 # exit 0 (the san build aborted here: qsort() of the NULL row array)
+# every row: a k/u mark and its module (the file name of a module path,
+# [kernel.kallsyms]; an unresolved address names its module already)
+test_top_rows_show_kernel_user_mark_and_module() {
+	build_known || return 1
+	expect_rc 0 "$SP" top --iterations 1 known.spulse || return 1
+	awk "{ $TOP_FN } fn == \"known_alpha_leaf\" {print mark, \$NF}" out |
+		grep -qx 'u \[known\]' || die "alpha row: $(cat out)" || return 1
+	awk "{ $TOP_FN } fn == \"known_kernel_fn\" {print mark, \$NF}" out |
+		grep -qx 'k \[kernel.kallsyms\]' || die "kernel row: $(cat out)" ||
+		return 1
+	[ "$(grep -Ec '^ *[0-9.]+%' out)" -eq "$(awk "{ $TOP_FN } mark != \"\"" out | wc -l)" ] ||
+		die "a row without a mark: $(cat out)"
+}
+
+# a --pid filter that matches nothing names the filter, not just "0"
+test_top_names_the_pid_filter() {
+	build_known || return 1
+	expect_rc 0 "$SP" top --iterations 1 -p 99999 known.spulse || return 1
+	grep -q '^0 samples of pid 99999 in the last 5.0 s, +16 new, 16 read$' out ||
+		die "header: $(cat out)" || return 1
+	expect_rc 0 "$SP" top --iterations 1 -p 100,200 known.spulse || return 1
+	grep -q '^16 samples of pids 100,200 in' out || die "$(cat out)"
+}
+
+# at 60 columns (a terminal's width, or $COLUMNS in batch mode) no line is
+# longer: the title and the first rows stay on screen
+test_top_fits_60_columns() {
+	build_known || return 1
+	mkdir -p a-rather-long-directory-name/for-the-spool
+	cp known.spulse known.spulse.kallsyms a-rather-long-directory-name/for-the-spool/
+	COLUMNS=60 expect_rc 0 "$SP" top --iterations 1 \
+		a-rather-long-directory-name/for-the-spool/known.spulse || return 1
+	awk 'length($0) > 60 {print; bad = 1} END {exit bad}' out ||
+		die "lines over 60 columns" || return 1
+	grep -q '^16 samples in the last' out || die "$(cat out)" || return 1
+	[ "$(top_first out)" = known_alpha_leaf ] || die "rows: $(cat out)" ||
+		return 1
+	if command -v tmux >/dev/null; then
+		local sock=spulse-top60-$$-$RANDOM tm
+		tm="tmux -L $sock -f /dev/null"
+		$tm new-session -d -x 60 -y 12 -s t "$SP top -n 3 known.spulse; sleep 30" ||
+			die "tmux failed" || return 1
+		sleep 1.5
+		$tm capture-pane -p -t t >screen 2>/dev/null
+		$tm send-keys -t t q
+		sleep 0.3
+		$tm kill-server 2>/dev/null
+		grep -q '^spulse top known.spulse' screen &&
+			grep -q '^16 samples in the last' screen ||
+			die "title scrolled off: $(cat screen)" || return 1
+	fi
+}
+
+# a spool that stops growing: after a second (and two refreshes) without
+# new bytes, the header says so (before: "+0 new" forever)
+test_top_says_when_the_writer_stopped() {
+	build_known || return 1
+	expect_rc 0 "$SP" top --iterations 14 -i 0.1 known.spulse || return 1
+	if awk 'NR == 2' out | grep -q 'no new data'; then
+		die "stopped at once: $(head -2 out)"
+		return 1
+	fi
+	tail -n 20 out | grep -q '+0 new, 16 read; no new data for [0-9.]* s (writer stopped?)$' ||
+		die "last blocks: $(tail -n 20 out)"
+}
+
 test_top_spool_without_samples_draws_an_empty_screen() {
 	build_known || return 1
 	grep -v '^sample' known.txt >e.txt
 	"$SPOOLGEN" <e.txt >e.spulse || return 1
 	expect_rc 0 "$SP" top --iterations 1 e.spulse || return 1
-	grep -q '^spulse top e.spulse: 0 samples in the last 5.0 s, +0 new, 0 read$' out ||
-		die "header: $(head -1 out)" || return 1
+	grep -q '^0 samples in the last 5.0 s, +0 new, 0 read$' out ||
+		die "header: $(sed -n 2p out)" || return 1
 	[ "$(grep -c '%' out)" -eq 1 ] || die "rows without samples: $(cat out)"
 }
 
@@ -48,7 +120,7 @@ test_top_window_keeps_only_the_last_seconds() {
 	"$SPOOLGEN" <w.txt >w.spulse || return 1
 	expect_rc 0 "$SP" top --iterations 1 -w 1.5 w.spulse || return 1
 	# newest at 5.9 s: the window [4.4, 5.9] holds 16 beta samples
-	grep -q ': 16 samples in the last 1.5 s' out || die "$(head -1 out)" ||
+	grep -q '^16 samples in the last 1.5 s' out || die "$(head -2 out)" ||
 		return 1
 	[ "$(top_first out)" = known_beta_mid ] || die "first: $(cat out)" || return 1
 	! grep -q known_alpha_leaf out || die "old alpha samples kept" || return 1
@@ -97,7 +169,7 @@ test_top_live_screen_follows_the_writer_in_tmux() {
 		[ "$first" = top_alpha ] && seen_alpha=1 && cp screen alpha.screen
 		# beta leading with > 80% of the window: alpha has aged out
 		[ -n "$seen_alpha" ] && [ "$first" = top_beta ] &&
-			awk '$NF == "top_beta" {exit !($1 + 0 > 80)}' screen &&
+			awk '$6 == "top_beta" {exit !($1 + 0 > 80)}' screen &&
 			! grep -q top_alpha screen && seen_beta=1 && cp screen beta.screen && break
 		sleep 0.1
 	done
@@ -113,7 +185,7 @@ test_top_live_screen_follows_the_writer_in_tmux() {
 	[ -n "$seen_beta" ] || die "top_beta never led after alpha: $(cat screen)" ||
 		return 1
 	# the screen is redrawn in place: one header, the quit hint
-	[ "$(grep -c '^spulse top live.spulse:' beta.screen)" -eq 1 ] ||
+	[ "$(grep -c '^spulse top live.spulse' beta.screen)" -eq 1 ] ||
 		die "not redrawn in place: $(cat beta.screen)" || return 1
 	grep -q '(q quits)' beta.screen || die "no quit hint" || return 1
 	[ "$(cat rc 2>/dev/null)" = rc=0 ] || die "q: $(cat rc 2>/dev/null)" ||
@@ -151,7 +223,7 @@ EOT
 	done
 	$tm kill-server 2>/dev/null
 	[ -n "$seen" ] || die "top_alpha never shown: $(cat screen)" || return 1
-	grep -q '^spulse top .*/spulse-top\.[^/]*/top\.spulse: ' screen ||
+	grep -q '^spulse top .*/spulse-top\.[^/]*/top\.spulse ' screen ||
 		die "header: $(head -1 screen)" || return 1
 	[ "$(cat rc 2>/dev/null)" = rc=0 ] || die "q: $(cat rc 2>/dev/null)" ||
 		return 1

@@ -27,6 +27,8 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -56,10 +58,14 @@ static const char top_help[] =
 "    --interval, the functions of the samples in the last --window seconds\n"
 "    (by the spool's sample clock, up to the newest sample): self = the\n"
 "    function is the leaf, total = it is anywhere on the stack (once per\n"
-"    sample), as counts and % of the window's samples. The header line\n"
-"    gives the window's sample count, the samples read since the last\n"
-"    refresh and the total so far. Symbolization as spulse report (module\n"
-"    files, FILE.kallsyms, --symfs).\n"
+"    sample), as counts and % of the window's samples, each row marked k\n"
+"    (kernel) or u (user) and followed by its module's file name. The\n"
+"    second header line gives the window's sample count (naming the --pid\n"
+"    filter when one is set), the samples read since the last refresh and\n"
+"    the total so far; when FILE has not grown for a second or more, it\n"
+"    says for how long (the writer stopped, or is idle). Lines are cut to\n"
+"    the terminal's width (in batch mode, to $COLUMNS when set).\n"
+"    Symbolization as spulse report (module files, FILE.kallsyms, --symfs).\n"
 "\n"
 "    On a terminal the screen is redrawn in place; q (or Ctrl-C) quits and\n"
 "    restores the terminal. Otherwise (a pipe, a file) every refresh is\n"
@@ -126,7 +132,12 @@ struct top {
 	uint32_t stack_cap;
 	uint64_t *self, *incl;	/* per label id */
 	uint32_t *stamp;	/* per label id: the stack last counted */
+	uint32_t *frame_of;	/* per label id: a frame with that label */
 	uint32_t label_cap;
+	/* is the writer still writing? (the file's size, per refresh) */
+	long long last_size;
+	struct timespec last_growth;
+	unsigned idle_refreshes;
 	uint32_t *order;
 	/* options */
 	int64_t window_ns;
@@ -308,11 +319,114 @@ static unsigned long screen_rows(const struct top *t)
 	return 20;
 }
 
+/* Terminal width on a terminal, else $COLUMNS when set, else 0 (no limit). */
+static unsigned screen_cols(const struct top *t)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (t->tty_out && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && *env) {
+		long v = strtol(env, NULL, 10);
+
+		if (v > 0 && v < 100000)
+			return (unsigned)v;
+	}
+	return 0;
+}
+
+/* One line, cut to @cols characters (bytes; 0: whole) so that a narrow
+ * terminal never wraps it and the screen keeps its layout. */
+__attribute__((format(printf, 3, 4)))
+static void put_line(FILE *f, unsigned cols, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (cols && (unsigned)n > cols)
+		line[cols] = 0;
+	fputs(line, f);
+	fputc('\n', f);
+	free(line);
+}
+
+/* The module column: the file name of a module path, [kernel.kallsyms],
+ * [vdso], ... as they are; "" when unknown. */
+static const char *module_name(const char *dso)
+{
+	const char *b;
+
+	if (!dso || !*dso || !strcmp(dso, "[unknown]"))
+		return "";
+	if (dso[0] == '[')
+		return dso;
+	b = strrchr(dso, '/');
+	return b && b[1] ? b + 1 : dso;
+}
+
+static double since(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - a->tv_sec) +
+	       (double)(now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * Two header lines: the file (and the quit hint), then the window's
+ * counts with the active filters named, and, when the file has not grown
+ * for at least 1 s over two refreshes, how long it has been idle (the
+ * writer stopped, or has nothing to write).
+ */
+static void draw_header(struct top *t, FILE *f, unsigned cols)
+{
+	char filt[96] = "", idle[80] = "";
+	struct stat st;
+	size_t i, o = 0;
+
+	if (!stat(t->file, &st) && st.st_size != t->last_size) {
+		t->last_size = st.st_size;
+		clock_gettime(CLOCK_MONOTONIC, &t->last_growth);
+		t->idle_refreshes = 0;
+	} else {
+		t->idle_refreshes++;
+	}
+	if (t->idle_refreshes >= 2 && since(&t->last_growth) >= 1.0)
+		snprintf(idle, sizeof(idle), "; no new data for %.1f s "
+			 "(writer stopped?)", since(&t->last_growth));
+	if (t->npids) {
+		o = (size_t)snprintf(filt, sizeof(filt), " of pid%s ",
+				     t->npids > 1 ? "s" : "");
+		for (i = 0; i < t->npids && o < sizeof(filt) - 16; i++)
+			o += (size_t)snprintf(filt + o, sizeof(filt) - o,
+					      "%s%u", i ? "," : "", t->pids[i]);
+		if (i < t->npids)
+			snprintf(filt + o, sizeof(filt) - o, ",...");
+	}
+	put_line(f, cols, "spulse top %s%s", t->file,
+		 t->tty_out ? "   (q quits)" : "");
+	put_line(f, cols, "%zu samples%s in the last %.1f s, +%llu new, %llu "
+		 "read%s", t->len, filt, (double)t->window_ns / 1e9,
+		 (unsigned long long)t->new_read,
+		 (unsigned long long)t->total_read, idle);
+}
+
 static int top_draw(struct top *t)
 {
 	uint32_t nstacks = spulse_defs_count(t->defs, SPULSE_TAG_STACK);
 	uint32_t nlabels, i, nrows = 0, stamp_id = 0;
 	unsigned long rows = screen_rows(t), r;
+	unsigned cols = screen_cols(t);
+	bool narrow = cols && cols < 80;
 	size_t k;
 	FILE *f = stdout;
 
@@ -362,6 +476,10 @@ static int top_draw(struct top *t)
 			if (!o)
 				goto oom;
 			t->stamp = o;
+			o = realloc(t->frame_of, nc * sizeof(*o));
+			if (!o)
+				goto oom;
+			t->frame_of = o;
 		}
 		t->label_cap = nc;
 	}
@@ -385,6 +503,7 @@ static int top_draw(struct top *t)
 
 			if (l < 0)
 				break;
+			t->frame_of[l] = s.frame;
 			if (leaf)
 				t->self[l] += c;
 			leaf = false;
@@ -404,22 +523,38 @@ static int top_draw(struct top *t)
 
 	if (t->tty_out)
 		fputs("\033[H\033[2J", f);
-	fprintf(f, "spulse top %s: %zu samples in the last %.1f s, +%llu new, "
-		"%llu read%s\n", t->file, t->len, (double)t->window_ns / 1e9,
-		(unsigned long long)t->new_read,
-		(unsigned long long)t->total_read,
-		t->tty_out ? "   (q quits)" : "");
-	fprintf(f, "   self%%      self   total%%     total  function [module]\n");
+	draw_header(t, f, cols);
+	/* under 80 columns the counts go, the percentages stay */
+	if (narrow)
+		put_line(f, cols, "  self%%  total%%    function [module]");
+	else
+		put_line(f, cols, "   self%%      self   total%%     total    "
+			 "function [module]");
 	for (r = 0; r < rows && r < nrows; r++) {
 		uint32_t l = t->order[r];
+		const struct sym_frame *sf = symbolizer_frame(t->sym,
+							      t->frame_of[l]);
 		double n = t->len ? (double)t->len : 1;
+		/* an unresolved label already names its module */
+		const char *mod = sf && sf->func ? module_name(sf->dso) : "";
+		bool br = *mod && mod[0] != '[';
+		char nums[64];
 
-		fprintf(f, "%7.2f%% %9llu %7.2f%% %9llu  %s\n",
-			100.0 * (double)t->self[l] / n,
-			(unsigned long long)t->self[l],
-			100.0 * (double)t->incl[l] / n,
-			(unsigned long long)t->incl[l],
-			symbolizer_label(t->sym, l));
+		if (narrow)
+			snprintf(nums, sizeof(nums), "%6.2f%% %6.2f%%",
+				 100.0 * (double)t->self[l] / n,
+				 100.0 * (double)t->incl[l] / n);
+		else
+			snprintf(nums, sizeof(nums),
+				 "%7.2f%% %9llu %7.2f%% %9llu",
+				 100.0 * (double)t->self[l] / n,
+				 (unsigned long long)t->self[l],
+				 100.0 * (double)t->incl[l] / n,
+				 (unsigned long long)t->incl[l]);
+		put_line(f, cols, "%s  %s %s%s%s%s%s", nums,
+			 sf && sf->kind == SPULSE_FRAME_KERNEL ? "k" : "u",
+			 symbolizer_label(t->sym, l), *mod ? " " : "",
+			 br ? "[" : "", mod, br ? "]" : "");
 	}
 	if (!t->tty_out)
 		fputc('\n', f);
@@ -689,6 +824,7 @@ static void top_free(struct top *t)
 	free(t->self);
 	free(t->incl);
 	free(t->stamp);
+	free(t->frame_of);
 	free(t->order);
 }
 
@@ -707,7 +843,8 @@ int cmd_top(int argc, char **argv)
 	};
 	struct spulse_read_opts ro = { .sz = sizeof(ro) };
 	struct spulse_error err = { 0 };
-	struct top t = { .interval = 1.0, .window_ns = 5000000000LL };
+	struct top t = { .interval = 1.0, .window_ns = 5000000000LL,
+			 .last_size = -1 };
 	struct sigaction sa;
 	struct rec rec = { 0 };
 	unsigned long it = 0;

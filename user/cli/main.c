@@ -2,6 +2,8 @@
 /* spulse: dispatch to a subcommand. */
 #include <string.h>
 
+#include <spulse/version.h>
+
 #include "cli.h"
 
 int cmd_latency(int argc, char **argv);	/* cmd_latency.c */
@@ -25,7 +27,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report, "top functions by samples or off-CPU time" },
 	{ "flame", cmd_flame, "flame graph (SVG) or folded stacks, on/off-CPU" },
 	{ "latency", cmd_latency, "run-queue and off-CPU histograms, longest waits" },
-	{ "export", cmd_export, "export as folded, JSON, perf-script, trace-event" },
+	{ "export", cmd_export, "export as folded, JSON, perf-script, trace-event, pprof, speedscope" },
 	{ "synth", cmd_synth, "write a deterministic synthetic profile" },
 	{ "diff", cmd_diff, "compare two profiles function by function" },
 	{ "top", cmd_top, "live top functions of a spool being written" },
@@ -41,7 +43,8 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: spulse COMMAND [ARGS]   (spulse COMMAND --help)\n\n"
+	fprintf(f, "usage: spulse COMMAND [ARGS]   (spulse COMMAND --help)\n"
+		"       spulse --version\n\n"
 		"spulse records and reads SPULSE sampling profiles.\n\n"
 		"commands:\n");
 	for (i = 0; i < N_SUBCOMMANDS; i++)
@@ -61,6 +64,11 @@ int main(int argc, char **argv)
 	}
 	if (cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
+		printf("spulse %s\n", SPULSE_VERSION);
 		return EXIT_OK;
 	}
 	for (i = 0; i < N_SUBCOMMANDS; i++)
