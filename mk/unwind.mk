@@ -139,3 +139,6 @@ bench-unwind-tables: $(BUILD)/spulse
 # spulse record preloads tables (sut_deps(), user/cli/cmd_record.c).
 $(BUILD)/cli/cmd_record.o $(BUILD)/cli-san/cmd_record.o: $(UNWIND_HDRS)
 $(BUILD)/cli/cmd_record.o $(BUILD)/cli-san/cmd_record.o: USER_CFLAGS += $(UNWIND_CFLAGS)
+# (the drain suite's record test binary compiles cmd_record.c too; the
+# build tree's name is fixed here since mk/drain.mk may be read later)
+$(BUILD)/tests/drain/record: USER_CFLAGS += $(UNWIND_CFLAGS)

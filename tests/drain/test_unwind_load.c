@@ -197,9 +197,15 @@ static void test_max_files(void)
 	free(log);
 }
 
-static void test_vdso_skipped(void)
+/*
+ * [vdso]: the running kernel's image (this process's own) becomes one
+ * table, ADDed once and mapped for every process with bias = start (the
+ * image's p_vaddr equals its file offset); a record whose build-id is not
+ * the image's gets nothing.
+ */
+static void test_vdso_table(void)
 {
-	const char *name = "vdso-skipped-no-message";
+	const char *name = "vdso-table-once-for-every-process";
 	struct drain_unwind *u = start(0, 0, stderr);
 	struct drain_unwind_stats st;
 	struct parsed p;
@@ -207,11 +213,20 @@ static void test_vdso_skipped(void)
 	if (!u)
 		return fail(name, "open");
 	module(u, 0, 7, 0x7fff00000000ull, 0x7fff00002000ull, 0, "[vdso]");
+	module(u, 1, 8, 0x7ffe00000000ull, 0x7ffe00002000ull, 0, "[vdso]");
+	module(u, 2, 9, 0x7ffd00000000ull, 0x7ffd00002000ull, 0, "[vvar]");
 	drain_unwind_wait(u, 30000);
 	drain_unwind_get_stats(u, &st);
 	drain_unwind_close(u);
-	if (parse(&p) || p.adds || p.maps || st.skipped != 1)
-		return fail(name, "want nothing written and skipped 1");
+	if (parse(&p) || p.adds != 1 || p.maps != 2 || st.skipped != 1 ||
+	    st.loaded != 1)
+		return fail(name, "want 1 ADD, 2 MAPs, [vvar] skipped");
+	if (p.map[0].n != 1 || p.map[1].n != 1 ||
+	    p.map[0].m[0].table_id != p.add_ids[0] ||
+	    p.map[1].m[0].table_id != p.add_ids[0] ||
+	    p.map[0].m[0].bias != p.map[0].m[0].start ||
+	    p.map[1].m[0].bias != p.map[1].m[0].start)
+		return fail(name, "want both mapped to the one table, bias = start");
 	pass(name);
 }
 
@@ -320,7 +335,7 @@ int main(void)
 	exe[n] = 0;
 	test_overlapping_mapping_dropped();
 	test_max_files();
-	test_vdso_skipped();
+	test_vdso_table();
 	test_skip_pid();
 	test_open_missing();
 	test_close_dels();

@@ -41,6 +41,10 @@ else
 	py_sum=$("$um" sum "$PY")
 	lc_sum=$("$um" sum "$LC")
 	py_bias=$("$um" bias "$PY" "$py_start" "$py_pg")
+	# the vDSO: this kernel's image (the drainer's own), start 7fff0000
+	"$um" vdso "$work/vdso.img"
+	vd_sum=$("$um" sum "$work/vdso.img")
+	vd_bias=$("$um" bias "$work/vdso.img" 7fff0000 0)
 	lc1_bias=$("$um" bias "$LC" "$lc1" "$lc_pg")
 	lc2_bias=$("$um" bias "$LC" "$lc2" "$lc_pg")
 
@@ -62,30 +66,31 @@ else
 	msgs=$("$um" dump "$uw/d/unwind" 2>&1)
 	mrc=$?
 	adds=$(grep -c '^ADD' <<<"$msgs")
+	vd_id=$(awk -v s="$vd_sum" '$1 == "ADD" && $7 == s { sub("id=", "", $2); print $2 }' <<<"$msgs")
 	py_id=$(awk -v s="$py_sum" '$1 == "ADD" && $7 == s { sub("id=", "", $2); print $2 }' <<<"$msgs")
 	lc_id=$(awk -v s="$lc_sum" '$1 == "ADD" && $7 == s { sub("id=", "", $2); print $2 }' <<<"$msgs")
-	if [ $rc -eq 0 ] && [ $mrc -eq 0 ] && [ "$adds" -eq 2 ] && [ -n "$py_id" ] &&
-		[ -n "$lc_id" ] && [ "$py_id" != "$lc_id" ]; then
-		pass "unwind-add-once-per-build-id (python3 id $py_id, libc id $lc_id for 2 processes)"
+	if [ $rc -eq 0 ] && [ $mrc -eq 0 ] && [ "$adds" -eq 3 ] && [ -n "$py_id" ] &&
+		[ -n "$lc_id" ] && [ -n "$vd_id" ] && [ "$py_id" != "$lc_id" ]; then
+		pass "unwind-add-once-per-build-id (python3 id $py_id, libc id $lc_id for 2 processes, vDSO id $vd_id)"
 	else
 		fail unwind-add-once-per-build-id "exit $rc/$mrc, $adds ADDs: $msgs $(cat "$uw/err")"
 	fi
-	want100="MAP pid=100 n=2 $py_start-$py_end@$py_bias#$py_id $lc1-$lc1e@$lc1_bias#$lc_id"
+	want100="MAP pid=100 n=3 $py_start-$py_end@$py_bias#$py_id 7fff0000-7fff2000@$vd_bias#$vd_id $lc1-$lc1e@$lc1_bias#$lc_id"
 	want200="MAP pid=200 n=1 $lc2-$lc2e@$lc2_bias#$lc_id"
 	if [ "$(grep '^MAP pid=100 ' <<<"$msgs" | tail -1)" = "$want100" ] &&
 		[ "$(grep '^MAP pid=200 ' <<<"$msgs" | tail -1)" = "$want200" ]; then
-		pass "unwind-map-whole-set-with-elf-bias (python3 bias $py_bias, libc $lc1_bias)"
+		pass "unwind-map-whole-set-with-elf-bias (python3 bias $py_bias, libc $lc1_bias, vDSO $vd_bias)"
 	else
 		fail unwind-map-whole-set-with-elf-bias "want '$want100' / '$want200': $msgs"
 	fi
 	if [ "$(grep -c 'differs from the mapped file.s deadbeef; table refused' "$uw/err")" -eq 1 ] &&
-		grep -q "^spulse-drain: unwind tables loaded 2 (cache hits 0, .* refused 1 (build-id differs), failed 1, skipped 1; process maps [0-9]* (refused 0)$" "$uw/err" &&
+		grep -q "^spulse-drain: unwind tables loaded 3 (cache hits 0, .* refused 1 (build-id differs), failed 1, skipped 0; process maps [0-9]* (refused 0)$" "$uw/err" &&
 		grep -q "no-such-lib.so.*no table" "$uw/err"; then
 		pass unwind-refuses-wrong-build-id-once-and-counts
 	else
 		fail unwind-refuses-wrong-build-id-once-and-counts "$(cat "$uw/err")"
 	fi
-	if [ "$(tail -2 <<<"$msgs" | sort)" = "$(printf 'DEL id=%s\nDEL id=%s\n' "$py_id" "$lc_id" | sort)" ]; then
+	if [ "$(tail -3 <<<"$msgs" | sort)" = "$(printf 'DEL id=%s\nDEL id=%s\nDEL id=%s\n' "$py_id" "$lc_id" "$vd_id" | sort)" ]; then
 		pass unwind-dels-its-tables-at-close
 	else
 		fail unwind-dels-its-tables-at-close "$msgs"
@@ -103,8 +108,8 @@ else
 	"$drain_opt" --debugfs "$uw/d" -o "$uw/out2.spulse" --once --no-kallsyms \
 		--unwind-cache "$uw/cache" 2>"$uw/err2"
 	msgs2=$("$um" dump "$uw/d/unwind" 2>&1)
-	if grep -q 'unwind tables loaded 2 (cache hits 2,' "$uw/err2" &&
-		[ "$(grep '^ADD' <<<"$msgs2" | awk '{print $7}' | sort)" = "$(printf '%s\n%s\n' "$py_sum" "$lc_sum" | sort)" ]; then
+	if grep -q 'unwind tables loaded 3 (cache hits 2,' "$uw/err2" &&
+		[ "$(grep '^ADD' <<<"$msgs2" | awk '{print $7}' | sort)" = "$(printf '%s\n%s\n%s\n' "$py_sum" "$lc_sum" "$vd_sum" | sort)" ]; then
 		pass unwind-cache-hit-sends-same-table
 	else
 		fail unwind-cache-hit-sends-same-table "$(cat "$uw/err2") $msgs2"
@@ -161,15 +166,42 @@ else
 		"M:1:100:$lc1:$lc1e:$lc_pg:$LC:file" \
 		"M:2:200:$py_start:$py_end:$py_pg:$PY:deadbeef" \
 		"M:3:200:500000:600000:0:$uw/no-such-lib.so:-"
+	# the command dumps what the fake unwind file holds when it starts:
+	# its own tables (sh, its ELF interpreter and libraries as ldd lists
+	# them, the vDSO) must be there already (preloaded before release)
+	SH=$(readlink -f /bin/sh)
+	want_sums=$(for f in "$SH" $(ldd "$SH" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		"$um" sum "$(readlink -f "$f")"; done; echo "$vd_sum")
+	want_sums=$(sort -u <<<"$want_sums")
 	out=$("$rec" --debugfs "$uw/d" --no-load -o "$uw/rec.spulse" \
-		--kallsyms /dev/null --unwind-cache "$uw/cache" -- sh -c 'sleep 0.3' 2>&1)
+		--kallsyms /dev/null --unwind-cache "$uw/cache" -- /bin/sh -c \
+		"'$um' dump '$uw/d/unwind' > '$uw/at-start'; sleep 0.3" 2>&1)
 	rc=$?
-	if [ $rc -eq 0 ] && grep -q 'unwind tables 2 (cache hits 2, refused 1, failed 1)' <<<"$out" &&
-		[ "$("$um" dump "$uw/d/unwind" | grep -c '^ADD')" -eq 2 ]; then
-		pass record-summary-counts-unwind-tables
+	at_start=$(grep '^ADD' "$uw/at-start" 2>/dev/null | awk '{print $7}' | sort -u)
+	n_want=$(wc -l <<<"$want_sums")
+	n_all=$(sort -u <(echo "$want_sums") <(echo "$py_sum") | wc -l)
+	# (the loader may have ADDed the fake meta's python3 by then too)
+	missing=$(comm -23 <(echo "$want_sums") <(echo "$at_start"))
+	if [ $rc -eq 0 ] && [ -n "$at_start" ] && [ -z "$missing" ] && [ "$n_want" -ge 3 ] &&
+		grep -q "unwind tables $n_all (cache hits [0-9]*, refused 1, failed 1)" <<<"$out" &&
+		[ "$("$um" dump "$uw/d/unwind" | grep -c '^ADD')" -eq "$n_all" ]; then
+		pass "record-preloads-command-tables-before-release ($n_want tables at the command's start: sh, ld.so, libs, vDSO; libc not sent twice)"
 	else
-		fail record-summary-counts-unwind-tables "exit $rc: $out"
+		fail record-preloads-command-tables-before-release "exit $rc: missing at start: $missing (want $want_sums, at start: $at_start); $out"
 	fi
+	# the wait is bounded and said: no cache, python3's 6 files, 1 ms
+	: > "$uw/d/unwind"
+	out=$("$rec" --debugfs "$uw/d" --no-load -o "$uw/rec3.spulse" \
+		--kallsyms /dev/null --unwind-cache "" --unwind-wait 1 -- "$PY" -c pass 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q 'spulse record: unwind: tables still being built after 1 ms ([0-9]* of [0-9]* files loaded); not waiting for the rest' <<<"$out"; then
+		pass record-preload-wait-is-bounded-and-said
+	else
+		fail record-preload-wait-is-bounded-and-said "exit $rc: $out"
+	fi
+	"$rec" --unwind-wait x -- true >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && pass record-usage-bad-unwind-wait || fail record-usage-bad-unwind-wait "exit $rc"
 	: > "$uw/d/unwind"
 	out=$("$rec" --debugfs "$uw/d" --no-load -o "$uw/rec2.spulse" --kallsyms /dev/null \
 		--unwind fp -- true 2>&1)

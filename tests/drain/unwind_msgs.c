@@ -23,6 +23,9 @@
  *                                  headers, computed here (libelf), not by
  *                                  the library: start - pgoff + p_offset -
  *                                  p_vaddr of the PT_LOAD holding pgoff
+ *   unwind_msgs vdso FILE          write this process's vDSO image (every
+ *                                  process of this kernel maps the same)
+ *                                  to FILE, for sum and bias
  *
  * Numbers are hex with or without 0x.
  */
@@ -35,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -314,8 +318,40 @@ static int cmd_bias(const char *path, uint64_t start, uint64_t pgoff)
 	return 1;
 }
 
+/* The [vdso] line of /proc/self/maps gives the image's mapped length. */
+static int cmd_vdso(const char *out)
+{
+	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	unsigned long long s, e;
+	char line[512];
+	size_t len = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int fd;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%llx-%llx", &s, &e) == 2 &&
+		    s == (unsigned long long)(uintptr_t)img)
+			len = (size_t)(e - s);
+	if (f)
+		fclose(f);
+	if (!img || !len) {
+		fprintf(stderr, "no vDSO\n");
+		return 1;
+	}
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, img, len) != (ssize_t)len) {
+		perror(out);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "vdso"))
+		return cmd_vdso(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "meta"))
 		return cmd_meta(argc - 2, argv + 2, false);
 	if (argc >= 3 && !strcmp(argv[1], "append"))
