@@ -140,3 +140,44 @@ PY
 	expect_rc 0 "$SP" diff known.spulse after.spulse --sort comm || return 1
 	sed -n 3p out | grep -q '  known$' || die "table key column: $(cat out)"
 }
+
+# The same binary at two paths (a copy, or one built in two trees): with the
+# default sym key one row per function (by module file name, or by
+# build-id when the names differ); --sort dso,sym keeps the paths apart.
+test_diff_sort_sym_matches_functions_across_module_paths() {
+	local bid
+	build_pair || return 1
+	mkdir -p b
+	cp known b/known
+	sed "s|path=$WORK/known |path=$WORK/b/known |" after.txt >b.txt
+	grep -q "path=$WORK/b/known " b.txt || die "no path to change" || return 1
+	"$SPOOLGEN" <b.txt >b.spulse || return 1
+	cp known.spulse.kallsyms b.spulse.kallsyms
+	expect_rc 0 "$SP" diff known.spulse b.spulse --top 0 || return 1
+	[ "$(grep -c ' known_alpha_leaf ' out)" = 1 ] ||
+		die "alpha rows: $(cat out)" || return 1
+	grep ' known_alpha_leaf ' out | grep -q '^ *+17' ||
+		die "alpha did not grow: $(cat out)" || return 1
+	expect_rc 0 "$SP" diff known.spulse b.spulse --sort sym --json || return 1
+	python3 - <<'PY' || die "JSON rows: $(cat out)" || return 1
+import json
+rows = [r for r in json.load(open("out"))["rows"] if r["function"] == "known_alpha_leaf"]
+assert len(rows) == 1, rows
+r = rows[0]
+assert (r["self_a"], r["self_b"]) == (7, 14), r
+PY
+	expect_rc 0 "$SP" diff known.spulse b.spulse --sort dso,sym --top 0 ||
+		return 1
+	[ "$(grep -c ' known_alpha_leaf' out)" = 2 ] ||
+		die "--sort dso,sym merged the paths: $(cat out)" || return 1
+	# another file name, the same build-id: one row
+	bid=$(readelf -n known | awk '/Build ID:/ {print $3}')
+	[ -n "$bid" ] || { echo "no build-id in known: skipped" >&2; return 0; }
+	cp known b/renamed
+	sed "s|path=$WORK/known build_id=|path=$WORK/known build_id=$bid|" known.txt >a2.txt
+	sed "s|path=$WORK/known build_id=|path=$WORK/b/renamed build_id=$bid|" after.txt >b2.txt
+	"$SPOOLGEN" <a2.txt >a2.spulse && "$SPOOLGEN" <b2.txt >b2.spulse || return 1
+	expect_rc 0 "$SP" diff a2.spulse b2.spulse --top 0 || return 1
+	[ "$(grep -c ' known_alpha_leaf ' out)" = 1 ] ||
+		die "build-id rows: $(cat out)"
+}

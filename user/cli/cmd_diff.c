@@ -34,9 +34,12 @@ static const char diff_help[] =
 "    the change of each share in percentage points (AFTER - BEFORE), and\n"
 "    the raw samples (or ms with --off-cpu) of both. Rows are sorted by\n"
 "    the absolute change of the --by share, largest first (ties: the\n"
-"    other share's change, then the key text). Rows match by their key\n"
-"    text: for the default key, function name and module path, so a\n"
-"    binary at a different path in the two spools shows as two rows.\n"
+"    other share's change, then the key text). With the sym key (the\n"
+"    default) and no dso key, a function matches across module paths: by\n"
+"    its name and its module's file name, where modules with the same\n"
+"    build-id count as one name, so the same binary built or installed at\n"
+"    /a/gt and /b/gt is one row (the module shown is AFTER's). With --sort\n"
+"    dso (or any dso key) rows match by the whole module path.\n"
 "\n"
 "OPTIONS\n"
 "    --by self|total     the share whose change sorts the rows (default\n"
@@ -93,6 +96,8 @@ struct drow {
 struct diff {
 	struct side s[2];
 	struct strtab keys;
+	struct strtab bids;		/* build-ids seen */
+	const char **bid_name;		/* build-id id -> first module name */
 	struct drow *rows;
 	size_t n;
 	bool by_total;
@@ -109,6 +114,78 @@ static int load(struct side *s, const char *file)
 	return rc;
 }
 
+/* The module part of a function's match key: the module's file name, or,
+ * for a build-id already seen under another name, that name. */
+static const char *module_key(struct diff *d, const struct sym_frame *sf)
+{
+	const char *dso = sf->dso, *base = strrchr(dso, '/');
+	char id[160];
+	size_t n;
+	int64_t k;
+
+	base = base && base[1] ? base + 1 : dso;
+	if (!sf->build_id || !*sf->build_id)
+		return base;
+	snprintf(id, sizeof(id), "%s", sf->build_id);
+	n = d->bids.n;
+	k = strtab_intern(&d->bids, id);
+	if (k < 0)
+		return base;
+	if ((size_t)k == n) {	/* first seen: under this name */
+		const char **v = realloc(d->bid_name, (n + 1) * sizeof(*v));
+
+		if (!v)
+			return base;
+		d->bid_name = v;
+		v[n] = base;	/* the symbolizer's string, lives on */
+	}
+	return d->bid_name[k];
+}
+
+/*
+ * The text rows match by. With a sym key and no dso key, the function
+ * matches across module paths: name + module file name (a build-id seen
+ * under one name keeps it), so the same binary at /a/gt and /b/gt is one
+ * row (as perf diff matches by DSO name); an unresolved address keys by
+ * its offset in that module. Otherwise the --sort key text as is.
+ */
+static const char *match_key(struct diff *d, const struct sort_table *t,
+			     uint32_t row, char *key, size_t len)
+{
+	const struct sym_frame *sf;
+	char field[1024];
+	size_t o;
+	int k;
+
+	if (!sort_has(&t->spec, SORT_SYM) || sort_has(&t->spec, SORT_DSO))
+		return sort_key_text(t, row, key, len);
+	sf = profile_frame(t->p, t->rows[row].frame);
+	if (!sf)
+		return sort_key_text(t, row, key, len);
+	o = 0;
+	for (k = 0; k < t->spec.nkeys && o < len; k++) {
+		int sk = t->spec.keys[k];
+
+		if (sk == SORT_SYM && sf->kind == SPULSE_FRAME_MODULE)
+			o += (size_t)(sf->func ?
+				snprintf(key + o, len - o, "%s\x1f%s\x1f", sf->func,
+					 module_key(d, sf)) :
+				snprintf(key + o, len - o, "0x%llx\x1f%s\x1f",
+					 (unsigned long long)sf->addr,
+					 module_key(d, sf)));
+		else if (sk == SORT_SYM)
+			o += (size_t)snprintf(key + o, len - o, "%s\x1f%s\x1f",
+					      sf->label, sf->dso);
+		else if (sk == SORT_SRCLINE)
+			o += (size_t)snprintf(key + o, len - o, "%s\x1f",
+				sort_field(t, row, sk, field, sizeof(field)));
+	}
+	if (o < len)
+		snprintf(key + o, len - o, "\x1e%s",
+			 strtab_str(&t->parts, t->rows[row].tpart));
+	return key;
+}
+
 static int merge(struct diff *d, const struct sort_spec *spec)
 {
 	char key[4096];
@@ -122,7 +199,7 @@ static int merge(struct diff *d, const struct sort_spec *spec)
 			return -1;
 		for (i = 0; i < t->nrows; i++) {
 			int64_t id = strtab_intern(&d->keys,
-				sort_key_text(t, (uint32_t)i, key, sizeof(key)));
+				match_key(d, t, (uint32_t)i, key, sizeof(key)));
 
 			if (id < 0)
 				return -1;
@@ -139,8 +216,10 @@ static int merge(struct diff *d, const struct sort_spec *spec)
 				nr[id].side = k;
 				nr[id].row = (uint32_t)i;
 			}
-			d->rows[id].self[k] = t->rows[i].self;
-			d->rows[id].total[k] = t->rows[i].total;
+			/* two rows of one side may share a key (one function
+			 * in two copies of a library): they add up */
+			d->rows[id].self[k] += t->rows[i].self;
+			d->rows[id].total[k] += t->rows[i].total;
 			if (k == 1) {
 				d->rows[id].side = 1;
 				d->rows[id].row = (uint32_t)i;
@@ -379,6 +458,7 @@ int cmd_diff(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	strtab_init(&d.keys);
+	strtab_init(&d.bids);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		rc = profile_option(&d.s[1].p, c, optarg);
@@ -446,6 +526,8 @@ out:
 		profile_close(&d.s[c].p);
 	}
 	strtab_free(&d.keys);
+	strtab_free(&d.bids);
+	free(d.bid_name);
 	free(d.rows);
 	return rc;
 }
