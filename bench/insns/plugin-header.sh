@@ -36,7 +36,7 @@ X
 O=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=/nonexistent
 	-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
 	-o Acquire::Check-Valid-Until=false)
-[ -n "$(ls "$apt/lists" 2>/dev/null | grep _Sources)" ] || apt-get "${O[@]}" update >&2
+compgen -G "$apt/lists/*_Sources*" >/dev/null || apt-get "${O[@]}" update >&2
 tmp=$(mktemp -d "$cache/qemu-src.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 if ! (cd "$tmp" && apt-get "${O[@]}" source --download-only "qemu=$ver" >&2 2>/dev/null); then
