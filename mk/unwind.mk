@@ -62,7 +62,7 @@ UT_ELFS := $(UNWIND_TEST)/libut.so $(UNWIND_TEST)/ut_prog $(UNWIND_TEST)/libut-i
 	$(UNWIND_TEST)/libut-nofde.so $(UNWIND_TEST)/libut-nofde-lazy.so \
 	$(UNWIND_TEST)/libut-noid.so \
 	$(UNWIND_TEST)/libut-dframe.so $(UNWIND_TEST)/ut_lib.o $(UNWIND_TEST)/libbig.so \
-	$(UNWIND_TEST)/ut_walk $(UNWIND_TEST)/ut_walk_preload.so
+	$(UNWIND_TEST)/ut_walk $(UNWIND_TEST)/ut_walk_preload.so $(UNWIND_TEST)/ut_deps
 
 $(UNWIND_TEST)/libut.so: $(UT_LIB_DEPS)
 	@mkdir -p $(dir $@)
@@ -124,6 +124,12 @@ $(UNWIND_TEST)/test_unwind: $(TOP)/tests/unwind/test_unwind.c $(UNWIND_SAN_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< \
 		$(UNWIND_SAN_OBJS) -lcmocka $(UNWIND_LDLIBS) -pthread
+
+# sut_deps() (ASan+UBSan) for run.sh's comparison with ldd
+$(UNWIND_TEST)/ut_deps: $(UT_SRC)/ut_deps.c $(UNWIND_SAN_OBJS) $(UNWIND_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(SAN_CFLAGS) $(UNWIND_CFLAGS) -o $@ $< \
+		$(UNWIND_SAN_OBJS) $(UNWIND_LDLIBS) -pthread
 
 CHECK_SUITES += unwind
 check-unwind: $(UT_ELFS) $(UNWIND_TEST)/test_unwind $(BUILD)/spulse

@@ -288,6 +288,44 @@ static void test_skip_pid(void)
 	pass(name);
 }
 
+/*
+ * Its exec ends the skipping: after the retirement of the pre-exec image
+ * (process deactivation), the same start, end and path are the command's
+ * (without ASLR the command's libc lands where ours is).
+ */
+static void test_skip_pid_until_exec(void)
+{
+	const char *name = "skip-pid-ends-at-the-fork-s-exec";
+	struct drain_unwind *u = start(0, 4242, stderr);
+	struct drain_unwind_stats st;
+	struct spulse_record r;
+	uint64_t s, e, off;
+	char path[4096];
+	struct parsed p;
+	bool mapped = false;
+
+	if (!u || self_exec_map(&s, &e, &off, path, sizeof(path)))
+		return fail(name, "setup");
+	module(u, 0, 4242, s, e, off, path);		/* pre-exec: ignored */
+	memset(&r, 0, sizeof(r));
+	r.tag = SPULSE_TAG_PROCESS_DEACTIVATE;
+	r.u.process_deactivate.pid = 4242;
+	drain_unwind_meta(u, &r);			/* the exec */
+	module(u, 1, 4242, s, e, off, path);		/* the command's */
+	drain_unwind_wait(u, 30000);
+	drain_unwind_get_stats(u, &st);
+	drain_unwind_close(u);
+	if (parse(&p) || p.adds != 1 || st.loaded != 1)
+		return fail(name, "want one table");
+	for (unsigned int i = 0; i < p.maps; i++)
+		if (p.map[i].pid == 4242 && p.map[i].n == 1 &&
+		    p.map[i].m[0].start == s)
+			mapped = true;
+	if (!mapped)
+		return fail(name, "the command's mapping was skipped");
+	pass(name);
+}
+
 static void test_open_missing(void)
 {
 	const char *name = "open-without-debugfs-file-is-enoent";
@@ -337,6 +375,7 @@ int main(void)
 	test_max_files();
 	test_vdso_table();
 	test_skip_pid();
+	test_skip_pid_until_exec();
 	test_open_missing();
 	test_close_dels();
 	unlink(upath);

@@ -237,6 +237,25 @@ check "build with one bad file still builds the rest, exits 1" \
 	bash -c '"$1" unwind build "$2" /nonexistent -o "$3" 2>/dev/null | grep -q "libut.so: build-id"; [ "${PIPESTATUS[0]}" -eq 1 ]' \
 	_ "$spulse" "$dir/libut.so" "$tmp/c2"
 
+# sut_deps(): the files ld.so itself loads (ldd = ld.so --list), for the
+# test program (RUNPATH $ORIGIN) and Debian binaries; scripts refused
+deps_match() { # FILE
+	local want got
+	want=$( (readlink -f "$1"; ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+		$1 ~ /^\// { print $1 }' | xargs -r readlink -f) | sort -u)
+	got=$("$dir/ut_deps" "$1" | sort -u) || return 1
+	[ "$want" = "$got" ] || { echo "  want: $want"; echo "  got:  $got"; return 1; }
+}
+for f in "$dir/ut_prog" /usr/bin/python3 /usr/bin/xz /usr/bin/gzip /usr/bin/curl /usr/bin/perl; do
+	[ -e "$f" ] && check "sut_deps($f) = the files ld.so loads (ldd)" deps_match "$f"
+done
+deps_script() {
+	printf '#!/bin/sh\n' > "$tmp/script.sh"
+	"$dir/ut_deps" "$tmp/script.sh" 2>&1 | grep -q "Exec format error" &&
+		! "$dir/ut_deps" /nonexistent 2>/dev/null
+}
+check "sut_deps refuses a script (ENOEXEC) and a missing file" deps_script
+
 mkdir -p "$(dirname "$BUILD/check/unwind.result")"
 echo "$pass $fail" > "$BUILD/check/unwind.result"
 echo "unwind: $pass passed, $fail failed"

@@ -996,9 +996,22 @@ int drain_unwind_meta(struct drain_unwind *u, const struct spulse_record *r)
 	if (r->tag != SPULSE_TAG_MODULE && r->tag != SPULSE_TAG_MODULE_DEACTIVATE &&
 	    r->tag != SPULSE_TAG_PROCESS_DEACTIVATE)
 		return 0;
+	/*
+	 * The fork of us before its exec maps what we map. Its exec ends the
+	 * skipping: the retirement of its announced image, or a file mapping
+	 * of it that is not ours (without ASLR, as in the test VM, the
+	 * command's libc lands where ours is: not to be skipped then).
+	 */
+	if (u->skip_pid && r->tag == SPULSE_TAG_PROCESS_DEACTIVATE &&
+	    r->u.process_deactivate.pid == u->skip_pid)
+		u->skip_pid = 0;
 	if (u->skip_pid && r->tag == SPULSE_TAG_MODULE &&
-	    r->u.module.pid == u->skip_pid && is_self_map(u, &r->u.module))
-		return 0;	/* the fork of us before its exec */
+	    r->u.module.pid == u->skip_pid) {
+		if (is_self_map(u, &r->u.module))
+			return 0;
+		if (r->u.module.path && r->u.module.path[0] == '/')
+			u->skip_pid = 0;
+	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Host checker of the first-sample suite (tests/e2e/firstsample_run.sh).
+
+usage: firstsample_check.py OUT SPULSE RESULT
+
+OUT/CASE/ holds what tests/e2e/firstsample_guest.sh left. Checks:
+  wrapinj (dyn-nofp dyn-fp static-fp static-nofp): the inclusive off-CPU
+    time `spulse report --off-cpu --json` gives fs_sleep_wait and
+    fs_read_wait (the callers of glibc's nanosleep and read) is within 2%
+    of the injector's own truth over the whole run, which began at the
+    command's first instruction (so its first second is in it);
+  clock: of the samples whose leaf is in [vdso], >= 99% have cl_worker in
+    their stack (read with tests/e2e/spool.py, symbols from nm);
+  dlwait: every dlopen'ed library got its table mapped (no timeout); the
+    waits are printed (median and worst).
+Prints one line per check and a truth table; writes "passed failed" to
+RESULT.
+"""
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from spool import ElfSyms, Spool, run  # noqa: E402
+
+OUT, SPULSE, RESULT = sys.argv[1], sys.argv[2], sys.argv[3]
+MS = 1e6
+npass = nfail = 0
+
+
+def check(name, ok, detail):
+    global npass, nfail
+    print('%s %s: %s' % ('PASS' if ok else 'FAIL', name, detail))
+    if ok:
+        npass += 1
+    else:
+        nfail += 1
+
+
+def rc_of(case):
+    try:
+        with open(os.path.join(OUT, case, 'record.rc')) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def log_of(case):
+    try:
+        with open(os.path.join(OUT, case, 'record.log'), errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def notes(case):
+    """The record log's timing lines: preload, first MAP, bound exceeded."""
+    out = []
+    for line in log_of(case).splitlines():
+        if 'preloaded' in line or 'still being built' in line:
+            out.append(line.strip())
+    maps = [line for line in log_of(case).splitlines()
+            if 'unwind trace' in line and ' op 3,' in line]
+    if maps:
+        out.append('first MAP ' + maps[0].split('unwind trace: ')[-1])
+    return out
+
+
+rows = []
+for case in ('dyn-nofp', 'dyn-fp', 'static-fp', 'static-nofp'):
+    d = os.path.join(OUT, case)
+    truth = {}
+    try:
+        with open(os.path.join(d, 'truth.json')) as f:
+            for line in f:
+                o = json.loads(line)
+                truth[o['func']] = o
+    except (OSError, ValueError) as e:
+        check('%s.truth' % case, False, 'record rc %s, no truth: %s; %s'
+              % (rc_of(case), e, log_of(case)[-300:]))
+        continue
+    rc, out, err = run([SPULSE, 'report', os.path.join(d, 'spulse.spulse'),
+                        '--off-cpu', '--json', '--top', '100000'])
+    try:
+        rep = {r['function']: r['total'] for r in json.loads(out)['rows']}
+    except (ValueError, KeyError, TypeError):
+        check('%s.report' % case, False, 'spulse report rc %d: %s' % (rc, (err or out)[-300:]))
+        continue
+    for fn in ('fs_sleep_wait', 'fs_read_wait'):
+        t = truth.get(fn)
+        got = rep.get(fn, 0)
+        if not t or not t['total_ns']:
+            check('%s.%s' % (case, fn), False, 'no truth')
+            continue
+        diff = (got - t['total_ns']) / t['total_ns'] * 100
+        rows.append((case, fn, t['n'], t['total_ns'] / MS, t['first_s_ns'] / MS,
+                     got / MS, diff))
+        check('%s.%s_within_2pct' % (case, fn), abs(diff) <= 2.0,
+              'off-CPU under %s %.1f ms of a known %.1f ms (%+.2f%%)'
+              % (fn, got / MS, t['total_ns'] / MS, diff))
+    for n in notes(case):
+        print('  %s: %s' % (case, n))
+
+print('\ntruth table (off-CPU time under the caller of glibc\'s wrapper):')
+print('%-12s %-14s %5s %10s %12s %10s %8s' % ('case', 'function', 'waits', 'truth ms',
+                                              '1st s truth', 'spool ms', 'diff'))
+for r in rows:
+    print('%-12s %-14s %5d %10.1f %12.1f %10.1f %+7.2f%%' % r)
+print()
+
+# clock: samples in the vDSO reach cl_worker
+d = os.path.join(OUT, 'clock')
+try:
+    sp = Spool(SPULSE, os.path.join(d, 'spulse.spulse'))
+    elf = ElfSyms(os.path.join(OUT, 'bin', 'clockloop'))
+    base = os.path.basename(elf.path)
+    invdso = reach = 0
+    for _, stack in sp.samples:
+        frames = sp.frames_of(stack)
+        user = [fr for fr in frames if 'module' in fr]
+        if not user:
+            continue
+        leaf = sp.modules.get(user[0]['module'], {})
+        if leaf.get('path') != '[vdso]':
+            continue
+        invdso += 1
+        for fr in user[1:]:
+            m = sp.modules.get(fr['module'], {})
+            if os.path.basename(m.get('path', '')) == base and \
+                    elf.name(elf.rel_to_vaddr(fr['addr'])) == 'cl_worker':
+                reach += 1
+                break
+    share = reach / invdso * 100 if invdso else 0
+    check('clock.vdso_samples_reach_worker', invdso >= 50 and share >= 99.0,
+          '%d of %d samples in the vDSO reach cl_worker (%.2f%%; %d samples in all)'
+          % (reach, invdso, share, len(sp.samples)))
+except (OSError, RuntimeError, KeyError, ValueError) as e:
+    check('clock.vdso_samples_reach_worker', False, 'record rc %s: %s' % (rc_of('clock'), e))
+for n in notes('clock'):
+    print('  clock: %s' % n)
+
+# dlwait: the waits, measured in the process
+waits, timeouts = [], 0
+for line in log_of('dlwait').splitlines():
+    p = line.split()
+    if len(p) == 3 and p[0] == 'dlwait':
+        if p[2] == 'timeout':
+            timeouts += 1
+        else:
+            waits.append(float(p[2]))
+ok = bool(waits) and not timeouts
+check('dlwait.every_library_mapped', ok,
+      '%d libraries, %d timed out; wait for the table after dlopen: median %.1f ms, '
+      'worst %.1f ms, first (table built) %.1f ms'
+      % (len(waits) + timeouts, timeouts, statistics.median(waits) if waits else -1,
+         max(waits) if waits else -1, waits[0] if waits else -1))
+
+with open(RESULT, 'w') as f:
+    f.write('%d %d\n' % (npass, nfail))
+sys.exit(1 if nfail else 0)
