@@ -567,7 +567,11 @@ static void corruption_before_a_cut_record_is_still_an_error(void **state)
 	tb_free(&b);
 }
 
-static void empty_file_and_cut_header_recover_with_empty_prefix(void **state)
+/*
+ * A whole file shorter than the header (0 bytes included) is not a spool:
+ * an error at its end, naming the offset (FORMAT.md 6, issue 26).
+ */
+static void empty_file_and_cut_header_are_errors_at_their_end(void **state)
 {
 	struct tbuf b = { 0 };
 	struct read_result r;
@@ -575,18 +579,11 @@ static void empty_file_and_cut_header_recover_with_empty_prefix(void **state)
 
 	(void)state;
 	tb_header(&b);
-	/* an empty file: no bytes of anything are cut, nothing is recovered */
-	read_snapshot_mem(b.p, 0, &r);
-	assert_int_equal(r.ret, 0);
-	assert_false(r.info.recovered_from_truncated_tail);
-	assert_int_equal(r.info.complete_bytes, 0);
-	assert_int_equal(r.info.samples, 0);
-	rr_free(&r);
-	for (cut = 1; cut < b.len; cut++) {
+	for (cut = 0; cut < b.len; cut++) {
 		read_snapshot_mem(b.p, cut, &r);
-		assert_int_equal(r.ret, 0);
-		assert_true(r.info.recovered_from_truncated_tail);
-		assert_int_equal(r.info.complete_bytes, 0);
+		assert_int_equal(r.ret, -EBADMSG);
+		assert_int_equal(r.err.offset, cut);
+		assert_non_null(strstr(r.err.msg, "inside the stream header"));
 		rr_free(&r);
 	}
 	read_snapshot_mem(b.p, b.len, &r);
@@ -635,7 +632,7 @@ int main(void)
 		cmocka_unit_test(pid_above_u32_is_corruption),
 		cmocka_unit_test(configured_id_limit_is_enforced),
 		cmocka_unit_test(corruption_before_a_cut_record_is_still_an_error),
-		cmocka_unit_test(empty_file_and_cut_header_recover_with_empty_prefix),
+		cmocka_unit_test(empty_file_and_cut_header_are_errors_at_their_end),
 	};
 
 	return cmocka_run_group_tests_name("validation", tests, NULL, NULL);

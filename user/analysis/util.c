@@ -43,11 +43,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 void cli_print_read_error(const char *file, int rc,
 			  const struct spulse_error *err)
 {
+	size_t fl = strlen(file);
+	const char *m = err ? err->msg : "";
+
+	/* the reason once (issue 26): the library's message often repeats
+	 * the path and the errno text */
+	if (!strncmp(m, file, fl) && !strncmp(m + fl, ": ", 2))
+		m += fl + 2;
 	if (rc == -EBADMSG)
 		fprintf(stderr, "%s: offset %llu: %s\n", file,
 			(unsigned long long)err->offset, err->msg);
-	else if (err->msg[0])
-		fprintf(stderr, "%s: %s (%s)\n", file, strerror(-rc), err->msg);
+	else if (rc == -ENOENT && !strcmp(file, "-"))
+		fprintf(stderr, "-: reading a spool from standard input is not "
+			"supported; give its path (readers seek, and the "
+			"sidecars are found next to it)\n");
+	else if (m[0] && strcmp(m, strerror(-rc)))
+		fprintf(stderr, "%s: %s\n", file, m);
 	else
 		fprintf(stderr, "%s: %s\n", file, strerror(-rc));
 }

@@ -3,6 +3,7 @@
  * spulse check: validate a spool with Snapshot (small files) or Replay
  * (large files, bounded memory) and print its counts.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -204,7 +205,9 @@ int cmd_check(int argc, char **argv)
 		return cli_usage_error("check", "expected exactly one FILE");
 	file = argv[optind];
 	if (stat(file, &st)) {
-		perror(file);
+		struct spulse_error e = { 0 };
+
+		cli_print_read_error(file, -errno, &e);
 		return EXIT_INVALID;
 	}
 	if (!force)

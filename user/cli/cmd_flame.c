@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/calltree.h"
 #include "store/ch_query.h"
@@ -342,6 +343,14 @@ int cmd_flame(int argc, char **argv)
 			goto out;
 	}
 	nfiles = argc - optind;
+	/* an SVG is a file, not terminal text (as export --format pprof) */
+	if (!o.folded && (!o.out || !strcmp(o.out, "-")) &&
+	    isatty(STDOUT_FILENO)) {
+		rc = cli_usage_error("flame", "the SVG is not for a terminal: "
+				     "give -o FILE.svg, redirect stdout, or "
+				     "use --folded");
+		goto out;
+	}
 	if (ch.url || ch.db) {
 		rc = flame_clickhouse(&ch, &o, &p, nfiles);
 		goto out;

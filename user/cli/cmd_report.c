@@ -780,6 +780,13 @@ int cmd_report(int argc, char **argv)
 			return rc;
 		}
 	}
+	if (o.json && o.graph) {
+		ch_query_free(&ch);
+		profile_close(&p);
+		return cli_usage_error("report", "-g (call graph) has no JSON "
+				       "form; use -g without --json, or "
+				       "spulse export --format json");
+	}
 	if (ch.url || ch.db) {
 		rc = report_clickhouse(&ch, &o, &p, argc - optind);
 		ch_query_free(&ch);

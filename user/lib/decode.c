@@ -816,6 +816,20 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		r = 1;
 		break;
 	}
+	/*
+	 * Every field of a known kind decoded while the file ends inside the
+	 * payload: len already proves bytes left over, which no further
+	 * bytes can fix (FORMAT.md 6: an error, not a truncated tail),
+	 * reported at the first byte left over as soon as the input holds
+	 * it (so every reader, fed whole or byte by byte, reports the same
+	 * offset as for a complete record; before that byte, a tail).
+	 */
+	if (r == 1 && p.cut && p.pos < c->len && kind >= SPULSE_EXT_CPU &&
+	    kind <= SPULSE_EXT_THREAD_SOURCE)
+		return spulse_fail(c->err, cur_off(&p),
+				   "extension payload length mismatch: %" PRIu64
+				   " bytes left over",
+				   (uint64_t)(c->pos + len - p.pos));
 	if (r <= 0 || p.cut)
 		return r < 0 ? r : 0;
 	if (p.pos != p.len)

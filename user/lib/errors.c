@@ -3,6 +3,7 @@
  * Error reporting and the names of record kinds, off-CPU states and
  * trigger reasons.
  */
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,4 +128,12 @@ SPULSE_EXPORT const char *spulse_trigger_reason_name(uint8_t reason)
 	if (reason < SPULSE_TRIGGER_MANUAL || reason > SPULSE_TRIGGER_REASON_MAX)
 		return NULL;
 	return names[reason];
+}
+
+int spulse_fail_short_header(struct spulse_error *err, uint64_t len)
+{
+	return spulse_fail(err, len, "file ends inside the stream header "
+			   "(%" PRIu64 " bytes; a spool starts with the "
+			   "8-byte magic SPULSE3, start_us and interval_us)",
+			   len);
 }

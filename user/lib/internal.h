@@ -27,6 +27,11 @@
  */
 int spulse_fail(struct spulse_error *err, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A whole file (Snapshot, Replay) of @len bytes that ends inside the stream
+ * header: -EBADMSG at offset @len (FORMAT.md 6: not a spool, not a tail).
+ */
+int spulse_fail_short_header(struct spulse_error *err, uint64_t len);
 /* Fill @err with a system error (@code is a negative errno) and return @code. */
 int spulse_fail_errno(struct spulse_error *err, int code, const char *what);
 /*

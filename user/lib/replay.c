@@ -110,12 +110,9 @@ static int validate(struct spulse_replay *r, struct spulse_filebuf *fb,
 		got = spulse_filebuf_refill(fb, UINT64_MAX);
 		if (got < 0)
 			return spulse_fail_errno(err, (int)got, "read");
-		if (got == 0) {
-			/* a cut header; an empty file has nothing cut */
-			info->recovered_from_truncated_tail = fb->fill > fb->pos;
-			info->complete_bytes = 0;
-			return 0;
-		}
+		if (got == 0)	/* shorter than the header: FORMAT.md 6 */
+			return spulse_fail_short_header(err,
+							fb->fill - fb->pos);
 	}
 	fb->pos += n;
 	r->data_start = spulse_filebuf_offset(fb);

@@ -91,12 +91,8 @@ static int decode_all(struct spulse_snapshot *s, const uint8_t *buf, size_t len,
 	r = spulse_dec_header(dec, buf, len, &n, err);
 	if (r < 0)
 		return r;
-	if (r == 0) {
-		/* a cut header; an empty file has nothing cut */
-		info->recovered_from_truncated_tail = len > 0;
-		info->complete_bytes = 0;
-		return 0;
-	}
+	if (r == 0)	/* shorter than the header: FORMAT.md 6 */
+		return spulse_fail_short_header(err, len);
 	pos = n;
 	/*
 	 * A sample takes at least 4 bytes: reserve for the most the file can
