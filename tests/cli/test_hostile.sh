@@ -281,3 +281,78 @@ EOF
 	grep -c '^== thread' out | grep -qx 1 || die "threads shown: $(grep '^==' out)" || return 1
 	grep -q '^== thread t 8/8 ==' out || die "$(grep '^==' out)"
 }
+
+# A file shorter than the header (0 bytes too) is an error naming the byte
+# offset for every tool that reads spools (issue 26; FORMAT.md 6).
+test_hostile_file_shorter_than_header_is_an_error() {
+	: >empty.spulse
+	printf 'SPULSE3' >short.spulse
+	local f c
+	for f in empty.spulse short.spulse; do
+		for c in check report flame latency "export --format json" dump; do
+			# shellcheck disable=SC2086
+			expect_rc 1 "$SP" $c "$f" -o /dev/null 2>/dev/null ||
+			expect_rc 1 "$SP" $c "$f" || return 1
+			grep -q "^$f: offset [0-9]*: file ends inside the stream header" err ||
+				die "$c $f: $(cat err)" || return 1
+		done
+	done
+	expect_rc 1 "$SP" check short.spulse || return 1
+	grep -q 'offset 7:' err || die "short: $(cat err)"
+}
+
+# Errors say the reason once; '-' is refused with a reason (issue 26).
+test_hostile_errors_say_the_reason_once() {
+	mkdir adir
+	expect_rc 1 "$SP" report /nonexistent.spulse || return 1
+	[ "$(cat err)" = "/nonexistent.spulse: No such file or directory" ] ||
+		die "nonexistent: $(cat err)" || return 1
+	expect_rc 1 "$SP" check adir || return 1
+	[ "$(cat err)" = "adir: not a regular file" ] || die "adir: $(cat err)" || return 1
+	expect_rc 1 "$SP" report - || return 1
+	grep -q 'standard input is not supported' err || die "-: $(cat err)"
+}
+
+# report --json -g is refused, not silently ignored; flame refuses to write
+# its SVG to a terminal (issue 26).
+test_hostile_refusals_json_graph_and_svg_on_terminal() {
+	build_huge || return 1
+	expect_rc 2 "$SP" report --json -g caller huge.spulse || return 1
+	grep -q -- '-g (call graph) has no JSON form' err || die "$(cat err)" || return 1
+	command -v script >/dev/null || { echo "note: no script(1), terminal case skipped"; return 0; }
+	script -qec "$SP flame huge.spulse" /dev/null >tty.out 2>&1
+	grep -q 'not for a terminal' tty.out || die "flame on a tty: $(head -c 200 tty.out)" || return 1
+	! grep -q '<svg' tty.out || die "flame wrote SVG to the terminal"
+}
+
+# FORMAT.md 6/8: a cut cpu payload whose len proves bytes left over is an
+# error at the first byte left over; trigger value/threshold of a manual
+# trigger are accepted and printed as recorded; a late kind-5 record puts
+# the thread's earlier samples under its source.
+test_hostile_format_questions_settled() {
+	printf 'header start_us=1 interval_us=1\nraw hex=0901050300\n' |
+		"$SPOOLGEN" >cut.spulse || return 1
+	expect_rc 1 "$SP" check cut.spulse || return 1
+	grep -q 'offset 14: extension payload length mismatch: 4 bytes left over' err ||
+		die "cut payload: $(cat err)" || return 1
+	printf 'header start_us=1 interval_us=1\ntrigger t=5 reason=manual seq=1 value_ns=7 threshold_ns=9 text=x\n' |
+		"$SPOOLGEN" >trig.spulse || return 1
+	expect_rc 0 "$SP" check trig.spulse || return 1
+	expect_rc 0 "$SP" export --format trace-event trig.spulse || return 1
+	grep -q '"value_ns":7,"threshold_ns":9' out || die "trigger: $(cat out)" || return 1
+	cat >late.txt <<'EOT'
+header start_us=1000000 interval_us=1000
+identity source=0 host=first
+identity source=1 host=second
+frame id=0 kind=user addr=0x1000
+stack id=0 parent=root frame=0
+thread id=0 pid=1 tid=1 comm=a
+sample dt_ns=1 thread=0 stack=0
+sample dt_ns=1 thread=0 stack=0
+thread-source thread=0 source=1
+EOT
+	"$SPOOLGEN" <late.txt >late.spulse || return 1
+	expect_rc 0 "$SP" report --sort host late.spulse || return 1
+	grep -q '100.00%.*second' out || die "late kind 5: $(cat out)" || return 1
+	! grep -q 'first' out || die "late kind 5 split: $(cat out)"
+}
