@@ -60,7 +60,7 @@ test_merge_per_host_report_equals_each_input_report() {
 		same_report $f.spulse all.spulse || return 1
 		same_report $f.spulse all.spulse --sort comm,pid,tid,sym ||
 			return 1
-		same_report $f.spulse all.spulse -g caller || return 1
+		same_report $f.spulse all.spulse --by total || return 1
 	done
 }
 

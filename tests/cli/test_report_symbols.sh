@@ -91,3 +91,40 @@ EOT
 		'all(len(r["module"]) > 1600 for r in j["rows"])' ||
 		die "long keys merged or cut: $(head -c 300 out)"
 }
+
+# No silent hex. A stripped binary: its unresolved addresses are printed as
+# the ELF virtual address (what addr2line -e FILE takes, not the file
+# offset the spool holds), and one hint per binary on stderr names what
+# would resolve them (debug package, DEBUGINFOD_URLS).
+test_report_stripped_binary_hint_and_addr2line_addresses() {
+	local va line
+	build_known || return 1
+	strip --strip-all -o stripped known || return 1
+	sed "s|path=$WORK/known |path=$WORK/stripped |" known.txt >s.txt
+	"$SPOOLGEN" <s.txt >s.spulse || return 1
+	cp known.spulse.kallsyms s.spulse.kallsyms
+	DEBUGINFOD_URLS= expect_rc 0 "$SP" report --sort sym s.spulse || return 1
+	[ "$(grep -c "stripped is stripped: .*DEBUGINFOD_URLS" err)" = 1 ] ||
+		die "hint: $(cat err)" || return 1
+	# known_alpha_leaf + 4, as the ELF vaddr; addr2line on the unstripped
+	# file names the function's source line from it
+	va=$(printf '0x%x' $(( 0x$(nm known | awk '$3 == "known_alpha_leaf" {print $1}') + 4 )))
+	grep -q " $va \[$WORK/stripped\]$" out ||
+		die "no $va row: $(cat out)" || return 1
+	line=$(addr2line -e known "$va")
+	case $line in *known.c:[0-9]*) ;; *) die "addr2line $va: $line"; return 1 ;; esac
+	# an unstripped binary gets no hint
+	expect_rc 0 "$SP" report known.spulse || return 1
+	! grep -q 'is stripped' err || die "hint for known: $(cat err)"
+}
+
+# A spool copied without FILE.kallsyms: its kernel frames stay hex, said
+# once on stderr (before: nothing).
+test_report_missing_kallsyms_is_said_once() {
+	build_known || return 1
+	rm known.spulse.kallsyms
+	expect_rc 0 "$SP" report known.spulse || return 1
+	[ "$(grep -c 'known.spulse: no known.spulse.kallsyms (kernel frames stay hex' err)" = 1 ] ||
+		die "stderr: $(cat err)" || return 1
+	grep -q '0xffffffff81000123' out || die "kernel frame: $(cat out)"
+}

@@ -830,6 +830,39 @@ int sym_mod_inlines(struct sym_mod *m, uint64_t rel, struct sym_loc **out)
 	return (int)k + 1;
 }
 
+bool sym_mod_elf_addr(const struct sym_mod *m, uint64_t rel, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < m->nloads; i++) {
+		const struct load *l = &m->loads[i];
+
+		if (rel >= l->offset && rel - l->offset < l->filesz) {
+			*vaddr = rel - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool sym_mod_stripped(struct sym_mod *m)
+{
+	Dwarf_Addr b;
+	Elf *elf = dwfl_module_getelf(m->mod, &b);
+	Elf_Scn *scn = NULL;
+
+	if (dwfl_module_getdwarf(m->mod, &b))
+		return false;
+	if (!elf)
+		return true;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB &&
+		    sh.sh_size)
+			return false;
+	}
+	return true;
+}
+
 const char *sym_mod_path(const struct sym_mod *m)
 {
 	return m->path;

@@ -73,6 +73,24 @@ int sym_mod_open(struct sym_dwfl_opts *o, const char *path,
 		 struct sym_mod **out, struct sym_open_info *info);
 
 /**
+ * sym_mod_elf_addr() - the ELF virtual address of a file offset
+ * @m: module
+ * @rel: file offset (a module-relative frame's address)
+ * @vaddr: set to the address in the ELF file's own layout (p_vaddr of the
+ *	PT_LOAD segment holding @rel, plus the offset into it): what
+ *	addr2line -e FILE and objdump take
+ * Return: false when no segment holds @rel.
+ */
+bool sym_mod_elf_addr(const struct sym_mod *m, uint64_t rel, uint64_t *vaddr);
+
+/**
+ * sym_mod_stripped() - the module has no symbol table of its own (no
+ * .symtab), no separate debug file and no DWARF: names come from .dynsym
+ * at most, so most addresses stay hex.
+ */
+bool sym_mod_stripped(struct sym_mod *m);
+
+/**
  * sym_mod_lookup() - function (and source line) at a module-relative address
  * @m: module
  * @rel: file offset, converted through the PT_LOAD segment that holds it

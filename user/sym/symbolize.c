@@ -5,6 +5,7 @@
  * (sym_demangle.c), JIT frames through perf maps (sym_jit.c), kernel
  * frames through a kallsyms sidecar (kallsyms.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ struct mod_entry {
 	struct sym_open_info info;
 	const char *display;	/* escaped path (interned) */
 	const char *bid;	/* recorded build-id hex (interned) or NULL */
+	bool hinted;		/* the debug-symbols hint was printed */
 };
 
 struct frame_entry {
@@ -616,12 +618,89 @@ static int set_label(struct symbolizer *s, struct sym_frame *sf,
 	return 0;
 }
 
+/*
+ * The Debian package that installed @path, from dpkg's file lists
+ * (/var/lib/dpkg/info/PKG[:ARCH].list, one path a line; with merged /usr
+ * a file may be listed under /bin or /lib): its name into @pkg, or false.
+ */
+static bool owning_package(const char *path, char *pkg, size_t len)
+{
+	const char *alt = !strncmp(path, "/usr/", 5) ? path + 4 : NULL;
+	DIR *d = opendir("/var/lib/dpkg/info");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char *lp, *buf = NULL, *line;
+		FILE *f;
+		size_t cap = 0;
+		ssize_t got;
+
+		if (n < 6 || strcmp(e->d_name + n - 5, ".list"))
+			continue;
+		if (asprintf(&lp, "/var/lib/dpkg/info/%s", e->d_name) < 0)
+			break;
+		f = fopen(lp, "re");
+		free(lp);
+		if (!f)
+			continue;
+		while ((got = getline(&buf, &cap, f)) > 0) {
+			line = buf;
+			if (line[got - 1] == '\n')
+				line[got - 1] = 0;
+			if (!strcmp(line, path) || (alt && !strcmp(line, alt))) {
+				snprintf(pkg, len, "%.*s", (int)(n - 5),
+					 e->d_name);
+				pkg[strcspn(pkg, ":")] = 0;
+				found = true;
+				break;
+			}
+		}
+		free(buf);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * An address of a stripped module stayed hex: say once per module what
+ * would name it (its package's debug symbols, or debuginfod).
+ */
+static void stripped_hint(struct symbolizer *s, struct mod_entry *e)
+{
+	char pkg[256];
+	const char *path;
+
+	e->hinted = true;
+	if (!sym_mod_stripped(e->m))
+		return;
+	path = sym_mod_path(e->m);
+	if (path && owning_package(path, pkg, sizeof(pkg)))
+		fprintf(stderr, "spulse: %s is stripped: install the debug "
+			"symbols of package %s (%s-dbgsym from the debug "
+			"archive, or the -dbg package of its source)%s to name "
+			"its addresses\n", e->display, pkg, pkg,
+			s->dopts.debuginfod ? "; debuginfod had none" :
+			", or set DEBUGINFOD_URLS");
+	else
+		fprintf(stderr, "spulse: %s is stripped: install its debug "
+			"symbols (the -dbgsym or -dbg package of the package "
+			"that ships it)%s to name its addresses\n", e->display,
+			s->dopts.debuginfod ? "; debuginfod had none" :
+			", or set DEBUGINFOD_URLS");
+}
+
 static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 			  struct sym_frame *sf, char **lbl)
 {
 	struct spulse_module m;
 	struct mod_entry *e;
 	struct sym_loc loc = { 0 };
+	uint64_t va, show = f->addr;
 	bool brackets;
 
 	if (spulse_defs_module(s->defs, f->module, &m) < 0)
@@ -645,10 +724,20 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 			return -ENOMEM;
 	}
 	brackets = sf->dso[0] == '[';
+	if (e->m && !sf->func && !e->hinted)
+		stripped_hint(s, e);
+	/* unresolved: the address addr2line -e FILE takes (the ELF vaddr of
+	 * the file offset) when the file is there, else the file offset */
+	if (e->m && sym_mod_elf_addr(e->m, f->addr, &va)) {
+		sf->has_elf_addr = true;
+		sf->elf_addr = va;
+		if (!sf->func)
+			show = va;
+	}
 	if (sf->func)
 		*lbl = strdup(sf->func);
 	else if (asprintf(lbl, brackets ? "0x%llx %s" : "0x%llx [%s]",
-			  (unsigned long long)f->addr, sf->dso) < 0)
+			  (unsigned long long)show, sf->dso) < 0)
 		*lbl = NULL;
 	return *lbl ? 0 : -ENOMEM;
 }

@@ -50,6 +50,12 @@ struct sym_frame {
 	bool build_id_mismatch;
 	/* the frame is an inlined call (only in symbolizer_inline_chain) */
 	bool inlined;
+	/* a module frame whose file was opened: @addr (a file offset) as the
+	 * ELF virtual address, the address addr2line -e FILE, objdump and
+	 * perf script take (0x4016a1 for file offset 0x16a1 of a non-PIE
+	 * executable) */
+	bool has_elf_addr;
+	uint64_t elf_addr;
 };
 
 /*
