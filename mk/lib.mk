@@ -157,3 +157,12 @@ $(BENCH_LIB_SYNTH): $(BUILD)/spulse
 bench-lib: $(BUILD)/bench/bench_lib $(BENCH_LIB_SYNTH)
 	@$(BUILD)/bench/bench_lib $(BUILD)/bench $(BENCH_LIB_SAMPLES) \
 		$(BENCH_LIB_SYNTH)
+
+# bench-threads (issue 25 defect 5): peak RSS and time of every analysis
+# command on a spool of 1M defined threads of which 1000 have data (table;
+# no timed verdict). bench/bench_threads.sh.
+BENCH_TARGETS += bench-threads
+.PHONY: bench-threads
+bench-threads: $(BUILD)/spulse $(BUILD)/tests/cli/spoolgen
+	@$(TOP)/bench/bench_threads.sh $(BUILD)/spulse \
+		$(BUILD)/tests/cli/spoolgen $(BUILD)/bench/threads

@@ -17,9 +17,9 @@ def esc(bs):
     return ''.join('\\x%02x' % b for b in bs)
 allb = bytes(range(256))
 print('header start_us=1000000 interval_us=1000')
-print('identity source=0 start_us=1 host=%s machine_id=%s kernel=%s'
+print('identity source=0 recording_id=01 start_us=1 host=%s machine_id=%s kernel=%s'
       % (esc(allb[:128]), esc(allb[:64]), esc(b'k\x00\x1b')))
-print('identity source=1 start_us=2 host=%s boot_id=%s kernel=k2'
+print('identity source=1 recording_id=02 start_us=2 host=%s boot_id=%s kernel=k2'
       % (esc(allb[128:]), esc(allb[192:])))
 print('module id=0 pid=1 start=0x400000 end=0x500000 path=%s' % esc(allb))
 print('frame id=0 kind=module module=0 rel=0x10')
@@ -167,6 +167,26 @@ if len(texts) != 1 or len(texts[0]) < 256 - 64:
 if not texts[0].startswith(''.join(chr(b) for b in range(128))):
     sys.exit('trace-event: trigger text cut: %r' % texts[0][:40])
 EOF
+}
+
+# sql keeps every byte of identity strings and comms (issue 25).
+test_hostile_sql_keeps_every_byte() {
+	build_allbytes || return 1
+	expect_rc 0 "$SP" sql a.db allbytes.spulse || return 1
+	python3 - <<'PY'
+import sqlite3, sys
+db = sqlite3.connect('a.db')
+db.text_factory = bytes
+hosts = sorted(r[0] for r in db.execute('SELECT host FROM recordings'))
+if hosts != [bytes(range(128)), bytes(range(128, 256))]:
+    sys.exit('sql hosts: %r' % hosts)
+mids = [r[0] for r in db.execute('SELECT machine_id FROM recordings ORDER BY source')]
+if mids[0] != bytes(range(64)):
+    sys.exit('sql machine_id: %r' % mids[0])
+comms = sorted(r[0] for r in db.execute('SELECT comm FROM threads'))
+if comms != sorted(bytes(range(16 * i, 16 * i + 16)) for i in range(16)):
+    sys.exit('sql comms: %r' % comms[:3])
+PY
 }
 
 # Two comms that differ only after a NUL are two report rows (issue 25).

@@ -494,6 +494,7 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 struct sources {
 	uint32_t n;
 	char **host, **rec;		/* per source */
+	size_t *host_len;		/* host bytes (a NUL does not cut) */
 	uint32_t *of_thread;		/* thread id -> source */
 	uint32_t nthreads;
 };
@@ -515,6 +516,7 @@ static void sources_free(struct sources *s)
 		free(s->rec[i]);
 	}
 	free(s->host);
+	free(s->host_len);
 	free(s->rec);
 	free(s->of_thread);
 	memset(s, 0, sizeof(*s));
@@ -539,10 +541,12 @@ static int push_recordings(struct pusher *ps, struct profile *p,
 	src->nthreads = spulse_defs_count(p->defs, SPULSE_TAG_THREAD);
 	src->of_thread = calloc(src->nthreads ? src->nthreads : 1,
 				sizeof(uint32_t));
-	if (!src->host || !src->rec || !src->of_thread)
+	src->host_len = calloc(n, sizeof(size_t));
+	if (!src->host || !src->host_len || !src->rec || !src->of_thread)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const char *host = ps->o->host, *mid = "", *bid = "", *kr = "";
+		size_t hl = strlen(host), ml = 0, bl = 0, kl = 0;
 		char rec[33];
 		uint64_t start = p->info->start_us;
 
@@ -555,13 +559,23 @@ static int push_recordings(struct pusher *ps, struct profile *p,
 			mid = id.machine_id;
 			bid = id.boot_id;
 			kr = id.kernel;
+			/* every byte (issue 25) */
+			hl = id.host_len;
+			ml = id.machine_id_len;
+			bl = id.boot_id_len;
+			kl = id.kernel_len;
 			start = id.start_us;
 			hex16(id.recording_id, rec);
 		}
 #else
 		(void)hex16;
 #endif
-		src->host[i] = strdup(host);
+		src->host[i] = malloc(hl + 1);
+		if (src->host[i]) {
+			memcpy(src->host[i], host, hl);
+			src->host[i][hl] = 0;
+		}
+		src->host_len[i] = hl;
 		src->rec[i] = strdup(rec);
 		if (!src->host[i] || !src->rec[i])
 			return -ENOMEM;
@@ -569,10 +583,10 @@ static int push_recordings(struct pusher *ps, struct profile *p,
 		rb_u32(&body, i);
 		rb_u32(&body, 0);
 		rb_cstr(&body, rec);
-		rb_cstr(&body, host);
-		rb_cstr(&body, mid);
-		rb_cstr(&body, bid);
-		rb_cstr(&body, kr);
+		rb_str(&body, host, hl);
+		rb_str(&body, mid, ml ? ml : strlen(mid));
+		rb_str(&body, bid, bl ? bl : strlen(bid));
+		rb_str(&body, kr, kl ? kl : strlen(kr));
 		rb_u64(&body, start);
 		rb_u32(&body, (uint32_t)ps->batch);
 	}
@@ -628,7 +642,8 @@ static int push_samples(struct pusher *ps, struct profile *p,
 				t = base + (uint64_t)s->time_ns;
 				rb_u16(&body, (uint16_t)(t / 1000000000ULL /
 							 86400));
-				rb_cstr(&body, src->host[so]);
+				rb_str(&body, src->host[so],
+				       src->host_len[so]);
 				rb_u64(&body, t);
 				rb_u64(&body, ps->push_key);
 				rb_u32(&body, batch);

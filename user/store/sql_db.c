@@ -179,6 +179,7 @@ struct src {
 	bool has_id;
 	char rid[33];		/* recording_id hex, has_id only */
 	const char *host, *machine_id, *boot_id, *kernel;
+	int lens[4];		/* of host .. kernel; -1 = NUL-terminated */
 	uint64_t start_us;
 	int64_t recording;	/* row id once inserted; 0 = already present */
 	uint32_t alias;		/* 1 + an earlier source of the same id, or 0 */
@@ -396,11 +397,18 @@ static int read_sources(struct loader *l)
 		s->machine_id = id.machine_id;
 		s->boot_id = id.boot_id;
 		s->kernel = id.kernel;
+		/* every byte (a NUL inside does not cut, issue 25) */
+		s->lens[0] = (int)id.host_len;
+		s->lens[1] = (int)id.machine_id_len;
+		s->lens[2] = (int)id.boot_id_len;
+		s->lens[3] = (int)id.kernel_len;
 		s->start_us = id.start_us;
 #endif
 	}
 	if (!n) {
 		l->srcs[0].host = l->host ? l->host : "unknown";
+		l->srcs[0].lens[0] = l->srcs[0].lens[1] = -1;
+		l->srcs[0].lens[2] = l->srcs[0].lens[3] = -1;
 		l->srcs[0].start_us = l->p.info->start_us;
 	}
 	return 0;
@@ -498,10 +506,11 @@ static int insert_spool(struct loader *l, uint64_t bytes)
 			sqlite3_bind_null(st, 3);
 			sqlite3_bind_text(st, 4, l->sha, -1, SQLITE_STATIC);
 		}
-		sqlite3_bind_text(st, 5, s->host, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, s->machine_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, s->boot_id, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 8, s->kernel, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, s->host, s->lens[0], SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, s->machine_id, s->lens[1],
+				  SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, s->boot_id, s->lens[2], SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, s->kernel, s->lens[3], SQLITE_STATIC);
 		sqlite3_bind_int64(st, 9, (int64_t)s->start_us);
 		sqlite3_bind_int64(st, 10, (int64_t)l->p.info->interval_us);
 		sqlite3_bind_text(st, 11, l->file, -1, SQLITE_STATIC);
