@@ -23,7 +23,7 @@ CLI_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI_SAN_OBJS := $(patsubst $(TOP)/user/cli/%.c,$(BUILD)/cli-san/%.o,$(CLI_SRCS))
 CLI_ROOM_LIBS := $(foreach r,$(CLI_ROOMS),$(BUILD)/$(r)/lib$(r).a)
 CLI_ROOM_SAN_LIBS := $(foreach r,$(CLI_ROOMS),$(BUILD)/$(r)-san/lib$(r).a)
-CLI_LDLIBS := -ldw -lelf -lz
+CLI_LDLIBS := -ldw -lelf -lz -lcrypto
 CLI_HDRS := $(foreach r,cli $(CLI_ROOMS),$(wildcard $(TOP)/user/$(r)/*.h)) \
 	$(wildcard $(TOP)/user/include/*.h) \
 	$(wildcard $(TOP)/include/spulse/*.h) $(wildcard $(TOP)/user/drain/*.h)
