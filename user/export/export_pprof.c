@@ -17,9 +17,10 @@
  *   period_type   cpu/nanoseconds, period = interval_us * 1000
  *   time_nanos    start_us * 1000, duration_nanos up to the last sample
  *
- * Encoded by the small encoder of pprof_pb.c (no generated code: the
- * message has six kinds of fields) and compressed with zlib's gzip
- * wrapper.
+ * The message is filled in the structs protoc-c generates from the
+ * upstream schema (user/export/proto/profile.proto, compiled at build time
+ * by mk/cli.mk), packed by libprotobuf-c (which leaves out proto3 zero
+ * values) and compressed with zlib's gzip wrapper.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -28,16 +29,17 @@
 
 #include "analysis/util.h"
 #include "export_fmt.h"
-#include "pprof_pb.h"
+#include "profile.pb-c.h"
 #include "sym/strtab.h"
 
-/* profile.proto field numbers */
-enum {
-	PROF_SAMPLE_TYPE = 1, PROF_SAMPLE, PROF_MAPPING, PROF_LOCATION,
-	PROF_FUNCTION, PROF_STRING_TABLE, PROF_DROP, PROF_KEEP, PROF_TIME,
-	PROF_DURATION, PROF_PERIOD_TYPE, PROF_PERIOD, PROF_COMMENT,
-	PROF_DEFAULT_SAMPLE_TYPE,
-};
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
 
 /* (thread << 32 | stack) -> count, open addressing */
 struct agg {
@@ -114,6 +116,17 @@ struct pp {
 	uint64_t kmin, kmax;	/* kernel frame address range */
 	bool kernel_used;
 	bool oom;
+	/* the message's parts, owned here (freed by pp_free()) */
+	pb_sample *samples, **sample_ptrs;
+	pb_label *labels, **label_ptrs;	/* 3 per sample */
+	int64_t *values;		/* 2 per sample */
+	size_t nsamples;
+	pb_location *locs, **loc_ptrs;
+	pb_line *lines, **line_ptrs;	/* lines of all locations */
+	size_t nlocs, nlines, cap_lines;
+	pb_mapping *maps, **map_ptrs;
+	size_t nmaps;
+	pb_function *funcs, **func_ptrs;
 };
 
 static uint64_t str_id(struct pp *pp, const char *s)
@@ -174,42 +187,24 @@ static uint64_t func_id(struct pp *pp, const char *name, const char *file)
 	return (uint64_t)id + 1;
 }
 
-static void value_type(struct pp *pp, struct pb_buf *out, uint32_t field,
-		       const char *type, const char *unit)
-{
-	struct pb_buf m;
-
-	pb_init(&m);
-	pb_uint(&m, 1, str_id(pp, type));
-	pb_uint(&m, 2, str_id(pp, unit));
-	pb_message(out, field, &m);
-	pb_free(&m);
-}
-
-static void label(struct pp *pp, struct pb_buf *out, const char *key,
+static void label(struct pp *pp, pb_label *l, const char *key,
 		  const char *str, int64_t num)
 {
-	struct pb_buf m;
-
-	pb_init(&m);
-	pb_uint(&m, 1, str_id(pp, key));
+	perftools__profiles__label__init(l);
+	l->key = (int64_t)str_id(pp, key);
 	if (str)
-		pb_uint(&m, 2, str_id(pp, str));
+		l->str = (int64_t)str_id(pp, str);
 	else
-		pb_uint(&m, 3, (uint64_t)num);
-	pb_message(out, 3, &m);
-	pb_free(&m);
+		l->num = num;
 }
 
 /* The samples: aggregate, then one Sample per (thread, stack). */
-static int write_samples(struct pp *pp, struct pb_buf *out,
-			 uint64_t *last_ns)
+static int write_samples(struct pp *pp, pb_profile *out, uint64_t *last_ns)
 {
 	struct profile *p = pp->p;
 	uint64_t period = export_period_ns(p);
 	struct spulse_sample buf[1024];
 	struct agg a = { 0 };
-	struct pb_buf m;
 	size_t i;
 	int rc, k;
 
@@ -230,12 +225,24 @@ static int write_samples(struct pp *pp, struct pb_buf *out,
 	}
 	if (rc < 0)
 		goto out;
-	pb_init(&m);
+	if (a.n) {
+		pp->samples = calloc(a.n, sizeof(*pp->samples));
+		pp->sample_ptrs = calloc(a.n, sizeof(*pp->sample_ptrs));
+		pp->labels = calloc(3 * a.n, sizeof(*pp->labels));
+		pp->label_ptrs = calloc(3 * a.n, sizeof(*pp->label_ptrs));
+		pp->values = calloc(2 * a.n, sizeof(*pp->values));
+		if (!pp->samples || !pp->sample_ptrs || !pp->labels ||
+		    !pp->label_ptrs || !pp->values) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
 	for (i = 0; i < a.cap; i++) {
 		uint32_t frames[SPULSE_MAX_DEPTH];
-		uint64_t locs[SPULSE_MAX_DEPTH], vals[2];
 		struct spulse_thread t;
 		uint32_t thread, stack;
+		pb_sample *sm;
+		pb_label *l;
 		int n, j;
 
 		if (!a.keys[i])
@@ -248,26 +255,39 @@ static int write_samples(struct pp *pp, struct pb_buf *out,
 		if (n < 0 || spulse_defs_thread(p->defs, thread, &t) < 0) {
 			fprintf(stderr, "%s: broken stack %u\n", p->file,
 				stack);
-			pb_free(&m);
 			rc = -EBADMSG;
 			goto out;
 		}
+		sm = &pp->samples[pp->nsamples];
+		perftools__profiles__sample__init(sm);
+		sm->location_id = malloc((size_t)n * sizeof(*sm->location_id));
+		if (!sm->location_id) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		pp->sample_ptrs[pp->nsamples] = sm;
+		sm->n_location_id = (size_t)n;
 		for (j = 0; j < n; j++) {
-			locs[j] = (uint64_t)frames[n - 1 - j] + 1;
+			sm->location_id[j] = (uint64_t)frames[n - 1 - j] + 1;
 			if (frames[j] < pp->nframes)
 				pp->frame_used[frames[j]] = 1;
 		}
-		vals[0] = a.counts[i];
-		vals[1] = a.counts[i] * period;
-		pb_reset(&m);
-		pb_packed(&m, 1, locs, (size_t)n);
-		pb_packed(&m, 2, vals, 2);
-		label(pp, &m, "pid", NULL, t.pid);
-		label(pp, &m, "tid", NULL, t.tid);
-		label(pp, &m, "comm", t.comm, 0);
-		pb_message(out, PROF_SAMPLE, &m);
+		sm->n_value = 2;
+		sm->value = &pp->values[2 * pp->nsamples];
+		sm->value[0] = (int64_t)a.counts[i];
+		sm->value[1] = (int64_t)(a.counts[i] * period);
+		l = &pp->labels[3 * pp->nsamples];
+		label(pp, &l[0], "pid", NULL, t.pid);
+		label(pp, &l[1], "tid", NULL, t.tid);
+		label(pp, &l[2], "comm", t.comm, 0);
+		sm->n_label = 3;
+		sm->label = &pp->label_ptrs[3 * pp->nsamples];
+		for (j = 0; j < 3; j++)
+			sm->label[j] = &l[j];
+		pp->nsamples++;
 	}
-	pb_free(&m);
+	out->n_sample = pp->nsamples;
+	out->sample = pp->sample_ptrs;
 	rc = 0;
 out:
 	free(a.keys);
@@ -275,31 +295,46 @@ out:
 	return rc;
 }
 
-static void write_line(struct pp *pp, struct pb_buf *loc,
-		       const struct sym_frame *sf)
+/* Append a Line for @sf to pp->lines (pointers are set once all are in). */
+static void add_line(struct pp *pp, const struct sym_frame *sf)
 {
 	const char *name = sf->func ? sf->func : sf->label;
-	struct pb_buf m;
+	pb_line *ln;
 
-	pb_init(&m);
-	pb_uint(&m, 1, func_id(pp, name, sf->file));
-	pb_uint_nz(&m, 2, sf->line);
-	pb_message(loc, 4, &m);
-	pb_free(&m);
+	if (pp->nlines == pp->cap_lines) {
+		size_t nc = pp->cap_lines ? pp->cap_lines * 2 : 1024;
+		pb_line *v = realloc(pp->lines, nc * sizeof(*v));
+
+		if (!v) {
+			pp->oom = true;
+			return;
+		}
+		pp->lines = v;
+		pp->cap_lines = nc;
+	}
+	ln = &pp->lines[pp->nlines++];
+	perftools__profiles__line__init(ln);
+	ln->function_id = func_id(pp, name, sf->file);
+	ln->line = sf->line;
 }
 
-static int write_locations(struct pp *pp, struct pb_buf *out)
+static int write_locations(struct pp *pp, pb_profile *out)
 {
 	struct profile *p = pp->p;
-	struct pb_buf m;
+	size_t i, nl = 0;
 	uint32_t id;
 
-	pb_init(&m);
+	pp->locs = calloc(pp->nframes ? pp->nframes : 1, sizeof(*pp->locs));
+	pp->loc_ptrs = calloc(pp->nframes ? pp->nframes : 1,
+			      sizeof(*pp->loc_ptrs));
+	if (!pp->locs || !pp->loc_ptrs)
+		return -ENOMEM;
 	for (id = 0; id < pp->nframes; id++) {
 		const struct sym_frame *sf, *chain;
 		struct spulse_frame fr;
 		uint64_t addr = 0, mapping = 0;
 		uint32_t k, n = 1;
+		pb_location *loc;
 
 		if (!pp->frame_used[id])
 			continue;
@@ -332,16 +367,32 @@ static int write_locations(struct pp *pp, struct pb_buf *out)
 			pp->kernel_used = true;
 			mapping = (uint64_t)pp->nmodules + 1;
 		}
-		pb_reset(&m);
-		pb_uint(&m, 1, (uint64_t)id + 1);
-		pb_uint_nz(&m, 2, mapping);
-		pb_uint_nz(&m, 3, addr);
+		loc = &pp->locs[pp->nlocs];
+		pp->loc_ptrs[pp->nlocs++] = loc;
+		perftools__profiles__location__init(loc);
+		loc->id = (uint64_t)id + 1;
+		loc->mapping_id = mapping;
+		loc->address = addr;
+		loc->n_line = n;	/* ->line is set below */
 		for (k = 0; k < n; k++)
-			write_line(pp, &m, &chain[k]);
-		pb_message(out, PROF_LOCATION, &m);
+			add_line(pp, &chain[k]);
 	}
-	pb_free(&m);
-	return pp->oom ? -ENOMEM : 0;
+	if (pp->oom)
+		return -ENOMEM;
+	/* pp->lines is complete: point every location at its lines */
+	pp->line_ptrs = calloc(pp->nlines ? pp->nlines : 1,
+			       sizeof(*pp->line_ptrs));
+	if (!pp->line_ptrs)
+		return -ENOMEM;
+	for (i = 0; i < pp->nlines; i++)
+		pp->line_ptrs[i] = &pp->lines[i];
+	for (i = 0; i < pp->nlocs; i++) {
+		pp->locs[i].line = &pp->line_ptrs[nl];
+		nl += pp->locs[i].n_line;
+	}
+	out->n_location = pp->nlocs;
+	out->location = pp->loc_ptrs;
+	return 0;
 }
 
 static void hex(char *dst, const uint8_t *b, size_t n)
@@ -356,13 +407,17 @@ static void hex(char *dst, const uint8_t *b, size_t n)
 	dst[2 * n] = 0;
 }
 
-static void write_mappings(struct pp *pp, struct pb_buf *out)
+static int write_mappings(struct pp *pp, pb_profile *out)
 {
 	struct profile *p = pp->p;
-	struct pb_buf m;
+	size_t cap = (size_t)pp->nmodules + 1;
+	pb_mapping *m;
 	uint32_t id;
 
-	pb_init(&m);
+	pp->maps = calloc(cap, sizeof(*pp->maps));
+	pp->map_ptrs = calloc(cap, sizeof(*pp->map_ptrs));
+	if (!pp->maps || !pp->map_ptrs)
+		return -ENOMEM;
 	for (id = 0; id < pp->nmodules; id++) {
 		struct spulse_module mod;
 		char bid[2 * 64 + 1];
@@ -372,48 +427,58 @@ static void write_mappings(struct pp *pp, struct pb_buf *out)
 			continue;
 		hex(bid, mod.build_id,
 		    mod.build_id_len > 64 ? 64 : mod.build_id_len);
-		pb_reset(&m);
-		pb_uint(&m, 1, (uint64_t)id + 1);
-		pb_uint(&m, 2, mod.start);
-		pb_uint(&m, 3, mod.end);
-		pb_uint_nz(&m, 4, mod.file_offset);
-		pb_uint(&m, 5, str_id(pp, mod.path));
-		pb_uint_nz(&m, 6, str_id(pp, bid));
-		pb_uint(&m, 7, 1);	/* has_functions: we name every location */
-		pb_uint(&m, 8, 1);	/* has_filenames */
-		pb_message(out, PROF_MAPPING, &m);
+		m = &pp->maps[pp->nmaps];
+		pp->map_ptrs[pp->nmaps++] = m;
+		perftools__profiles__mapping__init(m);
+		m->id = (uint64_t)id + 1;
+		m->memory_start = mod.start;
+		m->memory_limit = mod.end;
+		m->file_offset = mod.file_offset;
+		m->filename = (int64_t)str_id(pp, mod.path);
+		m->build_id = (int64_t)str_id(pp, bid);
+		m->has_functions = 1;	/* we name every location */
+		m->has_filenames = 1;
 	}
 	if (pp->kernel_used) {
-		pb_reset(&m);
-		pb_uint(&m, 1, (uint64_t)pp->nmodules + 1);
-		pb_uint(&m, 2, pp->kmin);
-		pb_uint(&m, 3, pp->kmax + 1);
-		pb_uint(&m, 5, str_id(pp, "[kernel.kallsyms]"));
-		pb_uint(&m, 7, 1);
-		pb_message(out, PROF_MAPPING, &m);
+		m = &pp->maps[pp->nmaps];
+		pp->map_ptrs[pp->nmaps++] = m;
+		perftools__profiles__mapping__init(m);
+		m->id = (uint64_t)pp->nmodules + 1;
+		m->memory_start = pp->kmin;
+		m->memory_limit = pp->kmax + 1;
+		m->filename = (int64_t)str_id(pp, "[kernel.kallsyms]");
+		m->has_functions = 1;
 	}
-	pb_free(&m);
+	out->n_mapping = pp->nmaps;
+	out->mapping = pp->map_ptrs;
+	return 0;
 }
 
-static void write_functions(struct pp *pp, struct pb_buf *out)
+static int write_functions(struct pp *pp, pb_profile *out)
 {
-	struct pb_buf m;
 	size_t i;
 
-	pb_init(&m);
+	pp->funcs = calloc(pp->nfn ? pp->nfn : 1, sizeof(*pp->funcs));
+	pp->func_ptrs = calloc(pp->nfn ? pp->nfn : 1, sizeof(*pp->func_ptrs));
+	if (!pp->funcs || !pp->func_ptrs)
+		return -ENOMEM;
 	for (i = 0; i < pp->nfn; i++) {
-		pb_reset(&m);
-		pb_uint(&m, 1, i + 1);
-		pb_uint(&m, 2, pp->fn_name[i]);
-		pb_uint(&m, 3, pp->fn_name[i]);
-		pb_uint_nz(&m, 4, pp->fn_file[i]);
-		pb_message(out, PROF_FUNCTION, &m);
+		pb_function *fn = &pp->funcs[i];
+
+		perftools__profiles__function__init(fn);
+		fn->id = i + 1;
+		fn->name = pp->fn_name[i];
+		fn->system_name = pp->fn_name[i];
+		fn->filename = pp->fn_file[i];
+		pp->func_ptrs[i] = fn;
 	}
-	pb_free(&m);
+	out->n_function = pp->nfn;
+	out->function = pp->func_ptrs;
+	return 0;
 }
 
-/* gzip @b to @f */
-static int write_gzip(FILE *f, const struct pb_buf *b)
+/* gzip @len bytes at @data to @f */
+static int write_gzip(FILE *f, const uint8_t *data, size_t len)
 {
 	uint8_t chunk[65536];
 	z_stream z;
@@ -424,8 +489,8 @@ static int write_gzip(FILE *f, const struct pb_buf *b)
 	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
-	z.next_in = b->p;
-	z.avail_in = (uInt)b->len;
+	z.next_in = (Bytef *)data;
+	z.avail_in = (uInt)len;
 	do {
 		z.next_out = chunk;
 		z.avail_out = sizeof(chunk);
@@ -442,15 +507,47 @@ static int write_gzip(FILE *f, const struct pb_buf *b)
 	return zr == Z_STREAM_END ? 0 : -EIO;
 }
 
+static void pp_free(struct pp *pp)
+{
+	size_t i;
+
+	for (i = 0; i < pp->nsamples; i++)
+		free(pp->samples[i].location_id);
+	free(pp->samples);
+	free(pp->sample_ptrs);
+	free(pp->labels);
+	free(pp->label_ptrs);
+	free(pp->values);
+	free(pp->locs);
+	free(pp->loc_ptrs);
+	free(pp->lines);
+	free(pp->line_ptrs);
+	free(pp->maps);
+	free(pp->map_ptrs);
+	free(pp->funcs);
+	free(pp->func_ptrs);
+	free(pp->frame_used);
+	free(pp->module_used);
+	free(pp->fn_name);
+	free(pp->fn_file);
+	strtab_free(&pp->strs);
+	strtab_free(&pp->fkeys);
+}
+
 int export_pprof(struct profile *p, FILE *f, const struct export_opts *o)
 {
 	struct pp pp = { .p = p, .o = o };
-	struct pb_buf out;
+	pb_profile out = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_value_type st[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+				PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	pb_value_type pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	pb_value_type *st_ptrs[2] = { &st[0], &st[1] };
+	int64_t comment;
+	uint8_t *msg = NULL;
 	uint64_t last_ns = 0;
-	size_t i;
+	size_t len;
 	int rc;
 
-	pb_init(&out);
 	strtab_init(&pp.strs);
 	strtab_init(&pp.fkeys);
 	str_id(&pp, "");	/* string_table[0] must be "" */
@@ -462,35 +559,53 @@ int export_pprof(struct profile *p, FILE *f, const struct export_opts *o)
 		rc = -ENOMEM;
 		goto out;
 	}
-	value_type(&pp, &out, PROF_SAMPLE_TYPE, "samples", "count");
-	value_type(&pp, &out, PROF_SAMPLE_TYPE, "cpu", "nanoseconds");
+	st[0].type = (int64_t)str_id(&pp, "samples");
+	st[0].unit = (int64_t)str_id(&pp, "count");
+	st[1].type = (int64_t)str_id(&pp, "cpu");
+	st[1].unit = (int64_t)str_id(&pp, "nanoseconds");
+	out.n_sample_type = 2;
+	out.sample_type = st_ptrs;
 	rc = write_samples(&pp, &out, &last_ns);
 	if (rc < 0)
 		goto out;
 	rc = write_locations(&pp, &out);
 	if (rc < 0)
 		goto out;
-	write_mappings(&pp, &out);
-	write_functions(&pp, &out);
-	pb_uint(&out, PROF_TIME, p->info->start_us * 1000);
-	pb_uint_nz(&out, PROF_DURATION, last_ns);
-	value_type(&pp, &out, PROF_PERIOD_TYPE, "cpu", "nanoseconds");
-	pb_uint_nz(&out, PROF_PERIOD, export_period_ns(p));
-	pb_uint(&out, PROF_COMMENT, str_id(&pp, "spulse export"));
-	pb_uint(&out, PROF_DEFAULT_SAMPLE_TYPE, str_id(&pp, "samples"));
-	/* string_table last: every string is interned by now */
-	for (i = 0; i < pp.strs.n; i++)
-		pb_bytes(&out, PROF_STRING_TABLE, pp.strs.strs[i],
-			 strlen(pp.strs.strs[i]));
-	if (out.oom || pp.oom) {
+	rc = write_mappings(&pp, &out);
+	if (rc < 0)
+		goto out;
+	rc = write_functions(&pp, &out);
+	if (rc < 0)
+		goto out;
+	out.time_nanos = (int64_t)(p->info->start_us * 1000);
+	out.duration_nanos = (int64_t)last_ns;
+	pt.type = (int64_t)str_id(&pp, "cpu");
+	pt.unit = (int64_t)str_id(&pp, "nanoseconds");
+	out.period_type = &pt;
+	out.period = (int64_t)export_period_ns(p);
+	comment = (int64_t)str_id(&pp, "spulse export");
+	out.n_comment = 1;
+	out.comment = &comment;
+	out.default_sample_type = (int64_t)str_id(&pp, "samples");
+	/* every string is interned by now */
+	out.n_string_table = pp.strs.n;
+	out.string_table = pp.strs.strs;
+	if (pp.oom) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (out.len > UINT32_MAX) {
+	len = perftools__profiles__profile__get_packed_size(&out);
+	if (len > UINT32_MAX) {
 		rc = -EFBIG;
 		goto out;
 	}
-	rc = write_gzip(f, &out);
+	msg = malloc(len ? len : 1);
+	if (!msg) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	perftools__profiles__profile__pack(&out, msg);
+	rc = write_gzip(f, msg, len);
 out:
 	if (rc == -ENOMEM)
 		fprintf(stderr, "spulse: out of memory\n");
@@ -499,12 +614,7 @@ out:
 	else if (rc < 0 && rc != -EBADMSG)
 		fprintf(stderr, "%s: pprof export: %s\n", p->file,
 			strerror(-rc));
-	free(pp.frame_used);
-	free(pp.module_used);
-	free(pp.fn_name);
-	free(pp.fn_file);
-	strtab_free(&pp.strs);
-	strtab_free(&pp.fkeys);
-	pb_free(&out);
+	free(msg);
+	pp_free(&pp);
 	return rc < 0 ? EXIT_INVALID : EXIT_OK;
 }
