@@ -175,7 +175,7 @@ else
 	want_sums=$(sort -u <<<"$want_sums")
 	out=$("$rec" --debugfs "$uw/d" --no-load -o "$uw/rec.spulse" \
 		--kallsyms /dev/null --unwind-cache "$uw/cache" -- /bin/sh -c \
-		"'$um' dump '$uw/d/unwind' > '$uw/at-start'; sleep 0.3" 2>&1)
+		"echo \$\$ > '$uw/cmd.pid'; '$um' dump '$uw/d/unwind' > '$uw/at-start'; sleep 0.3" 2>&1)
 	rc=$?
 	at_start=$(grep '^ADD' "$uw/at-start" 2>/dev/null | awk '{print $7}' | sort -u)
 	n_want=$(wc -l <<<"$want_sums")
@@ -188,6 +188,15 @@ else
 		pass "record-preloads-command-tables-before-release ($n_want tables at the command's start: sh, ld.so, libs, vDSO; libc not sent twice)"
 	else
 		fail record-preloads-command-tables-before-release "exit $rc: missing at start: $missing (want $want_sums, at start: $at_start); $out"
+	fi
+	# held under ptrace at its entry point, the command's own mappings
+	# (sh, ld.so, libc, vDSO) were MAPped before its first instruction
+	cpid=$(cat "$uw/cmd.pid" 2>/dev/null)
+	m0=$(grep "^MAP pid=$cpid " "$uw/at-start" 2>/dev/null | head -1)
+	if [ -n "$cpid" ] && [ "$(awk '{ sub("n=", "", $3); print $3 }' <<<"$m0")" = 4 ]; then
+		pass "record-maps-the-command-before-its-first-instruction ($m0)"
+	else
+		fail record-maps-the-command-before-its-first-instruction "pid $cpid: '$m0'; $(cat "$uw/at-start" 2>/dev/null)"
 	fi
 	# the wait is bounded and said: no cache, python3's 6 files, 1 ms
 	: > "$uw/d/unwind"

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -292,18 +294,31 @@ static int ensure_debugfs(const char *dir)
 	return 0;
 }
 
-/* Fork @argv stopped on a pipe; returns the pid, *release gets the fd. */
-static pid_t fork_stopped(char **argv, int *release)
+/*
+ * Fork @argv stopped on a pipe; returns the pid, *release gets the fd and
+ * *status the read end of the child's answer to 't'. The child waits for
+ * one byte: 'g' execs at once; 't' first asks to be traced
+ * (PTRACE_TRACEME: the kernel then stops it right after the exec, before
+ * its first instruction) and answers 'T' (traced) or 'N', then execs.
+ */
+static pid_t fork_stopped(char **argv, int *release, int *status)
 {
-	int p[2];
+	int p[2], q[2];
 	pid_t pid;
 
 	if (pipe2(p, O_CLOEXEC))
 		return -1;
+	if (pipe2(q, O_CLOEXEC)) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		close(q[0]);
+		close(q[1]);
 		return -1;
 	}
 	if (pid == 0) {
@@ -311,6 +326,7 @@ static pid_t fork_stopped(char **argv, int *release)
 		ssize_t n;
 
 		close(p[1]);
+		close(q[0]);
 		/* named apart from CMD until the exec: flight triggers ignore
 		 * this thread's intervals under this name (flight.h) */
 		prctl(PR_SET_NAME, DRAIN_FLIGHT_HOLD_COMM, 0, 0, 0);
@@ -321,14 +337,115 @@ static pid_t fork_stopped(char **argv, int *release)
 		while (n < 0 && errno == EINTR);
 		if (n != 1)
 			_exit(127);	/* recording never started */
+		if (c == 't') {
+			char a = ptrace(PTRACE_TRACEME, 0, NULL, NULL) ? 'N' : 'T';
+
+			if (write(q[1], &a, 1) != 1)
+				_exit(127);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "spulse record: %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
 	close(p[0]);
+	close(q[1]);
 	*release = p[1];
+	*status = q[0];
 	return pid;
+}
+
+/* AT_ENTRY of @pid (/proc/PID/auxv), 0 if unknown. */
+static unsigned long entry_of(pid_t pid)
+{
+	unsigned long v[2], entry = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	f = fopen(path, "re");
+	while (f && fread(v, sizeof(v), 1, f) == 1 && v[0])
+		if (v[0] == 9)	/* AT_ENTRY */
+			entry = v[1];
+	if (f)
+		fclose(f);
+	return entry;
+}
+
+/* Wait for a ptrace stop of @pid; other signals are passed on. */
+static int wait_trap(pid_t pid, int *wstatus)
+{
+	for (;;) {
+		int st;
+
+		if (waitpid(pid, &st, 0) != pid) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			*wstatus = st;
+			return -1;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP)
+			return 0;
+		if (WIFSTOPPED(st) &&
+		    ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(st)))
+			return -1;
+	}
+}
+
+/*
+ * Release the command under ptrace and hold it at its entry point
+ * (docs/UNWIND.md "Load timing"): stopped after the exec, run to AT_ENTRY
+ * (the dynamic loader has mapped the DT_NEEDED libraries then) by a
+ * one-byte breakpoint, which is removed and the IP put back. Returns 1
+ * stopped there (or at the exec when the breakpoint could not be set: the
+ * caller detaches), 0 not traced (the child is running), -1 the command
+ * ended (*wstatus) or tracing failed after the exec (it was killed).
+ */
+static int hold_at_entry(pid_t child, int release_fd, int status_fd,
+			 int *wstatus)
+{
+	struct user_regs_struct regs;
+	unsigned long entry;
+	long word;
+	char a = 0;
+	ssize_t n;
+
+	if (write(release_fd, "t", 1) != 1)
+		return 0;
+	do
+		n = read(status_fd, &a, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || a != 'T')
+		return 0;
+	if (wait_trap(child, wstatus) < 0)
+		return -1;	/* exec failed: the child said why and exited */
+	entry = entry_of(child);
+	errno = 0;
+	word = entry ? ptrace(PTRACE_PEEKTEXT, child, (void *)entry, NULL) : 0;
+	if (!entry || errno ||
+	    ptrace(PTRACE_POKETEXT, child, (void *)entry,
+		   (void *)((word & ~0xffL) | 0xcc)))
+		return 1;	/* held at the exec instead */
+	if (ptrace(PTRACE_CONT, child, NULL, NULL) ||
+	    wait_trap(child, wstatus) < 0) {
+		kill(child, SIGKILL);
+		waitpid(child, wstatus, 0);
+		return -1;
+	}
+	if (ptrace(PTRACE_POKETEXT, child, (void *)entry, (void *)word) ||
+	    ptrace(PTRACE_GETREGS, child, NULL, &regs) ||
+	    regs.rip != entry + 1 || (regs.rip = entry,
+	    ptrace(PTRACE_SETREGS, child, NULL, &regs))) {
+		fprintf(stderr, "spulse record: %s: stopped elsewhere than "
+			"its entry point; killed\n", "command");
+		kill(child, SIGKILL);
+		waitpid(child, wstatus, 0);
+		return -1;
+	}
+	return 1;
 }
 
 /* execvp()'s choice of file for @name: a path as is, else $PATH's first. */
@@ -563,7 +680,8 @@ int cmd_record(int argc, char **argv)
 	struct drain *d = NULL;
 	char **cmd = NULL;
 	pid_t child = -1, target = 0;
-	int release_fd = -1, c, ret, rc = EXIT_OK, status = 0;
+	int release_fd = -1, status_fd = -1, c, ret, rc = EXIT_OK, status = 0;
+	int held = 0;
 
 	drain_flight_defaults(&fo);
 	optind = 0;
@@ -719,7 +837,7 @@ int cmd_record(int argc, char **argv)
 
 	target = (pid_t)pid_arg;
 	if (cmd) {
-		child = fork_stopped(cmd, &release_fd);
+		child = fork_stopped(cmd, &release_fd, &status_fd);
 		if (child < 0) {
 			fprintf(stderr, "spulse record: fork: %s\n", strerror(errno));
 			rc = EXIT_INVALID;
@@ -778,7 +896,32 @@ int cmd_record(int argc, char **argv)
 
 	if (!o.no_unwind)
 		preload_tables(&o, cmd, pid_arg, (unsigned int)unwind_wait_ms);
+	if (!o.no_unwind && release_fd >= 0 && !getenv("SPULSE_RECORD_NO_PTRACE")) {
+		/* the command's set in the kernel before its first sample */
+		held = hold_at_entry(child, release_fd, status_fd, &status);
+		close(release_fd);	/* released (traced or not), or it ended */
+		release_fd = -1;
+		if (held < 0) {
+			child = -1;	/* reaped */
+			target_gone = true;
+			why = "command exit";
+		} else if (held > 0) {
+			ret = drain_unwind_preload_map((uint32_t)child);
+			if (getenv("SPULSE_UNWIND_TRACE"))
+				fprintf(stderr, "spulse record: unwind: command "
+					"held at its entry point, %d mappings "
+					"sent\n", ret);
+		}
+	} else if (!o.no_unwind && pid_arg) {
+		(void)drain_unwind_preload_map((uint32_t)pid_arg);
+	}
 	ret = drain_open(&o, &d);	/* writes "start" to control */
+	if (held > 0) {
+		/* sampling runs (or will not): let the command go */
+		if (ptrace(PTRACE_DETACH, child, NULL, NULL))
+			fprintf(stderr, "spulse record: releasing the command: "
+				"%s\n", strerror(errno));
+	}
 	if (ret < 0) {
 		drain_unwind_preload_drop();
 		fprintf(stderr, "spulse record: cannot drain %s: %s\n",
@@ -795,6 +938,8 @@ int cmd_record(int argc, char **argv)
 		release_fd = -1;
 	}
 	for (;;) {
+		if (held < 0)
+			break;	/* the command ended before it ran */
 		if (rec_stop) {
 			why = "signal";
 			break;
@@ -850,6 +995,8 @@ int cmd_record(int argc, char **argv)
 out:
 	if (release_fd >= 0)
 		close(release_fd);	/* child sees EOF and exits 127 */
+	if (status_fd >= 0)
+		close(status_fd);
 	if (child > 0) {
 		/* stopped by duration, a signal or an error: end the command
 		 * (SIGTERM, then SIGKILL after 2 s) */

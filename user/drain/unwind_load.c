@@ -952,6 +952,93 @@ int drain_unwind_preload(const struct drain_unwind_opts *o,
 	return 0;
 }
 
+/* The preloaded file @path names (as given, or its real path), or NULL. */
+static struct ufile *pre_file(struct drain_unwind *u, const char *path)
+{
+	char *rp = realpath(path, NULL);
+	struct ufile *hit = NULL;
+	size_t i;
+
+	for (i = 0; i < u->nfiles && !hit; i++) {
+		struct ufile *f = &u->files[i];
+
+		if (f->state == UF_LOADED && (!strcmp(f->path, path) ||
+					      (rp && !strcmp(f->path, rp))))
+			hit = f;
+	}
+	free(rp);
+	return hit;
+}
+
+int drain_unwind_preload_map(uint32_t pid)
+{
+	struct drain_unwind *u = preloaded;
+	struct spulse_ut_msg *h;
+	struct spulse_ut_mapset *ms;
+	struct spulse_ut_map *m;
+	char mpath[64], line[4096 + 128];
+	size_t len;
+	uint32_t n = 0;
+	FILE *fp;
+	int ret;
+
+	if (!u)
+		return -ENOENT;
+	snprintf(mpath, sizeof(mpath), "/proc/%u/maps", pid);
+	fp = fopen(mpath, "re");
+	if (!fp)
+		return -errno;
+	len = sizeof(*h) + sizeof(*ms) + SPULSE_UT_MAPS_MAX * sizeof(*m);
+	h = calloc(1, len);
+	if (!h) {
+		fclose(fp);
+		return -ENOMEM;
+	}
+	ms = (struct spulse_ut_mapset *)(h + 1);
+	m = (struct spulse_ut_map *)(ms + 1);
+	while (fgets(line, sizeof(line), fp) && n < SPULSE_UT_MAPS_MAX) {
+		unsigned long long s, e, off;
+		struct ufile *f = NULL;
+		uint64_t bias;
+		char perm[8], *p;
+		int k = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perm,
+			   &off, &k) < 4 || !k || !strchr(perm, 'x'))
+			continue;
+		p = line + k;
+		p[strcspn(p, "\n")] = 0;
+		if (!strcmp(p, "[vdso]") && u->vdso_idx >= 0)
+			f = &u->files[u->vdso_idx];
+		else if (*p == '/')
+			f = pre_file(u, p);
+		if (!f || sut_table_bias(f->t, s, off, &bias) < 0)
+			continue;
+		if (n && s < m[n - 1].end)
+			continue;
+		m[n].start = s;
+		m[n].end = e;
+		m[n].bias = bias;
+		m[n].table_id = f->table_id;
+		n++;
+	}
+	fclose(fp);
+	if (!n) {
+		free(h);
+		return 0;
+	}
+	len = sizeof(*h) + sizeof(*ms) + (size_t)n * sizeof(*m);
+	msg_header(h, SPULSE_UT_OP_MAP, len);
+	ms->pid = pid;
+	ms->n = n;
+	ret = send_msg(u, h, len);
+	free(h);
+	if (ret < 0)
+		return ret;
+	STAT_ADD(u, maps, 1);
+	return (int)n;
+}
+
 void drain_unwind_preload_drop(void)
 {
 	struct drain_unwind *p = preloaded;

@@ -149,6 +149,22 @@ int drain_unwind_preload(const struct drain_unwind_opts *o,
 			 unsigned int timeout_ms,
 			 struct drain_unwind_preload_stats *ps);
 
+/**
+ * drain_unwind_preload_map() - MAP a process onto the preloaded tables now
+ * @pid: a process whose executable mappings (/proc/PID/maps) the
+ *	preloaded files and the vDSO cover
+ *
+ * For a process that will not exec before sampling starts (`spulse record
+ * -- CMD` holds its command under ptrace after the exec; -p PID): its set
+ * is in the kernel before the first sample, instead of after the meta
+ * stream's round trip. The loader replaces it with the meta stream's view
+ * later. Not after drain_unwind_open() adopted the tables.
+ *
+ * Return: the number of mappings sent, 0 (none covered), -ENOENT (nothing
+ * preloaded), another -errno (the kernel's refusal).
+ */
+int drain_unwind_preload_map(uint32_t pid);
+
 /** drain_unwind_preload_drop() - DEL and forget preloaded tables not adopted */
 void drain_unwind_preload_drop(void);
 
