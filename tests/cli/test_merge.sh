@@ -356,6 +356,13 @@ test_merge_made_up_recording_ids_differ_by_content() {
 	"$SP" merge -q -o m.spulse x/edge.spulse y/edge.spulse || return 1
 	"$SP" check --json m.spulse | grep -o '"recording_id":"[^"]*"' >ids
 	[ "$(sort -u ids | wc -l)" = 2 ] || die "ids: $(cat ids)" || return 1
+	# spulse sql stores two recordings (before: one)
+	if command -v sqlite3 >/dev/null; then
+		"$SP" sql o.db m.spulse -q >/dev/null 2>&1 || die "sql" || return 1
+		[ "$(sqlite3 o.db 'select count(*) from recordings')" = 2 ] ||
+			die "sql recordings: $(sqlite3 o.db 'select * from recordings')" ||
+			return 1
+	fi
 	# the same file merged again keeps its id
 	"$SP" merge -q -o m2.spulse x/edge.spulse || return 1
 	"$SP" check --json m2.spulse | grep -o '"recording_id":"[^"]*"' >id2
