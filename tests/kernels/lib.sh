@@ -61,11 +61,12 @@ kl_apt_setup() {
 		*)	echo "deb $kl_mirror $suite-updates main"
 			echo "deb $kl_security $suite-security main" ;;
 		esac
-	} > "$d/sources.list.new"
-	if ! cmp -s "$d/sources.list.new" "$d/sources.list" 2>/dev/null; then
-		mv -f "$d/sources.list.new" "$d/sources.list"
+	} > "$d/sources.list.$$"
+	# (per-process name: several fetches of one suite may run at once)
+	if ! cmp -s "$d/sources.list.$$" "$d/sources.list" 2>/dev/null; then
+		mv -f "$d/sources.list.$$" "$d/sources.list"
 	else
-		rm -f "$d/sources.list.new"
+		rm -f "$d/sources.list.$$"
 	fi
 	KL_APT=(-o "Dir::Etc::sourcelist=$d/sources.list"
 		-o Dir::Etc::sourceparts=/nonexistent
