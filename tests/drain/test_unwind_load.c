@@ -326,6 +326,52 @@ static void test_skip_pid_until_exec(void)
 	pass(name);
 }
 
+/*
+ * Preload + MAP before the start (spulse record's held command): our own
+ * executable mappings and the vDSO are MAPped from /proc/self/maps onto
+ * preloaded tables; the loader that adopts them ADDs nothing again, and a
+ * partial meta view (one module of ours) never shrinks the set.
+ */
+static void test_preload_map_seeds(void)
+{
+	const char *name = "preload-map-adopted-partial-meta-keeps-the-set";
+	struct drain_unwind_opts o = { .sz = sizeof(o) };
+	struct drain_unwind_preload_stats ps;
+	struct drain_unwind *u = NULL;
+	uint64_t s, e, off;
+	char path[4096];
+	const char *files[1];
+	struct parsed p;
+	int sent;
+
+	reset();
+	if (self_exec_map(&s, &e, &off, path, sizeof(path)))
+		return fail(name, "setup");
+	files[0] = path;
+	o.path = upath;
+	o.cache_dir = "";
+	o.log = stderr;
+	if (drain_unwind_preload(&o, files, 1, true, 0, &ps) || ps.loaded != 2)
+		return fail(name, "preload");
+	sent = drain_unwind_preload_map((uint32_t)getpid());
+	if (sent < 2)
+		return fail(name, "preload_map sent fewer than 2 mappings");
+	if (drain_unwind_open(&o, &u))
+		return fail(name, "open");
+	module(u, 0, (uint32_t)getpid(), s, e, off, path);
+	drain_unwind_wait(u, 30000);
+	drain_unwind_close(u);
+	if (parse(&p) || p.adds != 2 || p.maps < 2 ||
+	    p.map[0].n != (uint32_t)sent || p.map[p.maps - 1].n != (uint32_t)sent)
+	{
+		char d[160];
+
+		snprintf(d, sizeof(d), "want 2 ADDs and every MAP with the whole set (%d): adds %u maps %u first n %u last n %u", sent, p.adds, p.maps, p.maps ? p.map[0].n : 0, p.maps ? p.map[p.maps - 1].n : 0);
+		return fail(name, d);
+	}
+	pass(name);
+}
+
 static void test_open_missing(void)
 {
 	const char *name = "open-without-debugfs-file-is-enoent";
@@ -376,6 +422,7 @@ int main(void)
 	test_vdso_table();
 	test_skip_pid();
 	test_skip_pid_until_exec();
+	test_preload_map_seeds();
 	test_open_missing();
 	test_close_dels();
 	unlink(upath);

@@ -13,10 +13,14 @@
  *                                   nanosleep(), then fs_write_wake ->
  *                                   write())
  *
- * Truth: CLOCK_MONOTONIC right before and after each blocking call, summed
- * per function, printed at the end as JSON lines to -o FILE:
- *   {"func":F,"n":N,"total_ns":T,"first_s_ns":S}
- *   (S: the part of T in waits that began within 1 s of main())
+ * Truth: CLOCK_MONOTONIC and the thread's CPU clock right before and after
+ * each blocking call; off-CPU time = wall time - CPU time inside the call
+ * (the syscall's own entry and exit run on the CPU: under TCG that is not
+ * negligible). Summed per function, printed at the end as JSON lines to
+ * -o FILE:
+ *   {"func":F,"n":N,"wall_ns":W,"total_ns":T,"first_s_ns":S}
+ *   (T: off-CPU truth; S: the part of T in waits that began within 1 s of
+ *   main())
  *
  * usage: wrapinj [-o FILE] [-n ROUNDS] [-s SLEEP_MS] [-r READ_MS]
  */
@@ -37,10 +41,10 @@ static int64_t t_start;
 struct truth {
 	const char *func;
 	int n;
-	int64_t total, first_s;
+	int64_t wall, total, first_s;
 };
-static struct truth t_sleep = { "fs_sleep_wait", 0, 0, 0 };
-static struct truth t_read = { "fs_read_wait", 0, 0, 0 };
+static struct truth t_sleep = { "fs_sleep_wait", 0, 0, 0, 0 };
+static struct truth t_read = { "fs_read_wait", 0, 0, 0, 0 };
 
 static int64_t now(void)
 {
@@ -50,30 +54,47 @@ static int64_t now(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void account(struct truth *t, int64_t a, int64_t b)
+static int64_t cpu(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* wall a..b, thread CPU time ca..cb around one blocking call */
+static void account(struct truth *t, int64_t a, int64_t b, int64_t ca,
+		    int64_t cb)
+{
+	int64_t off = (b - a) - (cb - ca);
+
 	t->n++;
-	t->total += b - a;
+	t->wall += b - a;
+	t->total += off;
 	if (a - t_start < 1000000000)
-		t->first_s += b - a;
+		t->first_s += off;
 }
 
 NOINLINE void fs_sleep_wait(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	int64_t a = now();
+	int64_t ca = cpu(), a = now(), b, cb;
 
 	nanosleep(&ts, NULL);
-	account(&t_sleep, a, now());
+	b = now();
+	cb = cpu();
+	account(&t_sleep, a, b, ca, cb);
 }
 
 NOINLINE int fs_read_wait(void)
 {
 	char c;
-	int64_t a = now();
+	int64_t ca = cpu(), a = now(), b, cb;
 	ssize_t n = read(pfd[0], &c, 1);
 
-	account(&t_read, a, now());
+	b = now();
+	cb = cpu();
+	account(&t_read, a, b, ca, cb);
 	return n == 1;
 }
 
@@ -115,9 +136,9 @@ static void *writer(void *arg)
 
 static void print(FILE *f, const struct truth *t)
 {
-	fprintf(f, "{\"func\":\"%s\",\"n\":%d,\"total_ns\":%lld,"
-		"\"first_s_ns\":%lld}\n", t->func, t->n, (long long)t->total,
-		(long long)t->first_s);
+	fprintf(f, "{\"func\":\"%s\",\"n\":%d,\"wall_ns\":%lld,"
+		"\"total_ns\":%lld,\"first_s_ns\":%lld}\n", t->func, t->n,
+		(long long)t->wall, (long long)t->total, (long long)t->first_s);
 }
 
 int main(int argc, char **argv)

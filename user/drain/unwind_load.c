@@ -100,6 +100,11 @@ struct drain_unwind {
 	size_t cappids, npids;
 	uint32_t next_table;
 	long vdso_idx;		/* files[] index of the vDSO's table, -1 */
+	/* the set drain_unwind_preload_map() sent (worker-owned once adopted):
+	 * merged into seed_pid's MAPs until the meta stream covers each
+	 * range, so a partial meta view never shrinks it */
+	uint32_t seed_pid, nseeds;
+	struct spulse_ut_map *seeds;
 	bool vdso_tried;
 	bool map_warned, files_warned;
 	bool trace;		/* SPULSE_UNWIND_TRACE=1: one line per message */
@@ -209,9 +214,11 @@ static struct ufile *file_find(struct drain_unwind *u, const struct uev *e)
 	for (i = 0; i < u->nfiles; i++) {
 		struct ufile *f = &u->files[i];
 
+		/* without a build-id the path is the key (a preloaded file,
+		 * keyed by its table's build-id, matches by path too) */
 		if (e->bid_len ? (f->bid_len == e->bid_len &&
 				  !memcmp(f->bid, e->bid, e->bid_len)) :
-				 (!f->bid_len && !strcmp(f->path, e->path)))
+				 !strcmp(f->path, e->path))
 			return f;
 	}
 	return NULL;
@@ -431,7 +438,25 @@ static int cmp_map(const void *a, const void *b)
 {
 	const struct spulse_ut_map *x = a, *y = b;
 
-	return (x->start > y->start) - (x->start < y->start);
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->rsvd > y->rsvd) - (x->rsvd < y->rsvd);	/* seeds last */
+}
+
+/* Forget the seeds overlapping [start, end) (the meta stream has it now). */
+static void seeds_drop(struct drain_unwind *u, uint32_t pid, uint64_t start,
+		       uint64_t end)
+{
+	uint32_t i = 0;
+
+	if (pid != u->seed_pid)
+		return;
+	while (i < u->nseeds) {
+		if (u->seeds[i].start < end && start < u->seeds[i].end)
+			u->seeds[i] = u->seeds[--u->nseeds];
+		else
+			i++;
+	}
 }
 
 /* Send @p's whole set (op MAP), sorted, overlaps and excess dropped. */
@@ -444,10 +469,12 @@ static void send_map(struct drain_unwind *u, struct upid *p)
 	size_t len;
 	int ret;
 
+	uint32_t nseed = p->pid == u->seed_pid ? u->nseeds : 0;
+
 	p->dirty = false;
-	if (!p->n && !p->sent)
+	if (!p->n && !p->sent && !nseed)
 		return;		/* nothing the kernel knows of */
-	len = sizeof(*h) + sizeof(*ms) + (size_t)p->n * sizeof(*m);
+	len = sizeof(*h) + sizeof(*ms) + (size_t)(p->n + nseed) * sizeof(*m);
 	h = calloc(1, len);
 	if (!h)
 		return;
@@ -462,6 +489,10 @@ static void send_map(struct drain_unwind *u, struct upid *p)
 		m[n].table_id = md->table_id;
 		n++;
 	}
+	for (i = 0; i < nseed; i++) {
+		m[n] = u->seeds[i];
+		m[n++].rsvd = 1;
+	}
 	if (n > 1)	/* qsort() wants a valid array even for 0 */
 		qsort(m, n, sizeof(*m), cmp_map);
 	for (i = 0; i < n; i++) {
@@ -469,7 +500,8 @@ static void send_map(struct drain_unwind *u, struct upid *p)
 			continue;	/* overlaps the previous: meta's view is stale */
 		if (keep == SPULSE_UT_MAPS_MAX)
 			break;
-		m[keep++] = m[i];
+		m[keep] = m[i];
+		m[keep++].rsvd = 0;
 	}
 	len = sizeof(*h) + sizeof(*ms) + (size_t)keep * sizeof(*m);
 	msg_header(h, SPULSE_UT_OP_MAP, len);
@@ -638,6 +670,7 @@ static void ev_module(struct drain_unwind *u, const struct uev *e)
 		if (p)
 			pid_remove(p, e->id);
 	}
+	seeds_drop(u, e->pid, e->start, e->end);
 	memset(md, 0, sizeof(*md));
 	md->pid = e->pid;
 	md->start = e->start;
@@ -691,6 +724,9 @@ static void ev_process_gone(struct drain_unwind *u, uint32_t pid)
 {
 	struct upid *p = pid_get(u, pid);
 	uint32_t i;
+
+	if (pid == u->seed_pid)
+		u->nseeds = 0;	/* exit or exec: the image is gone */
 
 	if (!p)
 		return;
@@ -906,6 +942,11 @@ static void adopt(struct drain_unwind *u, struct drain_unwind *p)
 	u->vdso_tried = p->vdso_tried;
 	u->next_table = p->next_table;
 	u->st = p->st;
+	u->seed_pid = p->seed_pid;
+	u->nseeds = p->nseeds;
+	u->seeds = p->seeds;
+	p->seeds = NULL;
+	p->nseeds = 0;
 	p->files = NULL;
 	p->nfiles = p->capfiles = 0;
 }
@@ -1032,9 +1073,17 @@ int drain_unwind_preload_map(uint32_t pid)
 	ms->pid = pid;
 	ms->n = n;
 	ret = send_msg(u, h, len);
-	free(h);
-	if (ret < 0)
+	if (ret < 0) {
+		free(h);
 		return ret;
+	}
+	free(u->seeds);
+	u->seeds = malloc((size_t)n * sizeof(*m));
+	u->seed_pid = u->seeds ? pid : 0;
+	u->nseeds = u->seeds ? n : 0;
+	if (u->seeds)
+		memcpy(u->seeds, m, (size_t)n * sizeof(*m));
+	free(h);
 	STAT_ADD(u, maps, 1);
 	return (int)n;
 }
@@ -1218,6 +1267,7 @@ void drain_unwind_close(struct drain_unwind *u)
 	for (i = 0; i < u->nself; i++)
 		free(u->self[i].path);
 	free(u->self);
+	free(u->seeds);
 	free(u->cache);
 	free(u);
 }
