@@ -238,6 +238,13 @@ static void load_ksyms(struct symbolizer *s)
 
 	s->ksyms_tried = true;
 	if (!s->ksyms_path) {
+		/* once per spool and process: spulse top makes a new
+		 * symbolizer whenever the spool defines new frames */
+		static char last[512];
+
+		if (s->spool && !strncmp(last, s->spool, sizeof(last)))
+			return;
+		snprintf(last, sizeof(last), "%s", s->spool ? s->spool : "");
 		if (s->spool)
 			fprintf(stderr, "spulse: %s: no %s.kallsyms (kernel "
 				"frames stay hex; --kallsyms PATH names them)\n",
