@@ -57,7 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pos += step;
 		}
 	}
-	if (r.ret) {
+	if (r.short_header) {	/* Tail waits for the rest of the header */
+		CHECK(n == 0 && ns == 0 && noff == 0);
+		CHECK(spulse_tail_offset(t) == 0);
+	} else if (r.ret) {
 		CHECK(n == r.ret);
 		CHECK(err.offset == r.err.offset);
 		CHECK(!strcmp(err.msg, r.err.msg));
