@@ -893,7 +893,7 @@ static int offcpu_fits(struct loader *l)
 	sqlite3_finalize(st);
 	if (tot >= 9223372036854775807.0) {
 		fprintf(stderr, "%s: not loaded: with it the database's "
-			"off-CPU intervals would total %.0f ns, more than the "
+			"off-CPU intervals would total about %.4g ns, more than the "
 			"2^63-1 ns its views can sum (SQLite integers)\n",
 			l->file, tot);
 		return -1;
