@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Room export (user/export/, build/export/libexport.a): files other tools
- * read. Owns export_common.c, export_pprof.c with pprof_pb.c (protobuf),
+ * read. Owns export_common.c, export_pprof.c (protobuf-c, proto/),
  * export_speedscope.c, export_text.c (perf-script, JSON), trace_event.c
  * (Chrome trace events) and svg.c (flame graphs). Includes analysis/, sym/
  * and libspulse only.
