@@ -2,8 +2,8 @@
 /*
  * Flight recorder helpers: option parsing, the ring bound, and the cut of a
  * dump from generations (docs/DRAIN.md, "Flight recorder"). The ring itself
- * (rotation, retention, triggers) lives in drain.c, next to the Recorder it
- * rotates.
+ * (rotation, retention, triggers) lives in flight_ring.c, next to the
+ * Recorder it rotates.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -279,11 +279,10 @@ int drain_flight_poll(struct drain *d, bool force)
 }
 
 int drain_flight_after(struct drain *d, const struct drain_msample *s,
-			uint32_t tid)
+			const struct spulse_thread *th)
 {
 	struct fgen *cur = &d->gens[d->ngens - 1];
-	unsigned int i;
-	int ret;
+	int ret, i;
 
 	if (!cur->any || s->time_ns < cur->min_ns)
 		cur->min_ns = s->time_ns;
@@ -300,30 +299,26 @@ int drain_flight_after(struct drain *d, const struct drain_msample *s,
 		if (ret < 0)
 			return ret;
 	}
-	if (s->kind == DRAIN_ITEM_OFFCPU) {
+	/*
+	 * One trigger per interval: the first spec it exceeds, none for the
+	 * recorder's own child before its exec (drain_flight_offcpu_spec()).
+	 */
+	if (s->kind == DRAIN_ITEM_OFFCPU &&
+	    (i = drain_flight_offcpu_spec(&d->fo, &s->x.iv, th)) >= 0) {
+		const struct drain_trigger_spec *sp = &d->fo.specs[i];
 		const struct spulse_offcpu *iv = &s->x.iv;
-		uint64_t off = iv->blocked_ns + iv->runq_ns;
+		uint64_t v = sp->reason == SPULSE_TRIGGER_OFFCPU ?
+			     iv->blocked_ns + iv->runq_ns : iv->runq_ns;
+		const char *st = spulse_state_name(iv->state);
+		char text[SPULSE_MAX_TRIGGER_TEXT], ms[32];
 
-		for (i = 0; i < d->fo.nspecs; i++) {
-			const struct drain_trigger_spec *sp = &d->fo.specs[i];
-			uint64_t v = sp->reason == SPULSE_TRIGGER_OFFCPU ? off :
-				     iv->runq_ns;
-			const char *st = spulse_state_name(iv->state);
-			char text[SPULSE_MAX_TRIGGER_TEXT], ms[32];
-
-			if ((sp->reason != SPULSE_TRIGGER_OFFCPU &&
-			     sp->reason != SPULSE_TRIGGER_RUNQ) ||
-			    v <= sp->threshold_ns)
-				continue;
-			fmt_ms(ms, sizeof(ms), v);
-			snprintf(text, sizeof(text), "%s tid %u state %s %s",
-				 sp->text, tid, st ? st : "?", ms);
-			ret = fire(d, sp->reason, s->time_ns, v,
-				   sp->threshold_ns, text);
-			if (ret < 0)
-				return ret;
-			break;	/* one trigger per interval */
-		}
+		fmt_ms(ms, sizeof(ms), v);
+		snprintf(text, sizeof(text), "%s tid %u state %s %s",
+			 sp->text, th ? th->tid : 0, st ? st : "?", ms);
+		ret = fire(d, sp->reason, s->time_ns, v, sp->threshold_ns,
+			   text);
+		if (ret < 0)
+			return ret;
 	}
 	drain_ring_account(d);
 	return drain_flight_poll(d, false);

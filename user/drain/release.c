@@ -202,18 +202,18 @@ static int release_ordered(struct drain *d, bool all)
 	int ret;
 
 	while (drain_merge_pop(&d->merge, d->round_ns, all, &src, &s) == 1) {
-		uint32_t tid = 0;
+		struct spulse_thread th;
+		const struct spulse_thread *thp = NULL;
 
 		count_late(d, &s);
 		if (d->flight && s.kind == DRAIN_ITEM_OFFCPU) {
 			const struct spulse_defs *defs;
 			struct drain_idmap *map;
-			struct spulse_thread th;
 
 			if (!drain_input_epoch(&d->cpu[src], s.epoch, &defs,
 					       &map) &&
 			    !spulse_defs_thread(defs, s.x.iv.thread, &th))
-				tid = th.tid;
+				thp = &th;
 		}
 		ret = d->flight ? drain_flight_before(d, s.time_ns) : 0;
 		if (!ret)
@@ -221,7 +221,7 @@ static int release_ordered(struct drain *d, bool all)
 		if (!ret)
 			ret = write_item(d, src, &s);
 		if (!ret && d->flight)
-			ret = drain_flight_after(d, &s, tid);
+			ret = drain_flight_after(d, &s, thp);
 		if (s.kind == DRAIN_ITEM_TRIGGER)
 			free(s.x.trig.text);
 		if (ret < 0)

@@ -178,7 +178,7 @@ uint64_t drain_gen_size(const struct drain *d, const struct fgen *g);
 void drain_ring_account(struct drain *d);
 int drain_flight_before(struct drain *d, int64_t t);
 int drain_flight_after(struct drain *d, const struct drain_msample *s,
-		       uint32_t tid);
+		       const struct spulse_thread *th);
 int drain_flight_poll(struct drain *d, bool force);
 
 /* sidecars.c */
