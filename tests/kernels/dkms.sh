@@ -96,6 +96,7 @@ for id in "${ids[@]}"; do
 		envs=(sign_file="$sf" mok_signing_key="$work/mok.key"
 			mok_certificate="$work/mok.pub" PATH="$t/bin:$PATH")
 		script="set -e
+dkms --version
 dkms add -m $name -v $ver ${opts[*]}
 dkms build -m $name -v $ver ${opts[*]} ${kopts[*]}
 dkms install -m $name -v $ver ${opts[*]} ${kopts[*]} --installtree $t/modules --no-depmod
@@ -150,7 +151,8 @@ dkms status -m $name -v $ver ${opts[*]} --installtree $t/modules"
 	secs=$(kl_fmt_secs "$(kl_since "$t0")")
 	if [ -z "$why" ]; then
 		passed=$((passed + 1))
-		echo "PASS $id ($REL): dkms add/build/install, signed by '$signer' ($algo), installed as ${inst#"$t/modules/"} ($secs)"
+		dv=$(sed -n 's/^dkms-//p' "$log" | head -n1)
+		echo "PASS $id ($REL): dkms $dv add/build/install, signed by '$signer' ($algo), installed as ${inst#"$t/modules/"} ($secs)"
 	else
 		failed=$((failed + 1))
 		echo "FAIL $id ($REL): $why ($secs; log $log)"
@@ -159,6 +161,6 @@ dkms status -m $name -v $ver ${opts[*]} --installtree $t/modules"
 		trap - EXIT
 	fi
 done
-echo "dkms: $passed passed, $failed failed (dkms $(dkms --version 2>/dev/null | sed 's/^dkms-//') on the host)"
+echo "dkms: $passed passed, $failed failed"
 [ -z "${RESULT:-}" ] || echo "$passed $failed" > "$RESULT"
 [ "$failed" -eq 0 ]

@@ -64,5 +64,6 @@ serial=$(openssl x509 -inform DER -in "$tmp/cert.der" -noout -serial |
 [ "$algo" = sha256 ] || fail "sig_hashalgo '$algo', not sha256"
 # (a PKCS#7 signature names its key by the certificate's serial number)
 [ -n "$serial" ] || fail "openssl shows no serial number"
-[ "$(echo "$key" | sed "s/^0*//")" = "$(echo "$serial" | sed "s/^0*//")" ] || fail "sig_key $key is not the certificate's serial $serial"
+nozeros() { local v=$1; while [ "${v#0}" != "$v" ]; do v=${v#0}; done; echo "$v"; }
+[ "$(nozeros "$key")" = "$(nozeros "$serial")" ] || fail "sig_key $key is not the certificate's serial $serial"
 echo "sign: ok $mod: signer '$signer', sig_hashalgo $algo, sig_key $key"
