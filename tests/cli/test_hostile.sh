@@ -102,6 +102,9 @@ test_hostile_every_byte_escaped_by_every_printing_tool() {
 		"flame --wakers --folded"
 		"export --format perf-script"
 		"export --format folded"
+		"diff allbytes.spulse"
+		"diff --sort comm,dso,sym allbytes.spulse"
+		"top --iterations 1 -n 50"
 	)
 	local c i=0
 	for c in "${cmds[@]}"; do

@@ -282,13 +282,19 @@ static void put_keys(const struct diff *d, const struct drow *r)
 			const struct sym_frame *sf = profile_frame(
 				t->p, t->rows[r->row].frame);
 
-			fputs(sf ? sf->label : "?", stdout);
-			if (sf && !dso && sf->func && sf->dso[0])
-				printf(sf->dso[0] == '[' ? " %s" : " [%s]",
-				       sf->dso);
+			/* spool text by the one printing rule (docs/CLI.md) */
+			cli_put_cstr(stdout, sf ? sf->label : "?");
+			if (sf && !dso && sf->func && sf->dso[0]) {
+				bool br = sf->dso[0] != '[';
+
+				fputs(br ? " [" : " ", stdout);
+				cli_put_cstr(stdout, sf->dso);
+				if (br)
+					putchar(']');
+			}
 			continue;
 		}
-		fputs(sort_field(t, r->row, key, buf, sizeof(buf)), stdout);
+		cli_put_cstr(stdout, sort_field(t, r->row, key, buf, sizeof(buf)));
 	}
 }
 

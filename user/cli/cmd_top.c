@@ -551,10 +551,22 @@ static int top_draw(struct top *t)
 				 (unsigned long long)t->self[l],
 				 100.0 * (double)t->incl[l] / n,
 				 (unsigned long long)t->incl[l]);
+		const char *lab = symbolizer_label(t->sym, l);
+		/* spool text by the one printing rule (docs/CLI.md) */
+		char *elab = cli_text_dup(lab, strlen(lab));
+		char *emod = cli_text_dup(mod, strlen(mod));
+
+		if (!elab || !emod) {
+			free(elab);
+			free(emod);
+			goto oom;
+		}
 		put_line(f, cols, "%s  %s %s%s%s%s%s", nums,
 			 sf && sf->kind == SPULSE_FRAME_KERNEL ? "k" : "u",
-			 symbolizer_label(t->sym, l), *mod ? " " : "",
-			 br ? "[" : "", mod, br ? "]" : "");
+			 elab, *mod ? " " : "", br ? "[" : "", emod,
+			 br ? "]" : "");
+		free(elab);
+		free(emod);
 	}
 	if (!t->tty_out)
 		fputc('\n', f);
