@@ -152,7 +152,7 @@ dkms status -m $name -v $ver ${opts[*]} --installtree $t/modules"
 	if [ -z "$why" ]; then
 		passed=$((passed + 1))
 		dv=$(sed -n 's/^dkms-//p' "$log" | head -n1)
-		echo "PASS $id ($REL): dkms $dv add/build/install, signed by '$signer' ($algo), installed as ${inst#"$t/modules/"} ($secs)"
+		echo "PASS $id ($REL): dkms $dv add/build/install, signed by '$signer' ($algo), installed as ${inst#"$t/modules/"}, re-signed by sign.sh ($secs)"
 	else
 		failed=$((failed + 1))
 		echo "FAIL $id ($REL): $why ($secs; log $log)"
