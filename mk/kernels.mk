@@ -31,7 +31,7 @@ check-kernel-boot: $(KERNELS_BOOT_DEPS)
 	@BUILD=$(BUILD) RESULT=$(BUILD)/check/kernel-boot.result \
 		$(KERNELS_DIR)/matrix.sh boot check
 
-check-kernels: $(KERNELS_BOOT_DEPS)
+check-kernels: $(KERNELS_BOOT_DEPS) check-dkms
 	@mkdir -p $(BUILD)/check
 	@BUILD=$(BUILD) RESULT=$(BUILD)/check/kernels.result \
 		$(KERNELS_DIR)/matrix.sh boot all
