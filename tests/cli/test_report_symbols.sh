@@ -128,3 +128,21 @@ test_report_missing_kallsyms_is_said_once() {
 		die "stderr: $(cat err)" || return 1
 	grep -q '0xffffffff81000123' out || die "kernel frame: $(cat out)"
 }
+
+# perf-script's address column is the ELF virtual address too (what
+# addr2line -e FILE takes; before: the file offset the spool holds, on
+# which addr2line answers ??).
+test_perf_script_addresses_are_addr2line_addresses() {
+	local va
+	build_known || return 1
+	expect_rc 0 "$SP" export --format perf-script known.spulse || return 1
+	va=$(nm known | awk '$3 == "known_alpha_leaf" {print $1}')
+	va=$(printf '%x' $(( 0x$va + 4 )))
+	grep -Eq "^[[:space:]]+$va known_alpha_leaf\+0x4 \($WORK/known\)$" out ||
+		die "no $va known_alpha_leaf+0x4 line: $(grep -m3 known_alpha_leaf out)" ||
+		return 1
+	case $(addr2line -e known "0x$va") in
+	*known.c:[0-9]*) ;;
+	*) die "addr2line 0x$va: $(addr2line -e known "0x$va")"; return 1 ;;
+	esac
+}

@@ -70,7 +70,8 @@ static const char *perf_lines(struct profile *p, struct line_cache *lc,
 	/* perf script prints inlined callees above their caller, at the
 	 * same address */
 	for (k = 0; k < n; k++)
-		put_perf_line(m, sf->addr, &chain[k]);
+		put_perf_line(m, sf->has_elf_addr ? sf->elf_addr : sf->addr,
+			      &chain[k]);
 	if (fclose(m)) {
 		free(buf);
 		return NULL;
