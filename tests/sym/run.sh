@@ -161,8 +161,11 @@ cli_nul_byte_path_not_cut() {
 		"$SPOOLGEN" >"$WORK/n.spulse" || return 1
 	timeout 30 "$SP" report "$WORK/n.spulse" >"$WORK/out" || return 1
 	cat "$WORK/out"
-	# the leaf (the NUL path) is the 100% self row: hex, escaped path
-	grep -E "^ *100\.00% +1 .*$rel \[$SYMT/symprog\\\\x00junk\]" \
+	# the leaf (the NUL path) is the 100% self row: hex, the path whole
+	# (the symbolizer shows the NUL as the text \x00, whose '\' the one
+	# printing rule of docs/CLI.md then prints as \x5c: known limitation,
+	# the symbolizer's strings carry no length yet)
+	grep -E "^ *100\.00% +1 .*$rel \[$SYMT/symprog\\\\x5cx00junk\]" \
 		"$WORK/out" >/dev/null &&
 		grep -Eq "^ *0\.00% +0 .*sym_line_probe" "$WORK/out"
 }
