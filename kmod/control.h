@@ -19,5 +19,6 @@ int spulse_control_trigger(void);
 void spulse_control_target_exit(struct task_struct *p);
 bool spulse_debugfs_locked_down(void);
 void spulse_control_target_work(struct work_struct *w);
+void spulse_control_target_poll(void);
 
 #endif /* SPULSE_KMOD_CONTROL_H */

@@ -105,7 +105,7 @@ streams_ok() {
 	[ $any -eq 1 ]
 }
 
-# offcpu_ok: the off-CPU accounting adds up (key names from kmod/control.c):
+# offcpu_ok: the off-CPU accounting adds up (key names from kmod/stats.c):
 # every switch-out taken is written, filtered, dropped, lost or open at
 # stop; every wakeup taken lands in exactly one outcome; something was
 # written. Prints the numbers.
