@@ -93,12 +93,31 @@ if [[ " $demos " == *" demo "* ]] && run_demo demo demo; then
 	else
 		fail demo-top-functions-are-the-workloads "$rows"
 	fi
-	# [vdso] frames are named from the image saved at record time
-	unres=$("$S" flame --folded "$d/demo.spulse" | grep -oE '0x[0-9a-f]+ \[vdso\]' | sort -u)
-	if [ -s "$d/demo.spulse.vdso" ] && [ -z "$unres" ]; then
-		pass demo-vdso-sidecar-names-vdso-frames
+	# [vdso] frames are named from the image saved at record time: every
+	# [vdso] address inside one of the saved image's function symbols is
+	# named, and at least one frame is. The image's dynamic symbols do not
+	# cover its static helpers (6.1's vread_tsc-like counter read at
+	# 0x6b0..0x77c); a sample there stays an address, and the check proves
+	# from the image itself (readelf) that no symbol covers it.
+	folded=$("$S" flame --folded "$d/demo.spulse")
+	unres=$(grep -oE '0x[0-9a-f]+ \[vdso\]' <<<"$folded" | sort -u)
+	named=$(grep -cE '(^|;)__vdso_[a-z_]+(;| )' <<<"$folded" || true)
+	covered=
+	if [ -s "$d/demo.spulse.vdso" ]; then
+		ranges=$(readelf -Ws "$d/demo.spulse.vdso" |
+			awk '$4 == "FUNC" && $3 > 0 { print $2, $3 }')
+		for a in $(cut -d' ' -f1 <<<"$unres"); do
+			while read -r v z; do
+				if (( a >= 0x$v && a < 0x$v + z )); then
+					covered+="$a "
+				fi
+			done <<<"$ranges"
+		done
+	fi
+	if [ -s "$d/demo.spulse.vdso" ] && [ "$named" -ge 1 ] && [ -z "$covered" ]; then
+		pass "demo-vdso-sidecar-names-vdso-frames ($named named stacks; outside every symbol: $(tr '\n' ' ' <<<"$unres"))"
 	else
-		fail demo-vdso-sidecar-names-vdso-frames "files: $(cd "$d" && echo *) unresolved: $(tr '\n' ' ' <<<"$unres")"
+		fail demo-vdso-sidecar-names-vdso-frames "files: $(cd "$d" && echo *) named stacks: $named unresolved inside a symbol: ${covered:-none}"
 	fi
 fi
 
