@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Run each named suite (make check-SUITE), then print the grand total.
+# Run each named suite (make check-SUITE), then print the grand total and
+# the seconds each suite took (cache fills included: the first suite that
+# needs a kernel, chroot or debug kernel fetches or builds it).
 # A suite reports through build/check/SUITE.result ("passed failed"); a suite
 # that exits non-zero without a result counts as one failure.
 set -u
@@ -9,9 +11,11 @@ mkdir -p "$out"
 total_p=0
 total_f=0
 summary=()
+t_all=$SECONDS
 for s in "$@"; do
 	rm -f "$out/$s.result"
 	echo "=== suite $s ==="
+	t0=$SECONDS
 	make --no-print-directory -C "$top" "check-$s"
 	rc=$?
 	if [ -s "$out/$s.result" ]; then
@@ -23,11 +27,12 @@ for s in "$@"; do
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
-	summary+=("$(printf '%-12s %5d passed %5d failed' "$s" "$p" "$f")")
+	summary+=("$(printf '%-14s %5d passed %5d failed %6d s' "$s" "$p" "$f" \
+		$((SECONDS - t0)))")
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
 done
 echo "=== summary ==="
 printf '%s\n' "${summary[@]}"
-echo "$total_p passed, $total_f failed"
+echo "$total_p passed, $total_f failed in $((SECONDS - t_all)) s"
 [ "$total_f" -eq 0 ]
