@@ -136,6 +136,64 @@ test_hostile_every_byte_escaped_by_every_printing_tool() {
 	grep -qF -- "$want" f.svg || die "svg: comm not as '$want'" || return 1
 }
 
+# A module path holding every byte value (NUL first) prints whole under
+# the one rule in every text view of an unresolved frame's label and dso,
+# and whole in JSON: the symbolizer hands the path out with its length
+# (the old one made its NUL the text \x00, printed \x5cx00).
+test_hostile_module_path_bytes_whole() {
+	build_allbytes || return 1
+	local want wantf c
+	want=$(esc_text "$(python3 -c 'print(bytes(range(256)).hex())')")
+	wantf=${want//;/:}	# folded shows ';' as ':'
+	for c in "report --sort sym" "report --sort dso,sym" "report -g caller" \
+		 "latency --top 1" "diff allbytes.spulse" \
+		 "export --format perf-script"; do
+		# shellcheck disable=SC2086
+		expect_rc 0 "$SP" $c allbytes.spulse || return 1
+		grep -qF -- "$want" out ||
+			die "$c: path not whole as '$want': $(head -c 400 out)" ||
+			return 1
+		grep -qF 'x5cx00' out && die "$c: NUL as x5cx00" && return 1
+	done
+	for c in "flame --folded" "flame --wakers --folded"; do
+		# shellcheck disable=SC2086
+		expect_rc 0 "$SP" $c allbytes.spulse || return 1
+		grep -qF -- "0x20 [$wantf]" out ||
+			die "$c: label not '0x20 [$wantf]': $(head -c 400 out)" ||
+			return 1
+	done
+	"$SP" export --format json allbytes.spulse >x.json 2>/dev/null ||
+		die "export json failed" || return 1
+	"$SP" export --format speedscope allbytes.spulse >s.json 2>/dev/null ||
+		die "export speedscope failed" || return 1
+	"$SP" export --format trace-event allbytes.spulse >t.json 2>/dev/null ||
+		die "export trace-event failed" || return 1
+	"$SP" report --sort sym --json allbytes.spulse >r.json 2>/dev/null ||
+		die "report --json failed" || return 1
+	python3 - <<'PY'
+import json, sys
+path = ''.join(chr(b) for b in range(256))
+label = '0x20 [' + path + ']'
+x = json.load(open('x.json'))
+fr = [f for f in x['frames'] if f['addr'] == '0x20']
+if not fr or fr[0]['dso'] != path or fr[0]['name'] != label:
+    sys.exit('export json frame: %r' % fr[:1])
+s = json.load(open('s.json'))
+names = [f['name'] for f in s['shared']['frames']]
+if label not in names:
+    sys.exit('speedscope: no frame %r in %r' % (label[:20], names))
+t = json.load(open('t.json'))
+ev = t['traceEvents'] if isinstance(t, dict) else t
+stacks = [e['args']['stack'] for e in ev
+          if isinstance(e.get('args'), dict) and 'stack' in e['args']]
+if not any(label in st for st in stacks):
+    sys.exit('trace-event: no %r in the stacks %r' % (label[:20], stacks[:1]))
+r = json.load(open('r.json'))
+if label not in [row['function'] for row in r['rows']]:
+    sys.exit('report --json: no function %r' % label[:20])
+PY
+}
+
 # JSON outputs keep every byte: comms, identity strings, trigger text.
 test_hostile_json_keeps_every_byte() {
 	build_allbytes || return 1

@@ -161,13 +161,39 @@ cli_nul_byte_path_not_cut() {
 		"$SPOOLGEN" >"$WORK/n.spulse" || return 1
 	timeout 30 "$SP" report "$WORK/n.spulse" >"$WORK/out" || return 1
 	cat "$WORK/out"
-	# the leaf (the NUL path) is the 100% self row: hex, the path whole
-	# (the symbolizer shows the NUL as the text \x00, whose '\' the one
-	# printing rule of docs/CLI.md then prints as \x5c: known limitation,
-	# the symbolizer's strings carry no length yet)
-	grep -E "^ *100\.00% +1 .*$rel \[$SYMT/symprog\\\\x5cx00junk\]" \
+	# the leaf (the NUL path) is the 100% self row: hex, the path whole,
+	# its NUL as \x00 by the one printing rule of docs/CLI.md (the
+	# symbolizer hands the path out with its length; before, it was the
+	# text \x00 and printed as \x5cx00)
+	grep -E "^ *100\.00% +1 .*$rel \[$SYMT/symprog\\\\x00junk\]" \
 		"$WORK/out" >/dev/null &&
-		grep -Eq "^ *0\.00% +0 .*sym_line_probe" "$WORK/out"
+		grep -Eq "^ *0\.00% +0 .*sym_line_probe" "$WORK/out" || return 1
+	# the label keeps the path's bytes, so two paths differing only
+	# after the NUL are two rows, and a path holding the text \x00 is a
+	# third: "/a\0b", "/a\0c" and "/a\\x00b" (the old symbolizer's text
+	# made the first and third one label)
+	cat <<EOT | "$SPOOLGEN" >"$WORK/n3.spulse" || return 1
+# header start_us=1700000000000000 interval_us=1000
+module id=0 pid=100 start=0x7f0000000000 end=0x7f0010000000 file_offset=0x0 path=/a\\x00b build_id=
+module id=1 pid=100 start=0x7f1000000000 end=0x7f1010000000 file_offset=0x0 path=/a\\x00c build_id=
+module id=2 pid=100 start=0x7f2000000000 end=0x7f2010000000 file_offset=0x0 path=/a\\x5cx00b build_id=
+frame id=0 kind=module module=0 rel=0x10
+frame id=1 kind=module module=1 rel=0x10
+frame id=2 kind=module module=2 rel=0x10
+stack id=0 parent=root frame=0
+stack id=1 parent=root frame=1
+stack id=2 parent=root frame=2
+thread id=0 pid=100 tid=100 comm=t
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=0
+sample dt_ns=1000 thread=0 stack=1
+sample dt_ns=1000 thread=0 stack=2
+EOT
+	timeout 30 "$SP" report "$WORK/n3.spulse" >"$WORK/out3" || return 1
+	cat "$WORK/out3"
+	grep -Eq '^ *50\.00% +2 .*0x10 \[/a\\x00b\]$' "$WORK/out3" &&
+		grep -Eq '^ *25\.00% +1 .*0x10 \[/a\\x00c\]$' "$WORK/out3" &&
+		grep -Eq '^ *25\.00% +1 .*0x10 \[/a\\x5cx00b\]$' "$WORK/out3"
 }
 
 # report names C++ functions demangled and the shared library's symbols.

@@ -312,8 +312,9 @@ int calltree_merge_base(struct calltree *b, const struct calltree *a)
 	b->nodes[0].base_self = a->nodes[0].self;
 	for (i = 1; i < a->n; i++) {
 		const struct ct_node *an = &a->nodes[i];
-		int64_t lid = symbolizer_intern_label(b->sym,
-					symbolizer_label(a->sym, an->label));
+		int64_t lid = symbolizer_intern_label_n(b->sym,
+					symbolizer_label(a->sym, an->label),
+					symbolizer_label_len(a->sym, an->label));
 		int64_t bn;
 
 		if (lid < 0) {
@@ -351,8 +352,7 @@ static int cmp_label(const void *a, const void *b)
 	const struct ct_node *x = &sort_tree->nodes[*(const uint32_t *)a];
 	const struct ct_node *y = &sort_tree->nodes[*(const uint32_t *)b];
 
-	return strcmp(symbolizer_label(sort_tree->sym, x->label),
-		      symbolizer_label(sort_tree->sym, y->label));
+	return symbolizer_label_cmp(sort_tree->sym, x->label, y->label);
 }
 
 void calltree_sort(struct calltree *t)
@@ -393,10 +393,10 @@ void calltree_sort(struct calltree *t)
  * Folded names: the text escape of CLI.md (no control byte, so no newline)
  * with the ';' separator shown as ':'.
  */
-static void put_folded_name(FILE *f, const char *s)
+static void put_folded_name(FILE *f, const char *s, size_t len)
 {
 	char buf[256], *e = buf;
-	size_t len = strlen(s), n = cli_text_escape(buf, sizeof(buf), s, len);
+	size_t n = cli_text_escape(buf, sizeof(buf), s, len);
 
 	if (n >= sizeof(buf)) {
 		e = cli_text_dup(s, len);
@@ -441,8 +441,10 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 			for (i = 0; i < depth; i++) {
 				if (i)
 					fputc(';', f);
-				put_folded_name(f, symbolizer_label(t->sym,
-					t->nodes[path[i]].label));
+				uint32_t l = t->nodes[path[i]].label;
+
+				put_folded_name(f, symbolizer_label(t->sym, l),
+					symbolizer_label_len(t->sym, l));
 			}
 			if (t->diff)
 				fprintf(f, " %llu",
@@ -468,7 +470,13 @@ int calltree_write_folded(const struct calltree *t, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-const char *calltree_name(const struct calltree *t, uint32_t node)
+const char *calltree_name(const struct calltree *t, uint32_t node,
+			  size_t *len)
 {
-	return node ? symbolizer_label(t->sym, t->nodes[node].label) : "all";
+	if (!node) {
+		*len = 3;
+		return "all";
+	}
+	*len = symbolizer_label_len(t->sym, t->nodes[node].label);
+	return symbolizer_label(t->sym, t->nodes[node].label);
 }

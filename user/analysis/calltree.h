@@ -92,7 +92,9 @@ void calltree_sort(struct calltree *t);
  */
 int calltree_write_folded(const struct calltree *t, FILE *f);
 
-/* Label text of node @node ("all" for the root). */
-const char *calltree_name(const struct calltree *t, uint32_t node);
+/* Label text of node @node ("all" for the root): *@len bytes (a NUL may
+ * be one of them). */
+const char *calltree_name(const struct calltree *t, uint32_t node,
+			  size_t *len);
 
 #endif /* SPULSE_CALLTREE_H */

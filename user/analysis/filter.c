@@ -236,15 +236,21 @@ bool filter_thread(const struct filter *f, uint32_t pid, uint32_t tid,
 	return false;
 }
 
-bool filter_dso_matches(const struct filter *f, const char *dso)
+bool filter_dso_matches(const struct filter *f, const char *dso,
+			size_t len)
 {
-	const char *base = strrchr(dso, '/');
-	size_t i;
+	const char *base = memrchr(dso, '/', len);
+	size_t i, bl;
 
 	base = base ? base + 1 : dso;
-	for (i = 0; i < f->ndsos; i++)
-		if (!strcmp(f->dsos[i], dso) || !strcmp(f->dsos[i], base))
+	bl = len - (size_t)(base - dso);
+	for (i = 0; i < f->ndsos; i++) {
+		size_t n = strlen(f->dsos[i]);
+
+		if ((n == len && !memcmp(f->dsos[i], dso, len)) ||
+		    (n == bl && !memcmp(f->dsos[i], base, bl)))
 			return true;
+	}
 	return false;
 }
 

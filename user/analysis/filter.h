@@ -86,9 +86,10 @@ const char *filter_thread_host_n(const struct spulse_defs *d, uint32_t thread,
 /* Does a thread of host @host pass --host? */
 bool filter_host(const struct filter *f, const char *host);
 
-/* Does the module path (or "[kernel.kallsyms]"-style name) @dso match
- * --dso (exactly, or by its last path component)? */
-bool filter_dso_matches(const struct filter *f, const char *dso);
+/* Does the module path (or "[kernel.kallsyms]"-style name) @dso (@len
+ * bytes) match --dso (exactly, or by its last path component)? */
+bool filter_dso_matches(const struct filter *f, const char *dso,
+			size_t len);
 
 /* Does a frame of kind @kind (enum spulse_frame_kind) stay? */
 bool filter_frame_kind(const struct filter *f, uint8_t kind);

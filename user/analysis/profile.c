@@ -201,7 +201,8 @@ bool profile_stack_ok(const struct profile *p, uint32_t stack)
 		for (i = 0; i < n && !ok; i++) {
 			const struct sym_frame *sf = profile_frame(p, frames[i]);
 
-			ok = sf && filter_dso_matches(&p->filter, sf->dso);
+			ok = sf && filter_dso_matches(&p->filter, sf->dso,
+							 sf->dso_len);
 		}
 	}
 	p->stack_ok[stack] = ok ? 1 : 2;

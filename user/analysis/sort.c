@@ -11,9 +11,14 @@
 
 /* The module a --sort dso row shows: the truncated marker has no module of
  * its own and is its own row, "[truncated]". */
-static const char *frame_dso(const struct sym_frame *sf)
+static const char *frame_dso(const struct sym_frame *sf, size_t *len)
 {
-	return sf->kind == SPULSE_FRAME_TRUNCATED ? "[truncated]" : sf->dso;
+	if (sf->kind == SPULSE_FRAME_TRUNCATED) {
+		*len = strlen("[truncated]");
+		return "[truncated]";
+	}
+	*len = sf->dso_len;
+	return sf->dso;
 }
 
 static const char *const key_names[SORT_NKEYS] = {
@@ -170,12 +175,16 @@ static int64_t frame_part(struct sort_table *t, uint32_t frame)
 	for (i = 0; i < t->spec.nkeys; i++) {
 		switch (t->spec.keys[i]) {
 		case SORT_SYM:
-			put_part(&k, sf->label);
-			put_part(&k, sf->func ? sf->dso : "");
+			put_part_n(&k, sf->label, sf->label_len);
+			put_part_n(&k, sf->dso, sf->func ? sf->dso_len : 0);
 			break;
-		case SORT_DSO:
-			put_part(&k, frame_dso(sf));
+		case SORT_DSO: {
+			size_t dl;
+			const char *d = frame_dso(sf, &dl);
+
+			put_part_n(&k, d, dl);
 			break;
+		}
 		case SORT_SRCLINE:
 			if (sf->file && sf->line) {
 				char *e = cli_text_dup(sf->file,
@@ -425,13 +434,16 @@ const char *sort_field(const struct sort_table *t, uint32_t row, int key,
 		sf = profile_frame(t->p, r->frame);
 		if (!sf)
 			return "?";
-		if (key == SORT_SYM)
+		if (key == SORT_SYM) {
 			s = sf->label;
-		else if (key == SORT_DSO)
-			s = frame_dso(sf);
-		else
+			sl = sf->label_len;
+		} else if (key == SORT_DSO) {
+			s = frame_dso(sf, &sl);
+		} else {
 			s = srcline_text(sf, line, sizeof(line));
-		cli_text_escape(buf, len, s, strlen(s));
+			sl = strlen(s);
+		}
+		cli_text_escape(buf, len, s, sl);
 		return buf;
 	}
 	if (r->thread == SPULSE_NONE ||
@@ -453,7 +465,6 @@ const char *sort_module(const struct sort_table *t, uint32_t row,
 	const struct sym_frame *sf = profile_frame(t->p, t->rows[row].frame);
 	struct spulse_frame fr;
 	struct spulse_module m;
-	const char *dso;
 
 	if (spulse_defs_frame(t->p->defs,
 			      profile_real_frame(t->p, t->rows[row].frame),
@@ -469,9 +480,10 @@ const char *sort_module(const struct sort_table *t, uint32_t row,
 	}
 	/* a dso row of the truncated marker is named; a sym row keeps its
 	 * empty module (the marker has none) */
-	dso = sort_has(&t->spec, SORT_DSO) ? frame_dso(sf) : sf->dso;
-	*len = strlen(dso);
-	return dso;
+	if (sort_has(&t->spec, SORT_DSO))
+		return frame_dso(sf, len);
+	*len = sf->dso_len;
+	return sf->dso;
 }
 
 const char *sort_key_text(const struct sort_table *t, uint32_t row,

@@ -98,6 +98,7 @@ struct diff {
 	struct strtab keys;
 	struct strtab bids;		/* build-ids seen */
 	const char **bid_name;		/* build-id id -> first module name */
+	size_t *bid_name_len;
 	struct drow *rows;
 	size_t n;
 	bool by_total;
@@ -114,16 +115,19 @@ static int load(struct side *s, const char *file)
 	return rc;
 }
 
-/* The module part of a function's match key: the module's file name, or,
- * for a build-id already seen under another name, that name. */
-static const char *module_key(struct diff *d, const struct sym_frame *sf)
+/* The module part of a function's match key (*@len bytes): the module's
+ * file name, or, for a build-id already seen under another name, that
+ * name. */
+static const char *module_key(struct diff *d, const struct sym_frame *sf,
+			      size_t *len)
 {
-	const char *dso = sf->dso, *base = strrchr(dso, '/');
+	const char *dso = sf->dso, *base = memrchr(dso, '/', sf->dso_len);
 	char id[160];
 	size_t n;
 	int64_t k;
 
-	base = base && base[1] ? base + 1 : dso;
+	base = base && base + 1 < dso + sf->dso_len ? base + 1 : dso;
+	*len = sf->dso_len - (size_t)(base - dso);
 	if (!sf->build_id || !*sf->build_id)
 		return base;
 	snprintf(id, sizeof(id), "%s", sf->build_id);
@@ -133,13 +137,31 @@ static const char *module_key(struct diff *d, const struct sym_frame *sf)
 		return base;
 	if ((size_t)k == n) {	/* first seen: under this name */
 		const char **v = realloc(d->bid_name, (n + 1) * sizeof(*v));
+		size_t *l;
 
 		if (!v)
 			return base;
 		d->bid_name = v;
+		l = realloc(d->bid_name_len, (n + 1) * sizeof(*l));
+		if (!l)
+			return base;
+		d->bid_name_len = l;
 		v[n] = base;	/* the symbolizer's string, lives on */
+		l[n] = *len;
 	}
+	*len = d->bid_name_len[k];
 	return d->bid_name[k];
+}
+
+/* Append @s (@n bytes) by the printing rule (injective, no NUL) and the
+ * 0x1f separator at key + *@o (snprintf-like: *@o may pass @len). */
+static void key_part(char *key, size_t len, size_t *o, const char *s,
+		     size_t n)
+{
+	if (*o < len)
+		*o += cli_text_escape(key + *o, len - *o, s, n);
+	if (*o < len)
+		*o += (size_t)snprintf(key + *o, len - *o, "\x1f");
 }
 
 /*
@@ -166,17 +188,22 @@ static const char *match_key(struct diff *d, const struct sort_table *t,
 	for (k = 0; k < t->spec.nkeys && o < len; k++) {
 		int sk = t->spec.keys[k];
 
-		if (sk == SORT_SYM && sf->kind == SPULSE_FRAME_MODULE)
-			o += (size_t)(sf->func ?
-				snprintf(key + o, len - o, "%s\x1f%s\x1f", sf->func,
-					 module_key(d, sf)) :
-				snprintf(key + o, len - o, "0x%llx\x1f%s\x1f",
-					 (unsigned long long)sf->addr,
-					 module_key(d, sf)));
-		else if (sk == SORT_SYM)
-			o += (size_t)snprintf(key + o, len - o, "%s\x1f%s\x1f",
-					      sf->label, sf->dso);
-		else if (sk == SORT_SRCLINE)
+		if (sk == SORT_SYM && sf->kind == SPULSE_FRAME_MODULE) {
+			size_t ml;
+			const char *mk = module_key(d, sf, &ml);
+
+			if (sf->func)
+				key_part(key, len, &o, sf->func,
+					 strlen(sf->func));
+			else
+				o += (size_t)snprintf(key + o, len - o,
+					"0x%llx\x1f",
+					(unsigned long long)sf->addr);
+			key_part(key, len, &o, mk, ml);
+		} else if (sk == SORT_SYM) {
+			key_part(key, len, &o, sf->label, sf->label_len);
+			key_part(key, len, &o, sf->dso, sf->dso_len);
+		} else if (sk == SORT_SRCLINE)
 			o += (size_t)snprintf(key + o, len - o, "%s\x1f",
 				sort_field(t, row, sk, field, sizeof(field)));
 	}
@@ -283,12 +310,15 @@ static void put_keys(const struct diff *d, const struct drow *r)
 				t->p, t->rows[r->row].frame);
 
 			/* spool text by the one printing rule (docs/CLI.md) */
-			cli_put_cstr(stdout, sf ? sf->label : "?");
-			if (sf && !dso && sf->func && sf->dso[0]) {
+			if (sf)
+				cli_put_text(stdout, sf->label, sf->label_len);
+			else
+				fputs("?", stdout);
+			if (sf && !dso && sf->func && sf->dso_len) {
 				bool br = sf->dso[0] != '[';
 
 				fputs(br ? " [" : " ", stdout);
-				cli_put_cstr(stdout, sf->dso);
+				cli_put_text(stdout, sf->dso, sf->dso_len);
 				if (br)
 					putchar(']');
 			}
@@ -332,7 +362,10 @@ static void put_json_row(const struct diff *d, const struct drow *r,
 	putchar('{');
 	if (sort_has(&t->spec, SORT_SYM)) {
 		fputs("\"function\":", stdout);
-		json_str(sf ? sf->label : "?");
+		if (sf)
+			cli_json_string(stdout, sf->label, sf->label_len);
+		else
+			json_str("?");
 		putchar(',');
 	}
 	if (sort_has(&t->spec, SORT_SYM) || sort_has(&t->spec, SORT_DSO)) {
@@ -534,6 +567,7 @@ out:
 	strtab_free(&d.keys);
 	strtab_free(&d.bids);
 	free(d.bid_name);
+	free(d.bid_name_len);
 	free(d.rows);
 	return rc;
 }

@@ -342,6 +342,7 @@ static void put_stack(const struct latency *l, uint32_t leaf, bool json)
 		const struct sym_frame *sf =
 			symbolizer_frame(l->p.sym, frames[i]);
 		const char *name = sf ? sf->label : "?";
+		size_t nl = sf ? sf->label_len : 1;
 
 		if (l->frames && (uint64_t)shown == l->frames) {
 			if (!json)
@@ -351,10 +352,10 @@ static void put_stack(const struct latency *l, uint32_t leaf, bool json)
 		if (json) {
 			if (shown)
 				putchar(',');
-			cli_json_string(stdout, name, strlen(name));
+			cli_json_string(stdout, name, nl);
 		} else {
 			fputs(shown ? " <- " : "", stdout);
-			cli_put_cstr(stdout, name);
+			cli_put_text(stdout, name, nl);
 		}
 	}
 	if (n < 0 && !json)

@@ -291,9 +291,12 @@ static int put_batch(struct pusher *ps, int t, uint32_t batch, uint64_t rows,
 /* Report row key of a frame, as sort.c's "sym" key part. */
 static void frame_key(struct ch_buf *b, const struct sym_frame *sf)
 {
-	const char *dso = sf->func ? sf->dso : "";
-
-	ch_buf_printf(b, "%s\x1f%s\x1f", sf->label, dso);
+	/* every byte (a label or path may hold a NUL) */
+	ch_buf_add(b, sf->label, sf->label_len);
+	ch_buf_add(b, "\x1f", 1);
+	if (sf->func)
+		ch_buf_add(b, sf->dso, sf->dso_len);
+	ch_buf_add(b, "\x1f", 1);
 }
 
 /* JSON "module" of a frame, as sort_module(). */
@@ -312,13 +315,13 @@ static void frame_module(const struct profile *p, uint32_t id,
 		return;
 	}
 	*s = sf->dso;
-	*len = strlen(sf->dso);
+	*len = sf->dso_len;
 }
 
-static void folded_name(struct ch_buf *b, const char *s)
+static void folded_name(struct ch_buf *b, const char *s, size_t len)
 {
-	for (; *s; s++) {
-		char ch = *s == ';' ? ':' : *s == '\n' ? ' ' : *s;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i] == ';' ? ':' : s[i] == '\n' ? ' ' : s[i];
 
 		ch_buf_add(b, &ch, 1);
 	}
@@ -420,13 +423,19 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 			for (k = 0; k < n; k++) {
 				if (k)
 					ch_buf_add(&fold, ";", 1);
-				folded_name(&fold, profile_frame(p,
-							frames[k])->label);
+				const struct sym_frame *x =
+					profile_frame(p, frames[k]);
+
+				folded_name(&fold, x->label, x->label_len);
 			}
 			rb_str(&body, fold.p ? fold.p : "", fold.n);
 			rb_len(&body, (uint64_t)n);
-			for (k = 0; k < n; k++)
-				rb_cstr(&body, profile_frame(p, frames[k])->label);
+			for (k = 0; k < n; k++) {
+				const struct sym_frame *x =
+					profile_frame(p, frames[k]);
+
+				rb_str(&body, x->label, x->label_len);
+			}
 			rb_len(&body, (uint64_t)n);
 			for (k = 0; k < n; k++)
 				rb_u8(&body, profile_frame(p, frames[k])->kind);
@@ -465,8 +474,8 @@ static int push_defs(struct pusher *ps, struct profile *p, uint64_t *nstacks,
 		rb_u32(&body, batch);
 		rb_u8(&body, sf->kind);
 		rb_cstr(&body, sf->func ? sf->func : "");
-		rb_cstr(&body, sf->label);
-		rb_cstr(&body, sf->dso);
+		rb_str(&body, sf->label, sf->label_len);
+		rb_str(&body, sf->dso, sf->dso_len);
 		rb_cstr(&body, sf->file ? sf->file : "");
 		rb_u32(&body, sf->line);
 		rb_u64(&body, fr.addr);

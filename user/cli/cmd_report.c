@@ -176,8 +176,8 @@ static void put_sym(const struct sort_table *t, uint32_t row, bool with_dso)
 		fputs("?", stdout);
 		return;
 	}
-	cli_put_cstr(stdout, sf->label);
-	if (with_dso && sf->func && sf->dso[0]) {
+	cli_put_text(stdout, sf->label, sf->label_len);
+	if (with_dso && sf->func && sf->dso_len) {
 		size_t mlen;
 		const char *mod = sort_module(t, row, &mlen);
 
@@ -260,8 +260,7 @@ static int cmp_child_value(const void *a, const void *b)
 
 	if (x->value != y->value)
 		return x->value > y->value ? -1 : 1;
-	return strcmp(symbolizer_label(gsort_tree->sym, x->label),
-		      symbolizer_label(gsort_tree->sym, y->label));
+	return symbolizer_label_cmp(gsort_tree->sym, x->label, y->label);
 }
 
 /* Children of @node at least @min, by value descending, into *@out. */
@@ -301,7 +300,8 @@ static void graph_print(const struct calltree *t, uint32_t node,
 	uint32_t *kids, n, i;
 	char *sub;
 
-	cli_put_cstr(stdout, symbolizer_label(t->sym, t->nodes[node].label));
+	cli_put_text(stdout, symbolizer_label(t->sym, t->nodes[node].label),
+		     symbolizer_label_len(t->sym, t->nodes[node].label));
 	putchar('\n');
 	n = graph_children(t, node, min, &kids);
 	if (n == 1 && t->nodes[kids[0]].value == t->nodes[node].value) {
@@ -596,7 +596,11 @@ static int print_json(struct sort_table *t, struct profile *p,
 
 			if (sym) {
 				fputs("\"function\":", stdout);
-				json_str(sf ? sf->label : "?");
+				if (sf)
+					cli_json_string(stdout, sf->label,
+							sf->label_len);
+				else
+					json_str("?");
 				putchar(',');
 			}
 			size_t mlen;

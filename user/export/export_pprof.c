@@ -140,6 +140,21 @@ static uint64_t str_id(struct pp *pp, const char *s)
 	return (uint64_t)id;
 }
 
+/*
+ * The string table's entries are C strings (libprotobuf-c): a string
+ * holding a NUL byte (a module path, an unresolved frame's label) goes in
+ * as its printed text (docs/CLI.md "Printing spool text"), never cut.
+ * Returns @s itself or a malloc'ed copy in *@fr (NULL: out of memory).
+ */
+static const char *no_nul(const char *s, size_t len, char **fr)
+{
+	*fr = NULL;
+	if (!memchr(s, 0, len))
+		return s;
+	*fr = cli_text_dup(s, len);
+	return *fr;
+}
+
 /* Function id (1-based) of (@name, @file). */
 static uint64_t func_id(struct pp *pp, const char *name, const char *file)
 {
@@ -298,15 +313,22 @@ out:
 /* Append a Line for @sf to pp->lines (pointers are set once all are in). */
 static void add_line(struct pp *pp, const struct sym_frame *sf)
 {
-	const char *name = sf->func ? sf->func : sf->label;
+	char *fr = NULL;
+	const char *name = sf->func ? sf->func :
+			   no_nul(sf->label, sf->label_len, &fr);
 	pb_line *ln;
 
+	if (!name) {
+		pp->oom = true;
+		return;
+	}
 	if (pp->nlines == pp->cap_lines) {
 		size_t nc = pp->cap_lines ? pp->cap_lines * 2 : 1024;
 		pb_line *v = realloc(pp->lines, nc * sizeof(*v));
 
 		if (!v) {
 			pp->oom = true;
+			free(fr);
 			return;
 		}
 		pp->lines = v;
@@ -316,6 +338,7 @@ static void add_line(struct pp *pp, const struct sym_frame *sf)
 	perftools__profiles__line__init(ln);
 	ln->function_id = func_id(pp, name, sf->file);
 	ln->line = sf->line;
+	free(fr);
 }
 
 static int write_locations(struct pp *pp, pb_profile *out)
@@ -434,7 +457,15 @@ static int write_mappings(struct pp *pp, pb_profile *out)
 		m->memory_start = mod.start;
 		m->memory_limit = mod.end;
 		m->file_offset = mod.file_offset;
-		m->filename = (int64_t)str_id(pp, mod.path);
+		{
+			char *fr;
+			const char *fn = no_nul(mod.path, mod.path_len, &fr);
+
+			if (!fn)
+				pp->oom = true;
+			m->filename = (int64_t)str_id(pp, fn ? fn : "");
+			free(fr);
+		}
 		m->build_id = (int64_t)str_id(pp, bid);
 		m->has_functions = 1;	/* we name every location */
 		m->has_filenames = 1;

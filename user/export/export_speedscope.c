@@ -38,18 +38,34 @@ static uint32_t frame_index(struct ss *ss, const struct sym_frame *sf)
 {
 	const char *name = sf->func ? sf->func : sf->label;
 	const char *file = sf->file ? sf->file : sf->dso;
+	size_t nl = sf->func ? strlen(name) : sf->label_len;
+	size_t fl = sf->file ? strlen(file) : sf->dso_len;
 	char *key;
 	int64_t id;
-	size_t before = ss->keys.n;
+	size_t before = ss->keys.n, kl;
+	int tl;
+	char tail[16];
 
-	if (file && !*file)
+	if (!fl)
 		file = NULL;	/* the truncated marker has no module */
-	if (asprintf(&key, "%s\x1f%s\x1f%u", name, file ? file : "",
-		     sf->file ? sf->line : 0) < 0) {
+	/* the key: NAME 0x1f FILE 0x1f LINE with every byte (a name or
+	 * path may hold 0x1f or NUL: the lengths in front keep it
+	 * injective) */
+	tl = snprintf(tail, sizeof(tail), "\x1f%u", sf->file ? sf->line : 0);
+	kl = 2 * sizeof(size_t) + nl + 1 + fl + (size_t)tl;
+	key = malloc(kl);
+	if (!key) {
 		ss->oom = true;
 		return 0;
 	}
-	id = strtab_intern(&ss->keys, key);
+	memcpy(key, &nl, sizeof(nl));
+	memcpy(key + sizeof(nl), &fl, sizeof(fl));
+	memcpy(key + 2 * sizeof(size_t), name, nl);
+	key[2 * sizeof(size_t) + nl] = 0x1f;
+	if (fl)
+		memcpy(key + 2 * sizeof(size_t) + nl + 1, file, fl);
+	memcpy(key + 2 * sizeof(size_t) + nl + 1 + fl, tail, (size_t)tl);
+	id = strtab_intern_n(&ss->keys, key, kl);
 	free(key);
 	if (id < 0) {
 		ss->oom = true;
@@ -57,10 +73,10 @@ static uint32_t frame_index(struct ss *ss, const struct sym_frame *sf)
 	}
 	if (ss->keys.n != before) {	/* new: append its JSON */
 		fputs(id ? ",\n{\"name\":" : "\n{\"name\":", ss->frames);
-		cli_json_string(ss->frames, name, strlen(name));
+		cli_json_string(ss->frames, name, nl);
 		if (file) {
 			fputs(",\"file\":", ss->frames);
-			cli_json_string(ss->frames, file, strlen(file));
+			cli_json_string(ss->frames, file, fl);
 		}
 		if (sf->file && sf->line)
 			fprintf(ss->frames, ",\"line\":%u", sf->line);

@@ -35,8 +35,10 @@ static void put_perf_line(FILE *m, uint64_t addr, const struct sym_frame *sf)
 		fputs("[unknown]", m);
 	}
 	fputs(" (", m);
-	cli_put_cstr(m, !sf->func && sf->kind == SPULSE_FRAME_TRUNCATED ?
-		     "[truncated]" : sf->dso);
+	if (!sf->func && sf->kind == SPULSE_FRAME_TRUNCATED)
+		fputs("[truncated]", m);
+	else
+		cli_put_text(m, sf->dso, sf->dso_len);
 	fputs(")\n", m);
 }
 
@@ -188,8 +190,6 @@ static int json_frames(struct profile *p, FILE *f, const struct export_opts *o)
 	for (id = 0; id < nf; id++) {
 		const struct sym_frame *sf = symbolizer_frame(p->sym, id);
 		const struct sym_frame *chain;
-		struct spulse_module mod;
-		struct spulse_frame fr;
 		uint32_t n;
 
 		if (!sf) {
@@ -197,21 +197,16 @@ static int json_frames(struct profile *p, FILE *f, const struct export_opts *o)
 			return EXIT_INVALID;
 		}
 		fprintf(f, "%s\n{\"id\":%u,\"name\":", id ? "," : "", id);
-		jstr(f, sf->label);
+		cli_json_string(f, sf->label, sf->label_len);
 		fputs(",\"function\":", f);
 		jstr(f, sf->func);
 		if (sf->func)
 			fprintf(f, ",\"offset\":%llu",
 				(unsigned long long)sf->func_off);
 		/* the module's path as recorded (arbitrary bytes: UTF-8
-		 * passes through), not the symbolizer's escaped display */
+		 * passes through) */
 		fputs(",\"dso\":", f);
-		if (sf->kind == SPULSE_FRAME_MODULE &&
-		    spulse_defs_frame(p->defs, id, &fr) == 0 &&
-		    spulse_defs_module(p->defs, fr.module, &mod) == 0)
-			cli_json_string(f, mod.path, mod.path_len);
-		else
-			jstr(f, sf->dso);
+		cli_json_string(f, sf->dso, sf->dso_len);
 		fprintf(f, ",\"addr\":\"0x%llx\",\"kind\":\"%s\"",
 			(unsigned long long)sf->addr, kind_name(sf->kind));
 		put_srcline(f, sf);
@@ -227,8 +222,11 @@ static int json_frames(struct profile *p, FILE *f, const struct export_opts *o)
 			for (k = 0; k + 1 < n; k++) {
 				fputs(k ? ",{\"function\":" : "{\"function\":",
 				      f);
-				jstr(f, chain[k].func ? chain[k].func :
-				     chain[k].label);
+				if (chain[k].func)
+					jstr(f, chain[k].func);
+				else
+					cli_json_string(f, chain[k].label,
+							chain[k].label_len);
 				put_srcline(f, &chain[k]);
 				fputc('}', f);
 			}

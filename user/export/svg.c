@@ -151,9 +151,9 @@ static const char svg_script[] =
  * the XML entities; at most @max characters (never cutting a UTF-8
  * sequence), ".." when cut.
  */
-static void put_xml(FILE *f, const char *s, size_t max)
+static void put_xml_n(FILE *f, const char *s, size_t len, size_t max)
 {
-	char *e = cli_text_dup(s, strlen(s)), *p;
+	char *e = cli_text_dup(s, len), *p;
 	size_t n = 0;
 
 	if (!e) {
@@ -177,6 +177,11 @@ static void put_xml(FILE *f, const char *s, size_t max)
 	if (*p && max > 2)
 		fputs("..", f);
 	free(e);
+}
+
+static void put_xml(FILE *f, const char *s, size_t max)
+{
+	put_xml_n(f, s, strlen(s), max);
 }
 
 static uint32_t name_hash(const char *s)
@@ -333,12 +338,12 @@ static void diff_max(struct svg_ctx *c)
 }
 
 static void frame_title(const struct svg_ctx *c, const struct ct_node *nd,
-			const char *name)
+			const char *name, size_t name_len)
 {
 	const struct calltree *t = c->t;
 	double tot = t->nodes[0].value ? (double)t->nodes[0].value : 1;
 
-	put_xml(c->f, name, 4096);
+	put_xml_n(c->f, name, name_len, 4096);
 	fputs(" (", c->f);
 	put_value(t, c->f, nd->value);
 	fprintf(c->f, ", %.2f%%", 100.0 * (double)nd->value / tot);
@@ -372,7 +377,8 @@ static void svg_frames(struct svg_ctx *c)
 	while (sp) {
 		struct item it = stack[--sp];
 		const struct ct_node *nd = &t->nodes[it.node];
-		const char *name = calltree_name(t, it.node);
+		size_t name_len;
+		const char *name = calltree_name(t, it.node, &name_len);
 		double x = SVG_PAD_SIDE + (double)it.off * c->scale;
 		double w = (double)nd->value * c->scale;
 		int y = c->o->inverted ?
@@ -395,7 +401,7 @@ static void svg_frames(struct svg_ctx *c)
 				c->used[pal] = true;
 		}
 		fputs("<g><title>", c->f);
-		frame_title(c, nd, name);
+		frame_title(c, nd, name, name_len);
 		fprintf(c->f, "</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 			"height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" "
 			"sp:x=\"%llu\" sp:w=\"%llu\" sp:d=\"%u\"/>"
@@ -404,7 +410,8 @@ static void svg_frames(struct svg_ctx *c)
 			(unsigned long long)nd->value, it.depth, x + 3,
 			y + SVG_ROW - 4);
 		if (w > 25)
-			put_xml(c->f, name, (size_t)((w - 6) / 7));
+			put_xml_n(c->f, name, name_len,
+				  (size_t)((w - 6) / 7));
 		fputs("</text></g>\n", c->f);
 		/* children left to right: push in reverse */
 		for (ch = nd->child; ch != CALLTREE_NONE;

@@ -85,24 +85,31 @@ static void put_stack(struct profile *p, FILE *f, uint32_t leaf)
 	fputc('[', f);
 	for (i = n - 1; i >= 0; i--) {
 		const struct sym_frame *sf = symbolizer_frame(p->sym, frames[i]);
-		const char *name = sf ? sf->label : "?";
 
 		if (i != n - 1)
 			fputc(',', f);
-		cli_json_string(f, name, strlen(name));
+		if (sf)
+			cli_json_string(f, sf->label, sf->label_len);
+		else
+			fputs("\"?\"", f);
 	}
 	fputc(']', f);
 }
 
-static const char *leaf_name(struct profile *p, uint32_t leaf)
+/* The leaf's label (every byte: *@len) */
+static const char *leaf_name(struct profile *p, uint32_t leaf, size_t *len)
 {
 	struct spulse_stack st;
 	const struct sym_frame *sf;
 
+	*len = 1;
 	if (spulse_defs_stack(p->defs, leaf, &st) < 0)
 		return "?";
 	sf = symbolizer_frame(p->sym, st.frame);
-	return sf ? sf->label : "?";
+	if (!sf)
+		return "?";
+	*len = sf->label_len;
+	return sf->label;
 }
 
 static void put_thread_obj(struct profile *p, FILE *f, uint32_t id)
@@ -133,8 +140,8 @@ struct ctx {
 	bool first;
 };
 
-static void begin(struct ctx *c, const char *ph, const char *name,
-		  uint32_t track)
+static void begin_n(struct ctx *c, const char *ph, const char *name,
+		    size_t len, uint32_t track)
 {
 	uint64_t k = track < c->ntracks ? c->keys[track] : 0;
 
@@ -142,7 +149,13 @@ static void begin(struct ctx *c, const char *ph, const char *name,
 	c->first = false;
 	fprintf(c->f, "{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"name\":", ph,
 		(uint32_t)(k >> 32), (uint32_t)k);
-	cli_json_string(c->f, name, strlen(name));
+	cli_json_string(c->f, name, len);
+}
+
+static void begin(struct ctx *c, const char *ph, const char *name,
+		  uint32_t track)
+{
+	begin_n(c, ph, name, strlen(name), track);
 }
 
 static void write_event(struct ctx *c, const struct tev *e)
@@ -230,13 +243,17 @@ static void write_event(struct ctx *c, const struct tev *e)
 		fputs("}}", f);
 		break;
 	}
-	default:
-		begin(c, "i", leaf_name(c->p, e->idx), e->track);
+	default: {
+		size_t ln;
+		const char *leaf = leaf_name(c->p, e->idx, &ln);
+
+		begin_n(c, "i", leaf, ln, e->track);
 		fputs(",\"cat\":\"sample\",\"s\":\"t\"", f);
 		put_ts(f, "ts", e->ts);
 		fputs(",\"args\":{\"stack\":", f);
 		put_stack(c->p, f, e->idx);
 		fputs("}}", f);
+	}
 	}
 }
 

@@ -25,7 +25,9 @@ struct mod_entry {
 	bool tried;
 	struct sym_mod *m;	/* NULL: nothing usable */
 	struct sym_open_info info;
-	const char *display;	/* escaped path (interned) */
+	const char *display;	/* the path, every byte (interned) */
+	size_t display_len;
+	const char *msg;	/* the path escaped for messages (interned) */
 	const char *bid;	/* recorded build-id hex (interned) or NULL */
 	bool hinted;		/* the debug-symbols hint was printed */
 };
@@ -312,19 +314,25 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
-static const char *intern(struct symbolizer *s, const char *str)
+static const char *intern_n(struct symbolizer *s, const char *str,
+			    size_t len)
 {
-	int64_t id = strtab_intern(&s->strs, str);
+	int64_t id = strtab_intern_n(&s->strs, str, len);
 
 	return id < 0 ? NULL : strtab_str(&s->strs, (uint32_t)id);
 }
 
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	return intern_n(s, str, strlen(str));
+}
+
 /*
- * @len bytes of @p as a C string: a NUL byte (which would cut the path)
- * becomes the text \x00; with @all, also control bytes, DEL and '\'
- * (\xNN), which makes the text injective (the module cache key).
+ * @len bytes of @p as a C string for the symbolizer's own messages on
+ * stderr: NUL, control bytes, DEL and '\' as \xNN (the sym room sits
+ * below the CLI's printing rule; this text is only ever printed).
  */
-static char *escape_path(const char *p, size_t len, bool all)
+static char *escape_path(const char *p, size_t len)
 {
 	char *out = malloc(len * 4 + 1), *o = out;
 
@@ -333,7 +341,7 @@ static char *escape_path(const char *p, size_t len, bool all)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
 
-		if (!c || (all && (c < 0x20 || c == 0x7f || c == '\\')))
+		if (c < 0x20 || c == 0x7f || c == '\\')
 			o += sprintf(o, "\\x%02x", c);
 		else
 			*o++ = (char)c;
@@ -405,20 +413,20 @@ static int open_module(struct symbolizer *s, const struct spulse_module *m,
 	}
 	if (m->path[0] == '[')	/* [anon], [heap]: no file */
 		return 0;
-	rc = sym_mod_open(&s->dopts, m->path, e->display, m->build_id,
+	rc = sym_mod_open(&s->dopts, m->path, e->msg, m->build_id,
 			  m->build_id_len, &e->m, &e->info);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc < 0) {
 		int why = e->info.path_err ? e->info.path_err : rc;
 
-		fprintf(stderr, "spulse: %s: no symbols (%s)\n", e->display,
+		fprintf(stderr, "spulse: %s: no symbols (%s)\n", e->msg,
 			e->info.mismatch ? "no file with the recorded build-id"
 			: why == -EINVAL ? "not a regular file"
 			: why == -ENOEXEC ? "not an ELF file" : strerror(-why));
 	}
 	else if (e->info.mismatch)
-		fprintf(stderr, "spulse: %s: using %s (%s)\n", e->display,
+		fprintf(stderr, "spulse: %s: using %s (%s)\n", e->msg,
 			sym_mod_path(e->m), e->info.how);
 	return 0;
 }
@@ -458,34 +466,33 @@ static struct mod_entry *module_entry_slow(struct symbolizer *s,
 					   const struct spulse_module *m,
 					   int64_t *index)
 {
-	char bid[2 * 255 + 1] = "", *esc, *key;
+	char bid[2 * 255 + 1] = "", *key;
 	struct mod_entry *e;
+	size_t blen;
 	int64_t id;
 
-	esc = escape_path(m->path, m->path_len, true);
-	if (!esc)
-		return NULL;
 	if (m->build_id_len && m->build_id_len <= 255)
 		hexstr(bid, m->build_id, m->build_id_len);
-	if (asprintf(&key, "%s\t%s", esc, bid) < 0) {
-		free(esc);
+	/* the key: build-id hex, a tab, the path's bytes (the hex holds
+	 * no tab, so the key is injective) */
+	blen = strlen(bid);
+	key = malloc(blen + 1 + m->path_len);
+	if (!key)
 		return NULL;
-	}
-	id = strtab_intern(&s->modkeys, key);
+	memcpy(key, bid, blen);
+	key[blen] = '\t';
+	memcpy(key + blen + 1, m->path, m->path_len);
+	id = strtab_intern_n(&s->modkeys, key, blen + 1 + m->path_len);
 	free(key);
-	if (id < 0 || ((size_t)id >= s->nmods && (size_t)id != s->nmods)) {
-		free(esc);
+	if (id < 0 || ((size_t)id >= s->nmods && (size_t)id != s->nmods))
 		return NULL;
-	}
 	if ((size_t)id == s->nmods) {
 		if (s->nmods == s->mods_cap) {
 			size_t c = s->mods_cap ? s->mods_cap * 2 : 16;
 			struct mod_entry *n = realloc(s->mods, c * sizeof(*n));
 
-			if (!n) {
-				free(esc);
+			if (!n)
 				return NULL;
-			}
 			s->mods = n;
 			s->mods_cap = c;
 		}
@@ -494,19 +501,17 @@ static struct mod_entry *module_entry_slow(struct symbolizer *s,
 	e = &s->mods[id];
 	*index = id;
 	if (!e->tried) {
-		char *shown = escape_path(m->path, m->path_len, false);
+		char *shown = escape_path(m->path, m->path_len);
 
-		e->display = shown ? intern(s, is_vdso(m) ? "[vdso]" : shown)
-				   : NULL;
+		e->display = intern_n(s, m->path, m->path_len);
+		e->display_len = m->path_len;
+		e->msg = shown ? intern(s, shown) : NULL;
 		free(shown);
 		e->bid = bid[0] ? intern(s, bid) : NULL;
-		if (!e->display || (bid[0] && !e->bid) ||
-		    open_module(s, m, e) < 0) {
-			free(esc);
+		if (!e->display || !e->msg || (bid[0] && !e->bid) ||
+		    open_module(s, m, e) < 0)
 			return NULL;
-		}
 	}
-	free(esc);
 	return e;
 }
 
@@ -613,16 +618,23 @@ static const struct jit_sym *jit_lookup(struct symbolizer *s, uint64_t addr,
 
 /* ---- frames --------------------------------------------------------- */
 
-static int set_label(struct symbolizer *s, struct sym_frame *sf,
-		     const char *text)
+static int set_label_n(struct symbolizer *s, struct sym_frame *sf,
+		       const char *text, size_t len)
 {
-	int64_t lid = strtab_intern(&s->labels, text);
+	int64_t lid = strtab_intern_n(&s->labels, text, len);
 
 	if (lid < 0)
 		return -ENOMEM;
 	sf->label = strtab_str(&s->labels, (uint32_t)lid);
+	sf->label_len = len;
 	sf->label_id = (uint32_t)lid;
 	return 0;
+}
+
+static int set_label(struct symbolizer *s, struct sym_frame *sf,
+		     const char *text)
+{
+	return set_label_n(s, sf, text, strlen(text));
 }
 
 /*
@@ -690,19 +702,19 @@ static void stripped_hint(struct symbolizer *s, struct mod_entry *e)
 		fprintf(stderr, "spulse: %s is stripped: install the debug "
 			"symbols of package %s (%s-dbgsym from the debug "
 			"archive, or the -dbg package of its source)%s to name "
-			"its addresses\n", e->display, pkg, pkg,
+			"its addresses\n", e->msg, pkg, pkg,
 			s->dopts.debuginfod ? "; debuginfod had none" :
 			", or set DEBUGINFOD_URLS");
 	else
 		fprintf(stderr, "spulse: %s is stripped: install its debug "
 			"symbols (the -dbgsym or -dbg package of the package "
-			"that ships it)%s to name its addresses\n", e->display,
+			"that ships it)%s to name its addresses\n", e->msg,
 			s->dopts.debuginfod ? "; debuginfod had none" :
 			", or set DEBUGINFOD_URLS");
 }
 
 static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
-			  struct sym_frame *sf, char **lbl)
+			  struct sym_frame *sf, char **lbl, size_t *lbl_len)
 {
 	struct spulse_module m;
 	struct mod_entry *e;
@@ -716,6 +728,7 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 	if (!e)
 		return -ENOMEM;
 	sf->dso = e->display;
+	sf->dso_len = e->display_len;
 	sf->build_id = e->bid;
 	sf->build_id_mismatch = e->info.mismatch;
 	if (e->m && sym_mod_lookup(e->m, f->addr, s->srcline, &loc) == 0) {
@@ -730,7 +743,7 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 		if (!sf->file)
 			return -ENOMEM;
 	}
-	brackets = sf->dso[0] == '[';
+	brackets = sf->dso_len && sf->dso[0] == '[';
 	if (e->m && !sf->func && !e->hinted)
 		stripped_hint(s, e);
 	/* unresolved: the address addr2line -e FILE takes (the ELF vaddr of
@@ -741,11 +754,26 @@ static int resolve_module(struct symbolizer *s, const struct spulse_frame *f,
 		if (!sf->func)
 			show = va;
 	}
-	if (sf->func)
+	if (sf->func) {
 		*lbl = strdup(sf->func);
-	else if (asprintf(lbl, brackets ? "0x%llx %s" : "0x%llx [%s]",
-			  (unsigned long long)show, sf->dso) < 0)
-		*lbl = NULL;
+		*lbl_len = *lbl ? strlen(*lbl) : 0;
+	} else {
+		/* "0x... [PATH]" with every byte of the path */
+		char head[32];
+		int hl = snprintf(head, sizeof(head), brackets ? "0x%llx " :
+				  "0x%llx [", (unsigned long long)show);
+		size_t n = (size_t)hl + sf->dso_len + !brackets;
+
+		*lbl = malloc(n + 1);
+		if (*lbl) {
+			memcpy(*lbl, head, (size_t)hl);
+			memcpy(*lbl + hl, sf->dso, sf->dso_len);
+			if (!brackets)
+				(*lbl)[n - 1] = ']';
+			(*lbl)[n] = 0;
+			*lbl_len = n;
+		}
+	}
 	return *lbl ? 0 : -ENOMEM;
 }
 
@@ -780,11 +808,20 @@ static int resolve_kernel(struct symbolizer *s, uint32_t id,
 	return *lbl ? 0 : -ENOMEM;
 }
 
+/* @sf->dso's length, for the NUL-terminated names other than a module
+ * path (kernel, JIT map, [unknown]) */
+static void dso_len_of_cstr(struct sym_frame *sf)
+{
+	if (sf->dso && !sf->dso_len)
+		sf->dso_len = strlen(sf->dso);
+}
+
 static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 {
 	struct spulse_frame f;
 	char hex[32], *lbl = NULL;
 	const char *text = hex;
+	size_t lbl_len = 0;
 	int rc = 0;
 
 	if (spulse_defs_frame(s->defs, id, &f) < 0)
@@ -795,10 +832,12 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 	sf->dso = "[unknown]";
 	switch (f.kind) {
 	case SPULSE_FRAME_MODULE:
-		rc = resolve_module(s, &f, sf, &lbl);
+		rc = resolve_module(s, &f, sf, &lbl, &lbl_len);
 		break;
 	case SPULSE_FRAME_KERNEL:
 		rc = resolve_kernel(s, id, &f, sf, &lbl);
+		if (lbl)
+			lbl_len = strlen(lbl);
 		break;
 	case SPULSE_FRAME_TRUNCATED:
 		sf->dso = "";
@@ -826,9 +865,11 @@ static int resolve(struct symbolizer *s, uint32_t id, struct sym_frame *sf)
 		free(lbl);
 		return rc;
 	}
+	if (f.kind != SPULSE_FRAME_MODULE)
+		dso_len_of_cstr(sf);
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)f.addr);
 	/* whole names, whatever their length (C++ templates run to KBs) */
-	rc = set_label(s, sf, lbl ? lbl : text);
+	rc = lbl ? set_label_n(s, sf, lbl, lbl_len) : set_label(s, sf, text);
 	free(lbl);
 	return rc;
 }
@@ -934,6 +975,20 @@ const char *symbolizer_label(const struct symbolizer *s, uint32_t label_id)
 	return strtab_str(&s->labels, label_id);
 }
 
+size_t symbolizer_label_len(const struct symbolizer *s, uint32_t label_id)
+{
+	return strtab_len(&s->labels, label_id);
+}
+
+int symbolizer_label_cmp(const struct symbolizer *s, uint32_t a, uint32_t b)
+{
+	size_t la = strtab_len(&s->labels, a), lb = strtab_len(&s->labels, b);
+	int d = memcmp(strtab_str(&s->labels, a), strtab_str(&s->labels, b),
+		       la < lb ? la : lb);
+
+	return d ? d : (la > lb) - (la < lb);
+}
+
 uint32_t symbolizer_label_count(const struct symbolizer *s)
 {
 	return (uint32_t)s->labels.n;
@@ -942,4 +997,10 @@ uint32_t symbolizer_label_count(const struct symbolizer *s)
 int64_t symbolizer_intern_label(struct symbolizer *s, const char *text)
 {
 	return strtab_intern(&s->labels, text);
+}
+
+int64_t symbolizer_intern_label_n(struct symbolizer *s, const char *text,
+				  size_t len)
+{
+	return strtab_intern_n(&s->labels, text, len);
 }

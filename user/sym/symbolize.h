@@ -31,11 +31,16 @@ struct sym_frame {
 	const char *func;	/* NULL when unknown (demangled when on) */
 	uint64_t func_off;	/* address - function start, when known */
 	uint64_t addr;		/* rel for module frames, else absolute */
-	const char *dso;	/* module path (a NUL byte in it as the text
-				 * \x00, other bytes as recorded),
-				 * "[kernel.kallsyms]", "[module]", "[vdso]",
-				 * a perf map file or "[unknown]" */
-	const char *label;	/* display name, see docs/CLI.md */
+	/* module path, every byte as recorded (a NUL byte inside too, so
+	 * print @dso_len bytes, never up to the first NUL),
+	 * "[kernel.kallsyms]", "[module]", "[vdso]", a perf map file or
+	 * "[unknown]"; NUL-terminated after @dso_len */
+	const char *dso;
+	size_t dso_len;
+	/* display name, see docs/CLI.md: @label_len bytes (an unresolved
+	 * module frame's label holds its path, NUL bytes included) */
+	const char *label;
+	size_t label_len;
 	uint32_t label_id;	/* interned id of @label (symbolizer_label) */
 	/* source line of the address (NULL/0 unknown); for the outer entries
 	 * of an inline chain, the call site of the next inner one */
@@ -128,10 +133,18 @@ uint32_t symbolizer_inline_chain(struct symbolizer *s, uint32_t frame_id,
 
 /* Interned label id of frame @id (dense, for aggregation); -1 on error. */
 int64_t symbolizer_label_id(struct symbolizer *s, uint32_t id);
+/* The text of a label: symbolizer_label_len() bytes (it may hold a NUL:
+ * an unresolved frame's module path), NUL-terminated after them. */
 const char *symbolizer_label(const struct symbolizer *s, uint32_t label_id);
+size_t symbolizer_label_len(const struct symbolizer *s, uint32_t label_id);
 uint32_t symbolizer_label_count(const struct symbolizer *s);
+/* Byte order of two labels (every byte, the shorter first on a tie), as
+ * strcmp() but never stopping at a NUL. */
+int symbolizer_label_cmp(const struct symbolizer *s, uint32_t a, uint32_t b);
 /* Label id of an arbitrary display text (e.g. the "--" separator). */
 int64_t symbolizer_intern_label(struct symbolizer *s, const char *text);
+int64_t symbolizer_intern_label_n(struct symbolizer *s, const char *text,
+				  size_t len);
 
 /* Default kallsyms sidecar of @spool (@spool + ".kallsyms") if it exists;
  * caller frees. */
