@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <spulse/varint.h>
+
 #include "session.h"
 
 const char *drain_input_name(const struct drain_input *in, char *buf,
@@ -96,6 +98,41 @@ static int cpu_record(struct drain *d, unsigned int i,
 	return ret;
 }
 
+/*
+ * An epoch header must repeat the stream's first start_us and interval_us
+ * (docs/FORMAT.md section 8): both clocks of an epoch are relative to the
+ * profile start, so another start would move every time of the epoch.
+ * One that does not is corruption at that field: the stream is abandoned
+ * there (what was queued before it is written), nothing of the epoch is
+ * queued. 1 when refused, else 0.
+ */
+static int epoch_header_refused(struct drain *d, struct drain_input *in,
+				unsigned int i)
+{
+	const struct spulse_info *info = spulse_stream_info(in->stream);
+	struct spulse_error err = { .code = -EBADMSG };
+
+	if (!in->epoch || (info->start_us == in->start_us &&
+			   info->interval_us == in->interval_us))
+		return 0;
+	if (info->start_us != in->start_us) {
+		err.offset = SPULSE_MAGIC_LEN;
+		snprintf(err.msg, sizeof(err.msg), "epoch %u header start_us %"
+			 PRIu64 " differs from the stream's %" PRIu64 " (an "
+			 "epoch repeats the first header, FORMAT.md section 8)",
+			 in->epoch, info->start_us, in->start_us);
+	} else {
+		err.offset = SPULSE_MAGIC_LEN + spulse_uvar_len(info->start_us);
+		snprintf(err.msg, sizeof(err.msg), "epoch %u header interval_us "
+			 "%" PRIu64 " differs from the stream's %" PRIu64 " (an "
+			 "epoch repeats the first header, FORMAT.md section 8)",
+			 in->epoch, info->interval_us, in->interval_us);
+	}
+	stream_error(d, in, &err);
+	drain_merge_finish(&d->merge, i);
+	return 1;
+}
+
 /* Decode every complete record of @in. */
 static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 		  int64_t queued_ns)
@@ -137,8 +174,11 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 						d->merge.newest_ns);
 			if (!ret && d->uw)
 				ret = drain_unwind_meta(d->uw, &r);
-		} else
+		} else if (epoch_header_refused(d, in, i)) {
+			return 0;
+		} else {
 			ret = cpu_record(d, i, &r, queued_ns);
+		}
 		if (ret < 0)
 			return ret;
 	}
