@@ -18,14 +18,22 @@
 # Environment: BUILD (default <repo>/build), KUNIT_VM_TIMEOUT (s, 900: a hang guard; the guest takes ~200 s on a quiet 2-core host, ~600 s on a loaded one),
 # KUNIT_APPEND (extra kernel command line; spulse_e2e=a,b runs only those
 # e2e scenarios), KUNIT_E2E (1).
+# Another debug kernel (tests/rt/run-rt.sh, `make check-rt`): KUNIT_KSRC
+# (source series for build-kernel.sh --source), KUNIT_KCONFIG (config
+# fragments, space separated, for --config), KUNIT_NAME (default kunit: the
+# output directory $BUILD/NAME and the result file check/NAME.result),
+# KUNIT_RT_ROUNDS (N: after the e2e scenarios the same boot runs
+# tests/rt/guest-rt.sh with N hotplug rounds, suite "spulse_rt").
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${BUILD:-$top/build}
-scratch=$build/kunit-build
-out=$build/kunit
-result=$build/check/kunit.result
+name=${KUNIT_NAME:-kunit}
+scratch=$build/$name-build
+out=$build/$name
+result=$build/check/$name.result
+rt_rounds=${KUNIT_RT_ROUNDS:-}
 mkdir -p "$build/check" "$out"
 rm -f "$result"
 
@@ -33,17 +41,20 @@ verdict() {	# passed failed
 	echo "$1 $2" > "$result"
 }
 die() {
-	echo "kunit: $*" >&2
+	echo "$name: $*" >&2
 	verdict 0 1
 	echo "0 passed, 1 failed"
 	exit 1
 }
 
 t0=$(date +%s)
-kdir=$("$here/build-kernel.sh" | tail -n1) || die "test kernel build failed"
+kargs=()
+[ -z "${KUNIT_KSRC:-}" ] || kargs+=(--source "$KUNIT_KSRC")
+for f in ${KUNIT_KCONFIG:-}; do kargs+=(--config "$f"); done
+kdir=$("$here/build-kernel.sh" "${kargs[@]}" | tail -n1) || die "test kernel build failed"
 [ -f "$kdir/arch/x86/boot/bzImage" ] || die "no bzImage in $kdir"
 t1=$(date +%s)
-echo "kunit: kernel $kdir ($((t1 - t0)) s)"
+echo "$name: kernel $kdir ($((t1 - t0)) s)"
 
 # Scratch copy laid out like the repository.
 mkdir -p "$scratch/tests"
@@ -71,12 +82,16 @@ if [ "${KUNIT_E2E:-1}" = 1 ]; then
 		"$here/relay_race.c" || die "relay_race.c build failed"
 fi
 t2=$(date +%s)
-echo "kunit: modules built ($((t2 - t1)) s)"
+echo "$name: modules built ($((t2 - t1)) s)"
 
 # Suites the module should report (a missing one is a failure).
 grep -ho '^\s*\.name = "[a-z0-9_]*"' "$here"/*_test.c |
 	sed 's/.*"\(.*\)"/\1/' | sort > "$out/expected-suites"
 [ -z "$busy" ] || echo spulse_e2e >> "$out/expected-suites"
+if [ -n "$rt_rounds" ]; then
+	[ -n "$busy" ] || die "KUNIT_RT_ROUNDS needs the e2e workload (KUNIT_E2E=1)"
+	echo spulse_rt >> "$out/expected-suites"
+fi
 
 rm -rf "$out/vm"
 # The guest hides the host's /tmp: run copies from the VM output directory
@@ -91,10 +106,10 @@ append="oops=panic panic_on_oops=1 kfence.sample_interval=10 ${KUNIT_APPEND:-}"
 "$top/tests/vm/run-vm.sh" --kernel "$kdir/arch/x86/boot/bzImage" --kmods "" \
 	--cpus 2 --mem 2G --timeout "${KUNIT_VM_TIMEOUT:-900}" \
 	--append "$append" --out "$out/vm" -- "$here/guest-kunit.sh" \
-	"$out/vm/bin/spulse.ko" "$out/vm/bin/spulse_kunit.ko" $busy
+	"$out/vm/bin/spulse.ko" "$out/vm/bin/spulse_kunit.ko" $busy $rt_rounds
 vmrc=$?
 t3=$(date +%s)
-echo "kunit: VM exit $vmrc ($((t3 - t2)) s)"
+echo "$name: VM exit $vmrc ($((t3 - t2)) s)"
 
 summary=$("$here/ktap-verdict.sh" "$out/vm/ktap" "$out/expected-suites" \
 	"$out/vm/console.log" "$out/vm/dmesg.txt")
@@ -140,6 +155,6 @@ if [ "$vmrc" -ne 0 ]; then
 	f=$((f + 1))
 fi
 verdict "$p" "$f"
-echo "kunit: total $(( $(date +%s) - t0 )) s; logs in $out/vm"
+echo "$name: total $(( $(date +%s) - t0 )) s; logs in $out/vm"
 echo "$p passed, $f failed"
 [ "$vrc" -eq 0 ] && [ "$vmrc" -eq 0 ]
