@@ -70,6 +70,15 @@ struct spulse_cpu_stats {
 	u64 ustack_fp_steps;
 	u64 ustack_complete;
 	u64 ustack_truncated;
+	/* every cut user stack (samples and off-CPU), by cause (ustack.c) */
+	u64 ustack_cut_no_table_yet;
+	u64 ustack_cut_no_table;
+	u64 ustack_cut_no_row;
+	u64 ustack_cut_table_unknown;
+	u64 ustack_cut_depth;
+	u64 ustack_cut_unreadable;
+	u64 ustack_cut_bad_frame;
+	u64 ustack_cut_compat32;
 	/* offcpu_phase_stats=1 only (docs/KERNEL.md, "Phase stats") */
 	u64 phase_out_n;
 	u64 phase_out_kstack_ns;

@@ -95,12 +95,20 @@ static const struct spulse_stat_key spulse_sph_keys[] = {
 	SPULSE_STAT(sample_phase_relay_ns),
 };
 
-/* User unwinding of samples. */
+/* User unwinding of samples; ustack_cut_*: every cut user stack. */
 static const struct spulse_stat_key spulse_uw_keys[] = {
 	SPULSE_STAT(ustack_table_steps),
 	SPULSE_STAT(ustack_fp_steps),
 	SPULSE_STAT(ustack_complete),
 	SPULSE_STAT(ustack_truncated),
+	SPULSE_STAT(ustack_cut_no_table_yet),
+	SPULSE_STAT(ustack_cut_no_table),
+	SPULSE_STAT(ustack_cut_no_row),
+	SPULSE_STAT(ustack_cut_table_unknown),
+	SPULSE_STAT(ustack_cut_depth),
+	SPULSE_STAT(ustack_cut_unreadable),
+	SPULSE_STAT(ustack_cut_bad_frame),
+	SPULSE_STAT(ustack_cut_compat32),
 };
 
 static u64 *spulse_stat(struct spulse_cpu_stats *s, size_t off)

@@ -156,6 +156,37 @@ const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup);
 
+/**
+ * spulse_ut_lookup_why() - the row for a user PC, and why there is none
+ * @ps: the process's map set, or NULL
+ * @pc: user address (as for spulse_ut_lookup())
+ * @miss: set when the result is NULL or a NONE row: SPULSE_UW_CUT_NO_SET
+ *	(@ps is NULL), SPULSE_UW_CUT_NO_MAP (no mapping of @ps contains @pc)
+ *	or SPULSE_UW_CUT_NO_ROW (the mapping's table has no rule at @pc)
+ *
+ * Return: the row, or NULL when no mapping or no row covers @pc.
+ */
+const struct spulse_ut_row *spulse_ut_lookup_why(const struct spulse_ut_pset *ps,
+						 u64 pc, u8 *miss)
+{
+	const struct spulse_ut_ment *m;
+	const struct spulse_ut_row *row;
+
+	if (!ps) {
+		*miss = SPULSE_UW_CUT_NO_SET;
+		return NULL;
+	}
+	m = spulse_ut_map_find(ps, pc);
+	if (!m) {
+		*miss = SPULSE_UW_CUT_NO_MAP;
+		return NULL;
+	}
+	row = spulse_ut_row_find(m->tab, pc - m->bias);
+	*miss = SPULSE_UW_CUT_NO_ROW;
+	return row;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup_why);
+
 static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
 				  u64 addr, void *dst, size_t len)
 {
@@ -196,7 +227,11 @@ static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
  * followed, and at most @max frames are stored. Any violation or failed
  * read cuts the walk (@res->truncated). The walk ends cleanly, neither
  * complete nor truncated, at a return address of 0 or (frame-pointer step)
- * a frame pointer of 0.
+ * a frame pointer of 0. A cut walk says why in @res->cut (enum
+ * spulse_uw_cut): a frame-pointer step is taken only where no row covers
+ * the PC, so its failures are the missing rule's cause (no map set, no
+ * mapping, no row), the depth limit apart; a table step's are UNKNOWN,
+ * DEPTH, UNREADABLE or BAD_FRAME.
  *
  * Return: number of frames stored in @out (0 only if @r->ip is not a user
  * address).
@@ -208,18 +243,21 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 {
 	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a, w[2];
 	const struct spulse_ut_row *row;
+	u8 kind, why, miss = SPULSE_UW_CUT_NO_SET;
 	u32 n = 0;
-	u8 kind;
 
 	memset(res, 0, sizeof(*res));
+	why = SPULSE_UW_CUT_BAD_FRAME;
 	if (!max || r->ip >= task_size || task_size < 16)
 		goto cut;
 	out[n++] = r->ip;
 	for (;;) {
-		row = spulse_ut_lookup(ps, pc);
+		row = spulse_ut_lookup_why(ps, pc, &miss);
 		kind = row ? row->kind : SPULSE_UT_NONE;
 		switch (kind) {
 		case SPULSE_UT_NONE:
+			/* whatever stops the FP step: the missing rule's cause */
+			why = miss;
 			if (!fp_fallback)
 				goto cut;
 			if (!bp)
@@ -230,8 +268,12 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 				goto cut;
 			if (!w[1])
 				return n;
-			if (w[1] >= task_size || n >= max)
+			if (w[1] >= task_size)
 				goto cut;
+			if (n >= max) {
+				why = SPULSE_UW_CUT_DEPTH;
+				goto cut;
+			}
 			out[n++] = w[1] - 1;
 			res->fp_steps++;
 			sp = bp + 16;
@@ -242,17 +284,25 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 			res->complete = true;
 			return n;
 		case SPULSE_UT_SIGNAL:
+			why = SPULSE_UW_CUT_UNREADABLE;
 			if ((sp & 7) ||
 			    !spulse_uw_read(rd, ctx, task_size,
 					    sp + SPULSE_UC_BP, &nbp,
 					    sizeof(nbp)) ||
 			    !spulse_uw_read(rd, ctx, task_size,
-					    sp + SPULSE_UC_SP, w, sizeof(w)))
+					    sp + SPULSE_UC_SP, w, sizeof(w))) {
+				if (sp & 7)
+					why = SPULSE_UW_CUT_BAD_FRAME;
 				goto cut;
+			}
 			/* w[0] = interrupted SP, w[1] = its exact IP */
-			if (w[0] <= sp || !w[1] || w[1] >= task_size ||
-			    n >= max)
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if (w[0] <= sp || !w[1] || w[1] >= task_size)
 				goto cut;
+			if (n >= max) {
+				why = SPULSE_UW_CUT_DEPTH;
+				goto cut;
+			}
 			out[n++] = w[1];
 			res->table_steps++;
 			sp = w[0];
@@ -271,33 +321,47 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		case SPULSE_UT_CFA_DEREF_BP:
 			/* DRAP: CFA = *(BP + cfa_off), caller's BP = *(BP) */
 			a = bp + (s64)row->cfa_off;
-			if ((a & 7) || (bp & 7) || bp < sp ||
-			    !spulse_uw_read(rd, ctx, task_size, a, &cfa,
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if ((a & 7) || (bp & 7) || bp < sp)
+				goto cut;
+			why = SPULSE_UW_CUT_UNREADABLE;
+			if (!spulse_uw_read(rd, ctx, task_size, a, &cfa,
 					    sizeof(cfa)) ||
 			    !spulse_uw_read(rd, ctx, task_size, bp, &nbp,
 					    sizeof(nbp)))
 				goto cut;
 			break;
 		default:	/* UNKNOWN (validated tables hold nothing else) */
+			why = SPULSE_UW_CUT_UNKNOWN;
 			goto cut;
 		}
+		why = SPULSE_UW_CUT_BAD_FRAME;
 		if (cfa <= sp || (cfa & 7) || cfa > task_size)
 			goto cut;
 		if (kind != SPULSE_UT_CFA_DEREF_BP)
 			nbp = bp;
 		if (kind != SPULSE_UT_CFA_DEREF_BP && row->bp_off) {
 			a = cfa + (s64)row->bp_off;
-			if (a < sp || !spulse_uw_read(rd, ctx, task_size, a, &nbp,
-						      sizeof(nbp)))
+			if (a < sp)
+				goto cut;
+			why = SPULSE_UW_CUT_UNREADABLE;
+			if (!spulse_uw_read(rd, ctx, task_size, a, &nbp,
+					    sizeof(nbp)))
 				goto cut;
 		}
+		why = SPULSE_UW_CUT_UNREADABLE;
 		if (!spulse_uw_read(rd, ctx, task_size, cfa - 8, &ra,
 				    sizeof(ra)))
 			goto cut;
 		if (!ra)
 			return n;
-		if (ra >= task_size || n >= max)
+		why = SPULSE_UW_CUT_BAD_FRAME;
+		if (ra >= task_size)
 			goto cut;
+		if (n >= max) {
+			why = SPULSE_UW_CUT_DEPTH;
+			goto cut;
+		}
 		out[n++] = ra - 1;
 		res->table_steps++;
 		sp = cfa;
@@ -306,6 +370,8 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 	}
 cut:
 	res->truncated = true;
+	res->cut = why;
+	res->cut_pc = n ? pc : 0;
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk);

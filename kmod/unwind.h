@@ -138,17 +138,61 @@ struct spulse_ut_reg {
 };
 
 /**
+ * enum spulse_uw_cut - why a user stack walk was cut (docs/KERNEL.md,
+ *	"User unwinding": the ustack_cut_* keys)
+ * @SPULSE_UW_CUT_NONE: not cut
+ * @SPULSE_UW_CUT_NO_SET: no row covered the PC and the frame-pointer step
+ *	did not lead on (or was not allowed): the process has no map set
+ * @SPULSE_UW_CUT_NO_MAP: the same, and the process has a map set but the
+ *	PC is in none of its mappings
+ * @SPULSE_UW_CUT_NO_ROW: the same, and the PC's mapping has a table with
+ *	no rule there (outside the table's range, or a NONE row: no CFI)
+ * @SPULSE_UW_CUT_UNKNOWN: the PC's row is UNKNOWN (the CFI says what a
+ *	row cannot)
+ * @SPULSE_UW_CUT_DEPTH: the depth limit was reached with frames left
+ * @SPULSE_UW_CUT_UNREADABLE: a table step's read failed (not resident,
+ *	or not user memory)
+ * @SPULSE_UW_CUT_BAD_FRAME: a table step broke a safety rule (the SP does
+ *	not move up, a misaligned CFA, a return address or signal IP that is
+ *	not a user address), or the IP itself is not a user address
+ * @SPULSE_UW_CUT_COMPAT32: a 32-bit task: only its IP is taken
+ * @SPULSE_UW_CUT_NR: number of values
+ *
+ * A frame-pointer step is taken only where no row covers the PC, so
+ * whatever stops it (a BP that is no frame pointer, an unreadable or
+ * non-user frame) is counted as the missing table's cause (NO_SET, NO_MAP
+ * or NO_ROW), except the depth limit.
+ */
+enum spulse_uw_cut {
+	SPULSE_UW_CUT_NONE = 0,
+	SPULSE_UW_CUT_NO_SET,
+	SPULSE_UW_CUT_NO_MAP,
+	SPULSE_UW_CUT_NO_ROW,
+	SPULSE_UW_CUT_UNKNOWN,
+	SPULSE_UW_CUT_DEPTH,
+	SPULSE_UW_CUT_UNREADABLE,
+	SPULSE_UW_CUT_BAD_FRAME,
+	SPULSE_UW_CUT_COMPAT32,
+	SPULSE_UW_CUT_NR
+};
+
+/**
  * struct spulse_uw_res - what one table-driven walk did
  * @table_steps: frames found through a table row
  * @fp_steps: frames found through the frame-pointer step
  * @complete: the walk ended on an END row (the stack's real root)
  * @truncated: the walk was cut (the truncated marker is due)
+ * @cut: why (enum spulse_uw_cut; SPULSE_UW_CUT_NONE unless @truncated)
+ * @cut_pc: the PC of the frame the walk stopped at (the last one in the
+ *	output; 0 when none)
  */
 struct spulse_uw_res {
 	u32 table_steps;
 	u32 fp_steps;
 	bool complete;
 	bool truncated;
+	u8 cut;
+	u64 cut_pc;
 };
 
 #define SPULSE_UT_BLOCK_SHIFT_MIN	8	/* index blocks >= 256 bytes */
@@ -161,6 +205,8 @@ const struct spulse_ut_ment *spulse_ut_map_find(const struct spulse_ut_pset *ps,
 						u64 pc);
 const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
 					     u64 pc);
+const struct spulse_ut_row *spulse_ut_lookup_why(const struct spulse_ut_pset *ps,
+						 u64 pc, u8 *miss);
 int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		       spulse_read_fn rd, void *ctx,
 		       const struct spulse_ut_pset *ps, bool fp_fallback,

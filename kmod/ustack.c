@@ -16,6 +16,8 @@
 #include <linux/uaccess.h>
 
 #include "ustack.h"
+#include "meta.h"
+#include "percpu.h"
 #include "unwind.h"
 #include "kunit_export.h"
 
@@ -137,23 +139,123 @@ bool spulse_task_has_user(const struct task_struct *t)
 EXPORT_SYMBOL_IF_KUNIT(spulse_task_has_user);
 
 /**
+ * spulse_ustack_cut_key() - the stats key of a cut user stack
+ * @cut: the walk's enum spulse_uw_cut (not SPULSE_UW_CUT_NONE)
+ * @mode: enum spulse_unwind_mode (parameter unwind)
+ * @tables: at least one table is loaded (a table loader is at work)
+ * @announced: the meta stream has announced a module at the cut PC (read
+ *	for SPULSE_UW_CUT_NO_MAP only)
+ *
+ * A walk cut where no table covered the PC is "no table yet" when its
+ * table can still come: tables are in use (@mode not fp, @tables) and
+ * either the process has no map set (the loader sends one per process it
+ * has seen, after its modules were announced) or the PC lies in a module
+ * not yet announced (mapped since the set was sent, e.g. by dlopen()).
+ * Otherwise it is "no table": no tables are in use, or the loader has
+ * seen the module and mapped no table for it (no usable .eh_frame). A PC
+ * in anonymous executable memory (JIT code) is never announced and counts
+ * as "no table yet" while tables are in use.
+ *
+ * Return: the enum spulse_ucut key.
+ */
+enum spulse_ucut spulse_ustack_cut_key(u8 cut, enum spulse_unwind_mode mode,
+				       bool tables, bool announced)
+{
+	bool can_come = mode != SPULSE_UNWIND_FP && tables;
+
+	switch (cut) {
+	case SPULSE_UW_CUT_NO_SET:
+		return can_come ? SPULSE_UCUT_NO_TABLE_YET :
+				  SPULSE_UCUT_NO_TABLE;
+	case SPULSE_UW_CUT_NO_MAP:
+		return can_come && !announced ? SPULSE_UCUT_NO_TABLE_YET :
+						SPULSE_UCUT_NO_TABLE;
+	case SPULSE_UW_CUT_NO_ROW:
+		return SPULSE_UCUT_NO_ROW;
+	case SPULSE_UW_CUT_UNKNOWN:
+		return SPULSE_UCUT_TABLE_UNKNOWN;
+	case SPULSE_UW_CUT_DEPTH:
+		return SPULSE_UCUT_DEPTH;
+	case SPULSE_UW_CUT_UNREADABLE:
+		return SPULSE_UCUT_UNREADABLE;
+	case SPULSE_UW_CUT_COMPAT32:
+		return SPULSE_UCUT_COMPAT32;
+	default:
+		return SPULSE_UCUT_BAD_FRAME;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_cut_key);
+
+/**
+ * spulse_ustack_cut_count() - count one cut user stack under its key
+ * @st: the calling CPU's counters
+ * @k: the key (spulse_ustack_cut_key())
+ */
+void spulse_ustack_cut_count(struct spulse_cpu_stats *st, enum spulse_ucut k)
+{
+	switch (k) {
+	case SPULSE_UCUT_NO_TABLE_YET:
+		st->ustack_cut_no_table_yet++;
+		break;
+	case SPULSE_UCUT_NO_TABLE:
+		st->ustack_cut_no_table++;
+		break;
+	case SPULSE_UCUT_NO_ROW:
+		st->ustack_cut_no_row++;
+		break;
+	case SPULSE_UCUT_TABLE_UNKNOWN:
+		st->ustack_cut_table_unknown++;
+		break;
+	case SPULSE_UCUT_DEPTH:
+		st->ustack_cut_depth++;
+		break;
+	case SPULSE_UCUT_UNREADABLE:
+		st->ustack_cut_unreadable++;
+		break;
+	case SPULSE_UCUT_COMPAT32:
+		st->ustack_cut_compat32++;
+		break;
+	default:
+		st->ustack_cut_bad_frame++;
+		break;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_cut_count);
+
+/* The frame-pointer walker's cut, in the table walker's terms. */
+static void spulse_ustack_fp_cut(struct spulse_uw_res *res, const u64 *out,
+				 int n, u32 max)
+{
+	if (!res->truncated)
+		return;
+	res->cut = !n ? SPULSE_UW_CUT_BAD_FRAME :
+		   (u32)n >= max ? SPULSE_UW_CUT_DEPTH : SPULSE_UW_CUT_NO_SET;
+	res->cut_pc = n ? out[n - 1] : 0;
+}
+
+/**
  * spulse_ustack_capture() - capture the current task's user stack
  * @uregs: its user registers (the interrupt registers when they are user
  *	mode, else task_pt_regs(current))
  * @mode: enum spulse_unwind_mode (parameter unwind)
- * @uc: the window cache (reset here)
+ * @uc: the calling CPU's window cache, &c->uc of its struct spulse_cpu
+ *	(reset here); a cut stack is counted in that struct's stats
  * @out: receives the frames, leaf first, normalized
  * @max: depth limit (>= 1)
- * @res: what the walk did (@res->truncated: the walk was cut)
+ * @res: what the walk did (@res->truncated: the walk was cut, @res->cut:
+ *	why)
  *
  * 64-bit tasks: with a map set loaded for the current process (and @mode
  * not fp) spulse_unwind_walk() over the window reader, under
  * rcu_read_lock(), falling back to the frame-pointer step where no row
  * covers the PC unless @mode is tables; without one, spulse_ustack_walk()
  * (@mode tables: the leaf alone, truncated). A 32-bit (compat) task gets
- * only its IP, marked truncated. Callers check spulse_task_has_user()
- * before using task_pt_regs(). Safe in NMI, hardirq and scheduler context
- * (copy_from_user_nmi(): no fault handling, no sleeping).
+ * only its IP, marked truncated. Every cut stack (samples and off-CPU
+ * captures alike) adds 1 to one ustack_cut_* counter of the CPU
+ * (spulse_ustack_cut_key()). Callers check spulse_task_has_user() before
+ * using task_pt_regs(). Safe in NMI, hardirq and scheduler context
+ * (copy_from_user_nmi(): no fault handling, no sleeping; the counters are
+ * the CPU's own, written under its busy flag).
  *
  * Return: number of frames in @out.
  */
@@ -166,39 +268,51 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 		.sp = uregs->sp,
 		.bp = uregs->bp,
 	};
+	struct spulse_cpu *c = container_of(uc, struct spulse_cpu, uc);
 	const struct spulse_ut_pset *ps;
-	int n;
+	bool announced = false;
+	int n = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (user_64bit_mode(uregs)) {
 		uc->len = 0;
 		uc->win = SPULSE_UCACHE_FIRST;
+		ps = NULL;
 		if (mode != SPULSE_UNWIND_FP &&
 		    (READ_ONCE(spulse_ut.nprocs) ||
 		     mode == SPULSE_UNWIND_TABLES)) {
 			rcu_read_lock();
 			ps = spulse_ut_pset_find(&spulse_ut,
 						 task_tgid_nr(current));
-			if (ps || mode == SPULSE_UNWIND_TABLES) {
+			if (ps || mode == SPULSE_UNWIND_TABLES)
 				n = spulse_unwind_walk(&ur, TASK_SIZE_MAX,
 						       spulse_read_user, uc, ps,
 						       mode == SPULSE_UNWIND_AUTO,
 						       out, max, res);
-				rcu_read_unlock();
-				return n;
-			}
 			rcu_read_unlock();
 		}
-		n = spulse_ustack_walk(&ur, TASK_SIZE_MAX, spulse_read_user,
-				       uc, out, max, &res->truncated);
-		res->fp_steps = n > 1 ? n - 1 : 0;
-		return n;
-	}
-	if (ur.ip < TASK_SIZE_MAX && max) {
-		out[0] = ur.ip;
+		if (!ps && mode != SPULSE_UNWIND_TABLES) {
+			n = spulse_ustack_walk(&ur, TASK_SIZE_MAX,
+					       spulse_read_user, uc, out, max,
+					       &res->truncated);
+			res->fp_steps = n > 1 ? n - 1 : 0;
+			spulse_ustack_fp_cut(res, out, n, max);
+		}
+	} else if (ur.ip < TASK_SIZE_MAX && max) {
+		out[n++] = ur.ip;
 		res->truncated = true;
-		return 1;
+		res->cut = SPULSE_UW_CUT_COMPAT32;
+		res->cut_pc = ur.ip;
 	}
-	return 0;
+	if (!res->truncated)
+		return n;
+	if (res->cut == SPULSE_UW_CUT_NO_MAP)
+		announced = spulse_meta_known(task_tgid_nr(current),
+					      res->cut_pc);
+	spulse_ustack_cut_count(&c->stats,
+				spulse_ustack_cut_key(res->cut, mode,
+						      READ_ONCE(spulse_ut.ntables),
+						      announced));
+	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_capture);

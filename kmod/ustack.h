@@ -50,6 +50,41 @@ struct spulse_ucache {
 struct pt_regs;
 struct task_struct;
 struct spulse_uw_res;
+struct spulse_cpu_stats;
+
+/**
+ * enum spulse_ucut - the stats key a cut user stack counts under
+ *	(ustack_cut_*, docs/KERNEL.md "User unwinding")
+ * @SPULSE_UCUT_NO_TABLE_YET: no table covered the PC and its frame pointer
+ *	did not lead on, while its table can still come: tables are in use
+ *	(unwind auto or tables, some loaded) but the process has no map set
+ *	yet, or the PC is in a module the meta stream has not announced
+ * @SPULSE_UCUT_NO_TABLE: the same with no table to come: unwind=fp, no
+ *	table loaded at all, or the PC's module was announced and its map set
+ *	still has no table for it
+ * @SPULSE_UCUT_NO_ROW: the PC's table has no rule there (no CFI)
+ * @SPULSE_UCUT_TABLE_UNKNOWN: the PC's row is UNKNOWN
+ * @SPULSE_UCUT_DEPTH: max_user_depth reached with frames left
+ * @SPULSE_UCUT_UNREADABLE: a table step could not read the stack
+ * @SPULSE_UCUT_BAD_FRAME: a table step broke a safety rule
+ * @SPULSE_UCUT_COMPAT32: a 32-bit task (only its IP)
+ * @SPULSE_UCUT_NR: number of keys
+ */
+enum spulse_ucut {
+	SPULSE_UCUT_NO_TABLE_YET,
+	SPULSE_UCUT_NO_TABLE,
+	SPULSE_UCUT_NO_ROW,
+	SPULSE_UCUT_TABLE_UNKNOWN,
+	SPULSE_UCUT_DEPTH,
+	SPULSE_UCUT_UNREADABLE,
+	SPULSE_UCUT_BAD_FRAME,
+	SPULSE_UCUT_COMPAT32,
+	SPULSE_UCUT_NR
+};
+
+enum spulse_ucut spulse_ustack_cut_key(u8 cut, enum spulse_unwind_mode mode,
+				       bool tables, bool announced);
+void spulse_ustack_cut_count(struct spulse_cpu_stats *st, enum spulse_ucut k);
 
 bool spulse_task_has_user(const struct task_struct *t);
 int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,

@@ -745,6 +745,147 @@ static void lie_garbage_tables_never_escape(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fs->wild);
 }
 
+/* ---- why a walk was cut (res.cut, the ustack_cut_* causes) ---- */
+
+/*
+ * An FP-less leaf (BP = 1: not a frame pointer) that no row covers: the
+ * cause is why no row covers it (no map set, no mapping, a NONE row), in
+ * auto (FP step tried and failed) and tables mode (no FP step) alike.
+ */
+static void cut_no_rule_says_why_there_is_none(struct kunit *test)
+{
+	const struct spulse_ut_pset *ps = std_pset(test);
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+	int fb;
+
+	for (fb = 0; fb <= 1; fb++) {
+		KUNIT_EXPECT_EQ(test, uwalk(fs, NULL, fb, 0x1000, at(0), 1,
+					    out, 8, &res), 1);
+		KUNIT_EXPECT_TRUE(test, res.truncated);
+		KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_SET);
+		KUNIT_EXPECT_EQ(test, res.cut_pc, 0x1000ULL);
+		KUNIT_EXPECT_EQ(test, uwalk(fs, ps, fb, 0x1000, at(0), 1,
+					    out, 8, &res), 1);
+		KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_MAP);
+		KUNIT_EXPECT_EQ(test, uwalk(fs, ps, fb, PC_NONE, at(0), 1,
+					    out, 8, &res), 1);
+		KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_ROW);
+		KUNIT_EXPECT_EQ(test, res.cut_pc, PC_NONE);
+	}
+	/* an FP step whose frame is unreadable: still the missing rule */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, NULL, true, 0x1000, at(0),
+				    at(FAKE_WORDS), out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_SET);
+	/* a caller in a NONE range, reached by a table step */
+	fs->w[0] = RA(PC_NONE);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, ps, true, PC_LEAF, at(0), 1, out, 8,
+				    &res), 2);
+	KUNIT_EXPECT_EQ(test, res.table_steps, 1U);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_ROW);
+	KUNIT_EXPECT_EQ(test, res.cut_pc, PC_NONE);
+	/* the same with a frame pointer there: the FP step leads on, no cut */
+	fs->w[4] = 0;
+	fs->w[5] = RA(PC_END);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, ps, true, PC_LEAF, at(0), at(4), out,
+				    8, &res), 3);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NONE);
+	KUNIT_EXPECT_EQ(test, res.cut_pc, 0ULL);
+}
+
+static void cut_unknown_row(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	fs->w[0] = RA(PC_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 8, &res), 2);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, res.cut_pc, PC_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), false, PC_UNKNOWN,
+				    at(0), 0, out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_UNKNOWN);
+}
+
+static void cut_depth_limit_table_and_fp_steps(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+	int i;
+
+	for (i = 0; i < 20; i++)
+		fs->w[i] = RA(PC_LEAF);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 3, &res), 3);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_DEPTH);
+	/* a frame-pointer chain without tables, cut by the limit */
+	memset(fs->w, 0, sizeof(fs->w));
+	for (i = 0; i < 10; i++) {
+		fs->w[10 * i + 4] = at(10 * i + 14);
+		fs->w[10 * i + 5] = 0x401000 + i;
+	}
+	KUNIT_EXPECT_EQ(test, uwalk(fs, NULL, true, 0x401000, at(0), at(4),
+				    out, 3, &res), 3);
+	KUNIT_EXPECT_EQ(test, res.fp_steps, 2U);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_DEPTH);
+}
+
+static void cut_unreadable_stack(struct kunit *test)
+{
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8];
+
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF,
+				    at(FAKE_WORDS), 0, out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_UNREADABLE);
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_DRAP, at(0),
+				    TASK_SZ - 8, out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_UNREADABLE);
+	/* a signal frame whose ucontext is not readable */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_SIG,
+				    at(FAKE_WORDS - 4), 0, out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_UNREADABLE);
+}
+
+static void cut_bad_frames(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x000, CFA_SP, 0, 0),	/* CFA == SP */
+		ROW(0x100, CFA_SP, -64, 0),	/* CFA below SP */
+		ROW(0x200, CFA_BP, 16, 0),	/* BP below SP */
+		ROW(0x300, CFA_SP, 12, 0),	/* misaligned CFA */
+		ROW(0x400, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
+		ROW(0x500, CFA_SP, 16, -2048),	/* saved bp below SP */
+	};
+	const struct spulse_ut_pset *ps =
+		one_map(test, new_tab(test, TEXT, TEXT_END, rows, 6));
+	struct fake_stack *fs = new_stack(test);
+	struct spulse_uw_res res;
+	u64 out[8], pc;
+
+	for (pc = TEXT; pc < TEXT + 0x600; pc += 0x100) {
+		uwalk(fs, ps, true, pc + 8, at(100), at(10), out, 8, &res);
+		KUNIT_EXPECT_EQ_MSG(test, res.cut, SPULSE_UW_CUT_BAD_FRAME,
+				    "pc %llx", pc);
+	}
+	/* a kernel return address */
+	fs->w[0] = KADDR;
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, PC_LEAF, at(0),
+				    0, out, 8, &res), 1);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_BAD_FRAME);
+	/* the IP itself not a user address: no frames */
+	KUNIT_EXPECT_EQ(test, uwalk(fs, std_pset(test), true, KADDR, at(0), 0,
+				    out, 8, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_BAD_FRAME);
+	KUNIT_EXPECT_EQ(test, res.cut_pc, 0ULL);
+}
+
 static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lookup_first_last_gaps_and_out_of_range),
 	KUNIT_CASE(lookup_one_row_table_and_leading_gap),
@@ -771,6 +912,11 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_loops_are_bounded),
 	KUNIT_CASE(lie_unreadable_memory_truncates),
 	KUNIT_CASE(lie_garbage_tables_never_escape),
+	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
+	KUNIT_CASE(cut_unknown_row),
+	KUNIT_CASE(cut_depth_limit_table_and_fp_steps),
+	KUNIT_CASE(cut_unreadable_stack),
+	KUNIT_CASE(cut_bad_frames),
 	{}
 };
 

@@ -7,8 +7,11 @@
  */
 #include <kunit/test.h>
 #include <linux/sched.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
 
 #include "ustack.h"
+#include "percpu.h"
 #include "unwind.h"
 
 #define FAKE_BASE	0x7ffff0000000ULL	/* "user" address of word 0 */
@@ -258,6 +261,136 @@ static void ustack_io_worker_has_no_user_stack(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, spulse_task_has_user(current));
 }
 
+/* ---- the ustack_cut_* keys (a cut stack's cause) ---- */
+
+/* Every key's counter, in enum spulse_ucut order. */
+static u64 cut_field(const struct spulse_cpu_stats *st, enum spulse_ucut k)
+{
+	const u64 v[SPULSE_UCUT_NR] = {
+		[SPULSE_UCUT_NO_TABLE_YET] = st->ustack_cut_no_table_yet,
+		[SPULSE_UCUT_NO_TABLE] = st->ustack_cut_no_table,
+		[SPULSE_UCUT_NO_ROW] = st->ustack_cut_no_row,
+		[SPULSE_UCUT_TABLE_UNKNOWN] = st->ustack_cut_table_unknown,
+		[SPULSE_UCUT_DEPTH] = st->ustack_cut_depth,
+		[SPULSE_UCUT_UNREADABLE] = st->ustack_cut_unreadable,
+		[SPULSE_UCUT_BAD_FRAME] = st->ustack_cut_bad_frame,
+		[SPULSE_UCUT_COMPAT32] = st->ustack_cut_compat32,
+	};
+
+	return v[k];
+}
+
+static void ustack_cut_key_per_cause(struct kunit *test)
+{
+	const enum spulse_unwind_mode modes[] = {
+		SPULSE_UNWIND_AUTO, SPULSE_UNWIND_TABLES, SPULSE_UNWIND_FP,
+	};
+	unsigned int m;
+	int tables, ann;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		for (tables = 0; tables <= 1; tables++) {
+			for (ann = 0; ann <= 1; ann++) {
+				bool use = modes[m] != SPULSE_UNWIND_FP &&
+					   tables;
+				enum spulse_unwind_mode md = modes[m];
+
+				/* no map set: "yet" while tables are used */
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_NO_SET, md, tables, ann),
+					use ? SPULSE_UCUT_NO_TABLE_YET :
+					      SPULSE_UCUT_NO_TABLE);
+				/* outside the set: "yet" until announced */
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_NO_MAP, md, tables, ann),
+					use && !ann ? SPULSE_UCUT_NO_TABLE_YET :
+						      SPULSE_UCUT_NO_TABLE);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_NO_ROW, md, tables, ann),
+					SPULSE_UCUT_NO_ROW);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_UNKNOWN, md, tables, ann),
+					SPULSE_UCUT_TABLE_UNKNOWN);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_DEPTH, md, tables, ann),
+					SPULSE_UCUT_DEPTH);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_UNREADABLE, md, tables,
+					ann), SPULSE_UCUT_UNREADABLE);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_BAD_FRAME, md, tables,
+					ann), SPULSE_UCUT_BAD_FRAME);
+				KUNIT_EXPECT_EQ(test, spulse_ustack_cut_key(
+					SPULSE_UW_CUT_COMPAT32, md, tables,
+					ann), SPULSE_UCUT_COMPAT32);
+			}
+		}
+	}
+}
+
+/* Each key adds 1 to its own counter and to no other. */
+static void ustack_cut_count_one_counter_per_key(struct kunit *test)
+{
+	struct spulse_cpu_stats *st = kunit_kzalloc(test, sizeof(*st),
+						    GFP_KERNEL);
+	enum spulse_ucut k, j;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	for (k = 0; k < SPULSE_UCUT_NR; k++)
+		for (i = 0; i <= k; i++)
+			spulse_ustack_cut_count(st, k);
+	for (j = 0; j < SPULSE_UCUT_NR; j++)
+		KUNIT_EXPECT_EQ_MSG(test, cut_field(st, j), (u64)j + 1,
+				    "key %d", j);
+	KUNIT_EXPECT_EQ(test, st->ustack_truncated, 0ULL);
+}
+
+/*
+ * The capture counts a cut stack in the stats of the struct spulse_cpu
+ * whose window it was given: an FP-less leaf (BP = 1) under unwind=fp is
+ * "no table", the depth limit "depth", a 32-bit task "compat32"; a whole
+ * stack counts nothing. (No user memory is read: every walk stops before.)
+ */
+static void ustack_capture_counts_the_cause(struct kunit *test)
+{
+	struct spulse_cpu *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct pt_regs *regs = kunit_kzalloc(test, sizeof(*regs), GFP_KERNEL);
+	struct spulse_uw_res res;
+	u64 out[8];
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	regs->cs = __USER_CS;
+	regs->ip = 0x401000;
+	regs->sp = 0x7ffff0000000ULL;
+	regs->bp = 0;
+	n = spulse_ustack_capture(regs, SPULSE_UNWIND_FP, &c->uc, out, 8, &res);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_FALSE(test, res.truncated);
+	regs->bp = 1;
+	n = spulse_ustack_capture(regs, SPULSE_UNWIND_FP, &c->uc, out, 8, &res);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_SET);
+	KUNIT_EXPECT_EQ(test, res.cut_pc, 0x401000ULL);
+	KUNIT_EXPECT_EQ(test, c->stats.ustack_cut_no_table, 1ULL);
+	n = spulse_ustack_capture(regs, SPULSE_UNWIND_FP, &c->uc, out, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_DEPTH);
+	KUNIT_EXPECT_EQ(test, c->stats.ustack_cut_depth, 1ULL);
+	regs->cs = __USER32_CS;
+	n = spulse_ustack_capture(regs, SPULSE_UNWIND_AUTO, &c->uc, out, 8,
+				  &res);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_TRUE(test, res.truncated);
+	KUNIT_EXPECT_EQ(test, c->stats.ustack_cut_compat32, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->stats.ustack_cut_no_table, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->stats.ustack_cut_no_table_yet +
+			c->stats.ustack_cut_bad_frame +
+			c->stats.ustack_cut_unreadable, 0ULL);
+}
+
 static struct kunit_case spulse_ustack_cases[] = {
 	KUNIT_CASE(ustack_io_worker_has_no_user_stack),
 	KUNIT_CASE(ustack_clean_chain_normalizes_return_addresses),
@@ -272,6 +405,9 @@ static struct kunit_case spulse_ustack_cases[] = {
 	KUNIT_CASE(ustack_unreadable_frame_is_truncated),
 	KUNIT_CASE(ustack_depth_limit_truncates),
 	KUNIT_CASE(ustack_chain_exactly_at_limit_is_complete),
+	KUNIT_CASE(ustack_cut_key_per_cause),
+	KUNIT_CASE(ustack_cut_count_one_counter_per_key),
+	KUNIT_CASE(ustack_capture_counts_the_cause),
 	{}
 };
 
