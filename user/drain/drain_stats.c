@@ -1,12 +1,96 @@
 // SPDX-License-Identifier: MIT
 /*
  * The session's totals: drain_get_stats() (what is on disk after a fatal
- * error, the module's dropped count) and the final summary lines.
+ * error, the module's dropped count), the module's cut user stacks by
+ * cause (drain_ucut.h) and the final summary lines.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "drain_ucut.h"
 #include "session.h"
+
+static const struct {
+	const char *key;
+	const char *words;
+} ucut_names[DRAIN_UCUT_NR] = {
+	[DRAIN_UCUT_NO_TABLE_YET] = { "ustack_cut_no_table_yet", "no table yet" },
+	[DRAIN_UCUT_NO_TABLE] = { "ustack_cut_no_table", "no table" },
+	[DRAIN_UCUT_NO_ROW] = { "ustack_cut_no_row", "no rule in the table" },
+	[DRAIN_UCUT_TABLE_UNKNOWN] = { "ustack_cut_table_unknown",
+				       "table says unknown" },
+	[DRAIN_UCUT_DEPTH] = { "ustack_cut_depth", "depth limit" },
+	[DRAIN_UCUT_UNREADABLE] = { "ustack_cut_unreadable",
+				    "stack unreadable" },
+	[DRAIN_UCUT_BAD_FRAME] = { "ustack_cut_bad_frame", "bad frame" },
+	[DRAIN_UCUT_COMPAT32] = { "ustack_cut_compat32", "32-bit task" },
+};
+
+const char *drain_ucut_key(enum drain_ucut_cause c)
+{
+	return (unsigned int)c < DRAIN_UCUT_NR ? ucut_names[c].key : NULL;
+}
+
+const char *drain_ucut_words(enum drain_ucut_cause c)
+{
+	return (unsigned int)c < DRAIN_UCUT_NR ? ucut_names[c].words : NULL;
+}
+
+void drain_ucut_read_file(const char *stats_path, struct drain_ucut *u)
+{
+	int64_t v;
+	unsigned int i;
+
+	u->known = stats_path != NULL;
+	for (i = 0; i < DRAIN_UCUT_NR; i++) {
+		u->n[i] = 0;
+		if (!u->known)
+			continue;
+		if (drain_kstat(stats_path, ucut_names[i].key, &v) || v < 0)
+			u->known = false;	/* an older module, or gone */
+		else
+			u->n[i] = (uint64_t)v;
+	}
+}
+
+void drain_ucut_read(struct drain *d, struct drain_ucut *u)
+{
+	drain_ucut_read_file(d->stats_path, u);
+}
+
+const char *drain_ucut_text(const struct drain_ucut *u, char *buf,
+			    size_t len)
+{
+	char t[DRAIN_UCUT_TEXT_MAX];
+	uint64_t total = 0;
+	unsigned int i;
+	size_t at;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; u->known && i < DRAIN_UCUT_NR; i++)
+		total += u->n[i];
+	if (!total)
+		return buf;
+	at = (size_t)snprintf(t, sizeof(t), ", user stacks cut %" PRIu64 " (",
+			      total);
+	for (i = 0; i < DRAIN_UCUT_NR; i++)
+		if (u->n[i])	/* 8 causes of < 45 bytes each: never cut */
+			at += (size_t)snprintf(t + at, sizeof(t) - at,
+					       "%s%s %" PRIu64,
+					       t[at - 1] == '(' ? "" : ", ",
+					       ucut_names[i].words, u->n[i]);
+	snprintf(t + at, sizeof(t) - at, ")");
+	if (strlen(t) < len)
+		memcpy(buf, t, strlen(t) + 1);
+	else if ((size_t)snprintf(buf, len, ", user stacks cut %" PRIu64,
+				  total) >= len)
+		buf[0] = '\0';	/* no room for a true number: nothing */
+	return buf;
+}
 
 /*
  * After a fatal error (a full disk, say) the Recorder has taken samples
@@ -92,6 +176,17 @@ void drain_get_stats(struct drain *d, struct drain_stats *st)
 	*st = d->st;
 }
 
+/* "spulse-drain: user stacks cut N (...)" when the module cut any. */
+static void print_ucut(struct drain *d, FILE *f)
+{
+	struct drain_ucut uc;
+	char t[DRAIN_UCUT_TEXT_MAX];
+
+	drain_ucut_read(d, &uc);
+	if (*drain_ucut_text(&uc, t, sizeof(t)))
+		fprintf(f, "spulse-drain: %s\n", t + 2);
+}
+
 void drain_print_stats(struct drain *d, FILE *f)
 {
 	struct drain_stats st;
@@ -139,6 +234,7 @@ void drain_print_stats(struct drain *d, FILE *f)
 			(double)st.unwind_build_ns / 1e9, st.unwind_refused,
 			st.unwind_failed, st.unwind_skipped, st.unwind_maps,
 			st.unwind_map_errors);
+	print_ucut(d, f);
 	if (d->flight)
 		fprintf(f, "spulse-drain: flight: triggers %" PRIu64 ", dumps "
 			"%u, suppressed %" PRIu64 "; generations %u holding %"
