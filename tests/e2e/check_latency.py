@@ -17,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from spool import ElfSyms, Kallsyms, RawSpool, SpoolError, STATE_NAMES, run  # noqa: E402
 from verdict import BAD_DMESG, Verdict  # noqa: E402
+import latency_cpu0  # noqa: E402
 
 OUT, RESULT = sys.argv[1:3]
 BIN = os.path.join(OUT, 'bin')
@@ -275,6 +276,10 @@ def runq_checks(run, res, truth, mono2real):
     check('%s.runq_control_vs_truth' % run, coff <= ctoff + 2 * MS,
           'uncontended off-CPU %.2f ms <= the spinner\'s wall - CPU time %.2f ms (+2 ms)' %
           (coff / MS, ctoff / MS))
+    # LATENCY_TRACE=1: who ran on CPU 0 while the control waited
+    if os.path.exists(os.path.join(OUT, run, 'sched-cpu0.trace')):
+        for ln in latency_cpu0.analyse(OUT, run):
+            info('%s.runq_control_cpu0: %s' % (run, ln[len(run) + 2:]))
     stacked = sum(1 for i in ivs if 'inj_runq_spin' in i['funcs'])
     preempt = sum(1 for i in ivs if i['state'] == 0)
     info('%s.runq: %d/%d contended intervals name inj_runq_spin, %d are R (preempted)' %

@@ -30,6 +30,34 @@ loaded() { [ -d /sys/module/spulse ]; }
 ctl() { echo "$1" > $D/control; }
 dclear() { dmesg -c >> /out/dmesg.acc; }
 
+# Optional (TRACE_CPU0=1 in /out/params, LATENCY_TRACE=1 on the host):
+# the kernel's own sched_switch/sched_wakeup and workqueue execute events
+# of the control spinner's CPU 0, clock mono (the injector's), into
+# /out/RUN/sched-cpu0.trace; the checker then names who ran on CPU 0 while
+# the spinner waited (tests/e2e/latency_cpu0.py).
+T=/sys/kernel/debug/tracing
+trace_on() {
+	[ "${TRACE_CPU0:-0}" = 1 ] && [ -d $T ] || return 0
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo mono > $T/trace_clock
+	echo 1 > $T/tracing_cpumask
+	echo 8192 > $T/buffer_size_kb
+	echo 1 > $T/events/sched/sched_switch/enable
+	echo 1 > $T/events/sched/sched_wakeup/enable
+	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
+	echo 1 > $T/events/workqueue/workqueue_execute_end/enable
+	echo 1 > $T/tracing_on
+}
+trace_off() {
+	[ "${TRACE_CPU0:-0}" = 1 ] && [ -d $T ] || return 0
+	echo 0 > $T/tracing_on
+	cat $T/trace > "$1/sched-cpu0.trace"
+	echo 0 > $T/events/sched/enable
+	echo 0 > $T/events/workqueue/enable
+	echo > $T/trace
+}
+
 # start_inject RUN GOFILE ARGS...: start the injector in the background of
 # this shell (it waits for GOFILE); sets $inj (job) and $pid (its pid)
 start_inject() {
@@ -62,8 +90,10 @@ run_raw() {
 	# needs 8), against 24-39 in the later phases and runs
 	sleep 1
 	ctl start; echo $? > $o/start.rc
+	trace_on
 	touch /out/go.raw
 	wait $inj; echo $? > $o/inject.rc
+	trace_off $o
 	ctl trigger; echo $? > $o/trigger.rc
 	sleep 0.2
 	ctl stop
@@ -85,8 +115,10 @@ run_drain() {
 	drain=$!
 	sleep 1
 	ctl start; echo $? > $o/start.rc
+	trace_on
 	touch /out/go.drain
 	wait $inj; echo $? > $o/inject.rc
+	trace_off $o
 	sleep 0.3
 	ctl stop
 	sleep 0.5
@@ -166,7 +198,7 @@ run_perf() {
 rm -f /out/dmesg.acc /out/complete
 cat /proc/kallsyms > /out/kallsyms
 nproc > /out/nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo > /out/nproc
-for r in raw drain flight perf; do
+for r in ${RUNS:-raw drain flight perf}; do
 	vm_log "latency run $r"
 	loaded && unload
 	t0=$(date +%s)

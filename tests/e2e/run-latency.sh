@@ -43,6 +43,8 @@ FLIGHT_S=2
 STALL_MS=100
 PRE_MS=3000
 POST_MS=1500
+TRACE_CPU0=${LATENCY_TRACE:-0}
+RUNS="${LATENCY_RUNS:-raw drain flight perf}"
 P
 t0=$(date +%s)
 # tsc=reliable: under TCG the guest's clocksource watchdog marks the TSC
