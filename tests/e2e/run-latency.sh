@@ -10,7 +10,10 @@
 # default <repo>/spulse.ko built by `make module`), LATENCY_TIMEOUT (VM, s,
 # default 240), LATENCY_FREQ (on-CPU sampling Hz, 199), LATENCY_MIN_US
 # (offcpu_min_us, 100), LATENCY_WAITS (waits per blocking scenario, 40),
-# LATENCY_RUNQ_MS (run-queue phase, 1500).
+# LATENCY_RUNQ_MS (run-queue phase, 1500), LATENCY_RUNS (the guest's runs,
+# "raw drain flight perf"), LATENCY_TRACE=1 (trace CPU 0's scheduler and
+# workqueue events in the raw and drain runs: the checker then names who ran
+# on CPU 0 while the control spinner waited, tests/e2e/latency_cpu0.py).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
