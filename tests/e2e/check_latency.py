@@ -668,6 +668,67 @@ def check_perf(elf, ksyms):
              (t, qw / MS, qb / MS, pct(qw, qb), qa / MS))
     dmesg_check('perf')
 
+STOP_WQ = re.compile(r'\s(\d+\.\d+): (workqueue_queue_work|workqueue_execute_start):.*?'
+                     r'function[= ](spulse_meta_\w+)')
+STOP_MARK = re.compile(r'\s(\d+\.\d+): tracing_mark_write: spulse-test (\w+)')
+
+
+def check_stop(elf, ksyms):
+    """The stop path (issue 19 item 5, guest-latency.sh run_stop): a stop
+    written from a chroot resolves the last scan's paths against the
+    worker's root, and no meta work is queued or runs after a stop."""
+    if rd('stop', 'skipped'):
+        return info('stop: skipped: %s' % rd('stop', 'skipped'))
+    pid = rd('stop', 'pid') or '?'
+    check('stop.insmod', rc_of('stop', 'insmod.rc') == 0 and rc_of('stop', 'insmod2.rc') == 0,
+          'rc %s, %s: %s' % (rd('stop', 'insmod.rc'), rd('stop', 'insmod2.rc'),
+                             rd('stop', 'insmod.err', default='')[:200]))
+    check('stop.stop_from_chroot_rc', rc_of('stop', 'stop.rc') == 0,
+          '`echo stop > control` from chroot /host: rc %s' % rd('stop', 'stop.rc'))
+    meta = os.path.join(OUT, 'stop', 'meta')
+    rc, out, err = run([SPULSE, 'dump', meta])
+    mods = re.findall(r'^module id=\d+ pid=%s .*? path=(\S+)' % re.escape(pid), out, re.M)
+    # the target runs in the guest's root and maps the file through the
+    # host root's bind of OUT at /host<OUT>; the stopper is chrooted at /host
+    want = '/host' + os.path.abspath(OUT) + '/stop/stopmap.bin'
+    got = [p for p in mods if p.endswith('/stopmap.bin')]
+    check('stop.chroot_stop_paths_as_the_target_sees_them',
+          rc == 0 and got and all(p == want for p in got),
+          'rc %d; the mapping made just before a stop from chroot /host: %s (want %s)' %
+          (rc, got or 'not announced', want))
+    check('stop.chroot_stop_keeps_the_live_target',
+          rc == 0 and not re.search(r'^process-deactivate pid=%s$' % re.escape(pid), out, re.M),
+          'no process-deactivate for pid %s (alive at the stop) in the meta stream' % pid)
+    tr = rd('stop', 'sched.trace', default='')
+    cycles = int(rd('stop', 'cycles', default='0') or 0)
+    state, bad, during, marks, mapped = 'before', [], 0, collections.Counter(), 0
+    for line in tr.splitlines():
+        m = STOP_MARK.search(line)
+        if m:
+            state = m.group(2)
+            marks[state] += 1
+            continue
+        m = STOP_WQ.search(line)
+        if not m:
+            continue
+        if state == 'mapped':
+            mapped += 1
+        if state in ('stopped', 'end'):
+            bad.append('%s %s %s' % (m.group(1), m.group(2), m.group(3)))
+        elif state == 'start':
+            during += 1
+    info('stop: meta work between the mapping and the stop: %d events (0: the stop\'s own '
+         'last scan announced it)' % mapped)
+    check('stop.meta_work_never_after_stop',
+          cycles >= 30 and marks['stopped'] == cycles + 1 and during > 0 and not bad,
+          '%d stops (%d traced), meta work queued/run %d times while recording, %d times after '
+          'a stop returned%s' % (cycles + 1, marks['stopped'], during, len(bad),
+                                 (': ' + '; '.join(bad[:4])) if bad else ''))
+    check('stop.rmmod', (rd('stop', 'rmmod.rc') or '').split() == ['0', '0'],
+          'rmmod rc %s' % ' '.join((rd('stop', 'rmmod.rc') or '?').split()))
+    dmesg_check('stop')
+
+
 def main():
     if rd('complete') != 'done' and 'LATENCY_RUNS' not in os.environ:
         check('latency.guest_complete', False, 'guest script did not finish (see console.log)')
@@ -685,9 +746,9 @@ def main():
         ksyms = Kallsyms(kp) if os.path.exists(kp) else None
         info('run seconds: raw %s drain %s flight %s' %
              (rd('raw.secs'), rd('drain.secs'), rd('flight.secs')))
-        runs = os.environ.get('LATENCY_RUNS', 'raw drain flight perf').split()
+        runs = os.environ.get('LATENCY_RUNS', 'raw drain flight perf stop').split()
         for r, fn in (('raw', check_raw), ('drain', check_drain), ('flight', check_flight),
-                      ('perf', check_perf)):
+                      ('perf', check_perf), ('stop', check_stop)):
             if r in runs:
                 fn(elf, ksyms)
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)

@@ -195,10 +195,100 @@ run_perf() {
 	dmesg > $o/dmesg
 }
 
+# The stop path (issue 19 item 5), traced (workqueue events, all CPUs, with
+# trace_marker lines around every stop):
+#   1. stopmap (static, tests/e2e/stopmap.c) runs in this root, outside the
+#      /host chroot, and maps a file under /host executable right before a
+#      `stop` written by a process chrooted into /host: the stop's last
+#      meta scan must give the new mapping's path as the target sees it
+#      (/host/...), not as the stopper does (the path inside its chroot);
+#   2. then start/stop cycles while processes exec and exit on both CPUs
+#      (spulse.ko loaded system-wide, every exec/exit queues the meta work):
+#      the meta work must never be queued or run after a stop returned
+#      (until the next start).
+# The checker reads stop/meta, stop/sched.trace and stop/cycles.
+mark() { echo "$1" > $T/trace_marker 2>/dev/null; }
+run_stop() {
+	o=/out/stop; mkdir -p $o
+	[ -d $T/events/workqueue ] || { echo "no workqueue trace events" > $o/skipped; return; }
+	[ -x /out/bin/stopmap ] || { echo "no stopmap binary" > $o/skipped; return; }
+	cp /out/bin/inject $o/stopmap.bin
+	rm -f $o/go $o/mapped
+	/out/bin/stopmap $o "/host$VM_OUT_HOST/stop/stopmap.bin" > $o/target.log 2>&1 &
+	py=$!
+	i=0
+	while ! grep -q '^pid' $o/target.log 2>/dev/null && [ $i -lt 300 ]; do
+		i=$((i + 1)); sleep 0.1
+	done
+	pid=$(sed -n 's/^pid //p' $o/target.log)
+	echo "$pid" > $o/pid
+	dclear
+	ins target_pid=$pid freq=$FREQ 2> $o/insmod.err
+	echo $? > $o/insmod.rc
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo mono > $T/trace_clock
+	echo 3 > $T/tracing_cpumask
+	echo 4096 > $T/buffer_size_kb
+	echo 1 > $T/events/workqueue/workqueue_queue_work/enable
+	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
+	echo 1 > $T/events/workqueue/workqueue_execute_end/enable
+	echo 1 > $T/tracing_on
+	mark "spulse-test start"
+	ctl start; echo $? > $o/start.rc
+	sleep 1
+	touch $o/go
+	i=0
+	while [ ! -e $o/mapped ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.01; done
+	mark "spulse-test mapped"
+	mark "spulse-test stop"
+	chroot /host /bin/sh -c "echo stop > /sys/kernel/debug/spulse/control"
+	echo $? > $o/stop.rc
+	mark "spulse-test stopped"
+	sleep 0.5
+	cat $D/meta > $o/meta
+	cat $D/stats > $o/stats
+	kill $py; wait $py
+	unload; echo $? > $o/rmmod.rc
+	# 2. cycles, system-wide, with exec/exit churn on both CPUs
+	ins freq=$FREQ 2>> $o/insmod.err
+	echo $? > $o/insmod2.rc
+	churn=
+	for c in 0 1; do
+		( while [ ! -e /tmp/stop-churn-end ]; do
+			taskset -c $c /bin/true; done ) &
+		churn="$churn $!"
+	done
+	n=0
+	while [ $n -lt 30 ]; do
+		mark "spulse-test start"
+		ctl start
+		sleep 0.$((n % 5))
+		mark "spulse-test stop"
+		ctl stop
+		mark "spulse-test stopped"
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo $n > $o/cycles
+	sleep 0.5
+	mark "spulse-test end"
+	touch /tmp/stop-churn-end
+	for c in $churn; do wait $c; done
+	rm -f /tmp/stop-churn-end
+	echo 0 > $T/tracing_on
+	cat $T/trace > $o/sched.trace
+	echo 0 > $T/events/workqueue/enable
+	echo > $T/trace
+	echo ff > $T/tracing_cpumask 2>/dev/null
+	unload; echo $? >> $o/rmmod.rc
+	dmesg > $o/dmesg
+}
+
 rm -f /out/dmesg.acc /out/complete
 cat /proc/kallsyms > /out/kallsyms
 nproc > /out/nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo > /out/nproc
-for r in ${RUNS:-raw drain flight perf}; do
+for r in ${RUNS:-raw drain flight perf stop}; do
 	vm_log "latency run $r"
 	loaded && unload
 	t0=$(date +%s)

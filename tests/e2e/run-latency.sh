@@ -11,7 +11,7 @@
 # default 240), LATENCY_FREQ (on-CPU sampling Hz, 199), LATENCY_MIN_US
 # (offcpu_min_us, 100), LATENCY_WAITS (waits per blocking scenario, 40),
 # LATENCY_RUNQ_MS (run-queue phase, 1500), LATENCY_RUNS (the guest's runs,
-# "raw drain flight perf"), LATENCY_TRACE=1 (trace CPU 0's scheduler and
+# "raw drain flight perf stop"), LATENCY_TRACE=1 (trace CPU 0's scheduler and
 # workqueue events in the raw and drain runs: the checker then names who ran
 # on CPU 0 while the control spinner waited, tests/e2e/latency_cpu0.py).
 set -uo pipefail
@@ -32,11 +32,16 @@ for t in "$BUILD/spulse-drain" "$BUILD/spulse" "$BUILD/workload/inject"; do
 		echo "latency: building $t failed"
 done
 
+# the stop run's target (static: it runs outside the guest's /host chroot)
+cc -static -O1 -Wall -Wextra -Werror -o "$BUILD/latency-stopmap" "$top/tests/e2e/stopmap.c" ||
+	echo "latency: building stopmap failed"
+
 rm -rf "$out"
-mkdir -p "$out/bin" "$out/raw" "$out/drain" "$out/flight"
+mkdir -p "$out/bin" "$out/raw" "$out/drain" "$out/flight" "$out/stop"
 for f in "$ko" "$BUILD/spulse" "$BUILD/spulse-drain" "$BUILD/workload/inject"; do
 	[ -f "$f" ] && cp -p "$f" "$out/bin/" || echo "latency: missing $f"
 done
+cp -p "$BUILD/latency-stopmap" "$out/bin/stopmap" 2>/dev/null || echo "latency: missing stopmap"
 cat > "$out/params" <<P
 FREQ=${LATENCY_FREQ:-199}
 MIN_US=${LATENCY_MIN_US:-100}
@@ -47,7 +52,7 @@ STALL_MS=100
 PRE_MS=3000
 POST_MS=1500
 TRACE_CPU0=${LATENCY_TRACE:-0}
-RUNS="${LATENCY_RUNS:-raw drain flight perf}"
+RUNS="${LATENCY_RUNS:-raw drain flight perf stop}"
 P
 t0=$(date +%s)
 # tsc=reliable: under TCG the guest's clocksource watchdog marks the TSC
