@@ -890,6 +890,9 @@ fi
 # ---- unwind-table loading (tests/drain/unwind.sh) ------------------------
 . "$top/tests/drain/unwind.sh"
 
+# ---- epoch headers that contradict the stream (tests/drain/epoch_header.sh)
+. "$top/tests/drain/epoch_header.sh"
+
 echo "drain: $passed passed, $failed failed"
 mkdir -p "$build/check"
 echo "$passed $failed" >"$build/check/drain.result"
