@@ -93,6 +93,13 @@ if [[ " $demos " == *" demo "* ]] && run_demo demo demo; then
 	else
 		fail demo-top-functions-are-the-workloads "$rows"
 	fi
+	# flame and report agree on every function's total (issue 22): self =
+	# the folded lines whose leaf it is, total = the lines holding it
+	if r=$(python3 "$top/tests/cli/flame_report_agree.py" "$S" "$d/demo.spulse" 2>&1); then
+		pass "demo-flame-and-report-agree ($(tail -n1 <<<"$r"))"
+	else
+		fail demo-flame-and-report-agree "$r"
+	fi
 	# [vdso] frames are named from the image saved at record time: every
 	# [vdso] address inside one of the saved image's function symbols is
 	# named, and at least one frame is. The image's dynamic symbols do not
