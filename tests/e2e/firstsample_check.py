@@ -13,7 +13,18 @@ OUT/CASE/ holds what tests/e2e/firstsample_guest.sh left. Checks:
   clock: of the samples whose leaf is in [vdso], >= 99% have cl_worker in
     their stack (read with tests/e2e/spool.py, symbols from nm);
   dlwait: every dlopen'ed library got its table mapped (no timeout); the
-    waits are printed (median and worst).
+    waits are printed (median and worst);
+  notable: fpspin (FP-less, %rbp = 1 while it spins) recorded without the
+    ptrace hold, so it runs before its map set reaches the kernel: the
+    module's stats (copied after the command exited) count >= 1 cut stack
+    as ustack_cut_no_table_yet, the ustack_cut_* causes add up to
+    ustack_truncated (samples only: no off-CPU here), the spool has cut
+    fpspin samples at its start, and >= 99% of its samples in the second
+    half of the run are whole (not truncated, reaching fp_main);
+  demo: gt (the demo workload) recorded with --off-cpu: flame and report
+    agree on every function's self and total (tests/cli/flame_report_agree.py)
+    for the samples and for the off-CPU time; a doctored folded output (one
+    sample moved between two lines) is refused by the same comparison.
 Prints one line per check and a truth table; writes "passed failed" to
 RESULT.
 """
@@ -157,6 +168,101 @@ check('dlwait.every_library_mapped', ok,
       'worst %.1f ms, first (table built) %.1f ms'
       % (len(waits) + timeouts, timeouts, statistics.median(waits) if waits else -1,
          max(waits) if waits else -1, waits[0] if waits else -1))
+
+# notable: cut stacks before the table, counted by cause; whole afterwards
+CUTS = ('no_table_yet', 'no_table', 'no_row', 'table_unknown', 'depth',
+        'unreadable', 'bad_frame', 'compat32')
+d = os.path.join(OUT, 'notable')
+st = {}
+try:
+    with open(os.path.join(d, 'stats')) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 2:
+                st[p[0]] = p[1]
+except OSError:
+    pass
+cuts = {c: int(st.get('ustack_cut_' + c, -1)) for c in CUTS}
+trunc = int(st.get('ustack_truncated', -1))
+check('notable.kernel_counts_no_table_yet',
+      bool(st) and cuts['no_table_yet'] >= 1 and
+      sum(cuts.values()) == trunc and min(cuts.values()) >= 0,
+      'ustack_truncated %d = %s' % (trunc, ' + '.join(
+          '%s %d' % (c, v) for c, v in cuts.items())) if st else
+      'no stats copy taken after the command exited (record rc %s)'
+      % rc_of('notable'))
+try:
+    sp = Spool(SPULSE, os.path.join(d, 'spulse.spulse'))
+    elf = ElfSyms(os.path.join(OUT, 'bin', 'fpspin'))
+    base = os.path.basename(elf.path)
+    _, out, _ = run([SPULSE, 'dump', os.path.join(d, 'spulse.spulse')])
+    timed = []  # (time_ns, thread, stack) of the samples, in file order
+    for line in out.splitlines():
+        if line.startswith('sample '):
+            f = dict(kv.split('=', 1) for kv in line.split()[1:] if '=' in kv)
+            timed.append((int(f['time_ns']), int(f['thread']), int(f['stack'])))
+    fsp = [(t, stk) for t, th, stk in timed
+           if sp.threads.get(th, {}).get('comm', '').startswith('fpspin')]
+    if not fsp:
+        raise RuntimeError('no fpspin samples in the spool')
+    t0, t1 = min(t for t, _ in fsp), max(t for t, _ in fsp)
+    mid = t0 + (t1 - t0) / 2
+
+    def whole(stk):
+        frames = sp.frames_of(stk)
+        if any(fr['kind'].startswith('trunc') or fr['kind'] == '3' for fr in frames):
+            return False
+        for fr in frames:
+            m = sp.modules.get(fr.get('module'), {})
+            if 'module' in fr and os.path.basename(m.get('path', '')) == base and \
+                    elf.name(elf.rel_to_vaddr(fr['addr'])) == 'fp_main':
+                return True
+        return False
+    first = [stk for t, stk in fsp if t < mid]
+    late = [stk for t, stk in fsp if t >= mid]
+    cut_first = sum(1 for stk in first if not whole(stk))
+    late_whole = sum(1 for stk in late if whole(stk))
+    share = late_whole / len(late) * 100 if late else 0
+    check('notable.cut_at_start_whole_later',
+          cut_first >= 1 and len(late) >= 50 and share >= 99.0,
+          'first half: %d of %d fpspin samples cut; second half: %d of %d whole '
+          '(%.2f%%)' % (cut_first, len(first), late_whole, len(late), share))
+except (OSError, RuntimeError, KeyError, ValueError) as e:
+    check('notable.cut_at_start_whole_later', False,
+          'record rc %s: %s' % (rc_of('notable'), e))
+for n in notes('notable'):
+    print('  notable: %s' % n)
+
+# demo: flame and report agree on every function's total
+AGREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'cli',
+                     'flame_report_agree.py')
+demo = os.path.join(OUT, 'demo', 'spulse.spulse')
+for what, extra in (('samples', []), ('offcpu', ['--off-cpu'])):
+    rc, out, err = run([sys.executable, AGREE, SPULSE, demo] + extra)
+    last = (out.strip().splitlines() or [err.strip()])[-1]
+    check('demo.flame_report_agree_%s' % what,
+          rc == 0 and ' 0 samples' not in last,
+          '%s%s' % (last, '' if rc == 0 else ' | ' + ' | '.join(
+              out.strip().splitlines()[:5]) + ' (record rc %s)' % rc_of('demo')))
+rc, fold, _ = run([SPULSE, 'flame', demo, '--folded'])
+lines = fold.splitlines()
+# a line whose leaf differs from the first line's (a sample moved between
+# them changes both leaves' self totals)
+j = next((i for i, line in enumerate(lines) if i and line.rpartition(' ')[0].split(';')[-1]
+          != lines[0].rpartition(' ')[0].split(';')[-1]), None) if rc == 0 and lines else None
+if j is not None and int(lines[j].rpartition(' ')[2]) >= 1:
+    a, b = lines[0].rpartition(' '), lines[j].rpartition(' ')
+    lines[0] = '%s %d' % (a[0], int(a[2]) + 1)
+    lines[j] = '%s %d' % (b[0], int(b[2]) - 1)
+    doctored = os.path.join(OUT, 'demo', 'doctored.folded')
+    with open(doctored, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    rc, out, _ = run([sys.executable, AGREE, SPULSE, demo, '--folded', doctored])
+    check('demo.doctored_folded_disagrees', rc == 1,
+          'rc %d: %s' % (rc, ' | '.join(out.strip().splitlines()[:3])))
+else:
+    check('demo.doctored_folded_disagrees', False,
+          'flame --folded rc %d, %d lines' % (rc, len(lines)))
 
 with open(RESULT, 'w') as f:
     f.write('%d %d\n' % (npass, nfail))

@@ -8,6 +8,13 @@
 #   clock                    spulse record -- clockloop CLOCK_SECS
 #   dlwait                   spulse record -- dlwait: dlopen'ed libraries'
 #                            wait for their table, measured by the process
+#   notable                  spulse record -- fpspin CLOCK_SECS without the
+#                            ptrace hold (SPULSE_RECORD_NO_PTRACE=1): the
+#                            command runs before its map set; the module's
+#                            stats are copied while it runs (the last copy
+#                            after the command exited is /out/notable/stats)
+#   demo                     spulse record --off-cpu -- gt CLOCK_SECS (the
+#                            demo workload), for flame vs report
 #
 # usage (via run-vm.sh): firstsample_guest.sh BIN
 . "$VM_LIB"
@@ -39,4 +46,23 @@ log "clock"
 rec clock -- "$BIN/clockloop" "$CLOCK_SECS"
 log "dlwait"
 rec dlwait -- "$BIN/dlwait" "$BIN/libdlwait.so" /tmp "$DL_N"
+log "notable"
+mkdir -p /out/notable
+rm -f /tmp/notable.done
+(
+	while [ ! -e /tmp/notable.done ]; do
+		if hrun cat /sys/kernel/debug/spulse/stats > /tmp/notable.st 2>/dev/null &&
+			grep -q '^target_exited 1' /tmp/notable.st; then
+			cp /tmp/notable.st /out/notable/stats
+		fi
+		sleep 0.05
+	done
+) &
+export SPULSE_RECORD_NO_PTRACE=1
+rec notable -- "$BIN/fpspin" "$CLOCK_SECS"
+unset SPULSE_RECORD_NO_PTRACE
+touch /tmp/notable.done
+wait
+log "demo"
+rec demo --off-cpu -- "$BIN/gt" "$CLOCK_SECS"
 log "done in $(( $(date +%s) - t0 )) s"
