@@ -545,59 +545,152 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Load the perf maps of every process of the spool, once. */
+/* Sorted, unique pid list (the perf maps found in one directory). */
+struct pidset {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static void pidset_add(struct pidset *p, uint32_t pid)
+{
+	if (p->n == p->cap) {
+		size_t c = p->cap ? 2 * p->cap : 16;
+		uint32_t *v = realloc(p->v, c * sizeof(*v));
+
+		if (!v)
+			return;	/* that map stays unused: frames stay hex */
+		p->v = v;
+		p->cap = c;
+	}
+	p->v[p->n++] = pid;
+}
+
+static void pidset_sort(struct pidset *p)
+{
+	size_t k = 0;
+
+	if (p->n > 1)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_u32);
+	for (size_t i = 0; i < p->n; i++)
+		if (!k || p->v[i] != p->v[k - 1])
+			p->v[k++] = p->v[i];
+	p->n = k;
+}
+
+static bool pidset_has(const struct pidset *p, uint32_t pid)
+{
+	return p->n && bsearch(&pid, p->v, p->n, sizeof(pid), cmp_u32);
+}
+
+/* @name is PREFIX<decimal pid>.map: its pid into *@pid. */
+static bool map_name_pid(const char *name, const char *prefix, size_t plen,
+			 uint32_t *pid)
+{
+	unsigned long long v = 0;
+	const char *c = name + plen;
+
+	if (strncmp(name, prefix, plen) || *c < '0' || *c > '9')
+		return false;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		v = v * 10 + (unsigned long long)(*c - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	if (strcmp(c, ".map"))
+		return false;
+	*pid = (uint32_t)v;
+	return true;
+}
+
+/* The pids of the perf maps named PREFIX<pid>.map in @dir. */
+static void scan_maps(const char *dir, const char *prefix, struct pidset *p)
+{
+	size_t plen = strlen(prefix);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint32_t pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (map_name_pid(e->d_name, prefix, plen, &pid))
+			pidset_add(p, pid);
+	closedir(d);
+	pidset_sort(p);
+}
+
+/*
+ * Load the perf maps of the processes of the spool, once. The maps that
+ * exist are listed first (two directory reads: the spool's directory for
+ * SPOOL.perf-PID.map, /tmp for perf-PID.map), then the spool's threads are
+ * matched against them: the cost is one pass over the thread definitions
+ * and a stat() per map found, never a stat() per defined pid (a spool of
+ * 1M threads made 2M failed stat()s, most of a report's time).
+ */
 static void load_jits(struct symbolizer *s)
 {
-	uint32_t nt = spulse_defs_count(s->defs, SPULSE_TAG_THREAD), np = 0;
-	uint32_t *pids;
+	uint32_t nt = spulse_defs_count(s->defs, SPULSE_TAG_THREAD);
+	struct pidset saved = { 0 }, tmp = { 0 }, used = { 0 };
+	char *dir = NULL, *prefix = NULL, *slash;
 	struct stat sp;
 	uint64_t end_us = UINT64_MAX;
 
 	s->jit_loaded = true;
 	if (!s->spool || !nt)
 		return;
-	pids = malloc(nt * sizeof(*pids));
-	if (!pids)
+	slash = strrchr(s->spool, '/');
+	if (asprintf(&dir, "%.*s", slash ? (int)(slash - s->spool + 1) : 2,
+		     slash ? s->spool : "./") < 0 ||
+	    asprintf(&prefix, "%s.perf-", slash ? slash + 1 : s->spool) < 0) {
+		free(dir);
 		return;
-	for (uint32_t i = 0; i < nt; i++) {
+	}
+	scan_maps(dir, prefix, &saved);
+	scan_maps("/tmp", "perf-", &tmp);
+	free(dir);
+	free(prefix);
+	for (uint32_t i = 0; (saved.n || tmp.n) && i < nt; i++) {
 		struct spulse_thread t;
 
-		if (spulse_defs_thread(s->defs, i, &t) == 0)
-			pids[np++] = t.pid;
+		if (spulse_defs_thread(s->defs, i, &t) == 0 &&
+		    (pidset_has(&saved, t.pid) || pidset_has(&tmp, t.pid)))
+			pidset_add(&used, t.pid);
 	}
-	if (np > 1)	/* qsort() wants a valid array even for 0 */
-		qsort(pids, np, sizeof(*pids), cmp_u32);
-	if (!stat(s->spool, &sp))
+	pidset_sort(&used);
+	if (used.n && !stat(s->spool, &sp))
 		end_us = (uint64_t)sp.st_mtim.tv_sec * 1000000 +
 			 (uint64_t)sp.st_mtim.tv_nsec / 1000;
-	for (uint32_t i = 0; i < np; i++) {
-		char *saved, tmp[64];
+	for (size_t i = 0; i < used.n; i++) {
+		uint32_t pid = used.v[i];
+		char *path, tpath[64];
 		struct stat st;
 
-		if (i && pids[i] == pids[i - 1])
+		if (pidset_has(&saved, pid)) {
+			if (asprintf(&path, "%s.perf-%u.map", s->spool, pid) < 0)
+				break;
+			add_jit(s, path, pid, "saved at record time");
+			free(path);
 			continue;
-		if (asprintf(&saved, "%s.perf-%u.map", s->spool, pids[i]) < 0)
-			break;
-		snprintf(tmp, sizeof(tmp), "/tmp/perf-%u.map", pids[i]);
-		if (!stat(saved, &st)) {
-			add_jit(s, saved, pids[i], "saved at record time");
-		} else if (!stat(tmp, &st)) {
+		}
+		snprintf(tpath, sizeof(tpath), "/tmp/perf-%u.map", pid);
+		if (!stat(tpath, &st)) {
 			uint64_t m = (uint64_t)st.st_mtim.tv_sec * 1000000 +
 				     (uint64_t)st.st_mtim.tv_nsec / 1000;
 
 			/* a JIT appends while it runs: its last write falls
 			 * inside the recording (1 s slack for clock steps) */
 			if (m + 1000000 >= s->start_us && m <= end_us + 1000000)
-				add_jit(s, tmp, pids[i], "not saved with the "
+				add_jit(s, tpath, pid, "not saved with the "
 					"spool; modified during the recording");
 			else
 				fprintf(stderr, "spulse: %s not used: modified "
 					"outside the recording (JIT frames of "
-					"pid %u stay hex)\n", tmp, pids[i]);
+					"pid %u stay hex)\n", tpath, pid);
 		}
-		free(saved);
 	}
-	free(pids);
+	free(saved.v);
+	free(tmp.v);
+	free(used.v);
 }
 
 static const struct jit_sym *jit_lookup(struct symbolizer *s, uint64_t addr,
