@@ -56,9 +56,33 @@ EOT
 
 # row NAME (from test_report.sh): "self total" of NAME's report row
 
-test_offcpu_report_known_totals() {
+# The default self of report --off-cpu is the wait site, the first frame
+# from the leaf that is not the scheduler's (issue 26: sorted by self, the
+# old report put 100% on the scheduler's leaf): futex_wait for A, the
+# caller of io_schedule/schedule for B..E; schedule and io_schedule keep
+# their totals. --help says so.
+test_offcpu_report_self_is_the_wait_site() {
 	build_offcpu || return 1
 	expect_rc 0 "$SP" report off.spulse --off-cpu --top 0 || return 1
+	[ "$(row futex_wait)" = "73.100 73.100" ] || die "futex_wait: $(row futex_wait)" || return 1
+	[ "$(row known_beta_mid)" = "18.000 91.100" ] || die "beta: $(row known_beta_mid)" || return 1
+	[ "$(row schedule)" = "0.000 80.600" ] || die "schedule: $(row schedule)" || return 1
+	[ "$(row io_schedule)" = "0.000 14.500" ] || die "io_schedule: $(row io_schedule)" || return 1
+	sed -n 3p out | grep -q '^ *80\.24% *73\.100 *80\.24% *73\.100  futex_wait \[kernel.kallsyms\]$' ||
+		die "first row: $(sed -n 3p out)" || return 1
+	expect_rc 0 "$SP" report off.spulse --off-cpu --json --top 1 || return 1
+	json_check out 'j["rows"][0]["function"] == "futex_wait"' ||
+		die "json first row: $(cat out)" || return 1
+	expect_rc 0 "$SP" report --help || return 1
+	grep -q 'the wait site' out && grep -q -- '--sched-leaf' out ||
+		die "--help does not say what self is" || return 1
+	expect_rc 2 "$SP" report off.spulse --sched-leaf || return 1
+}
+
+test_offcpu_report_known_totals() {
+	build_offcpu || return 1
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sched-leaf --top 0 ||
+		return 1
 	head -n 1 out | grep -q '^# off.spulse: 91.100 ms off-CPU, metric offcpu (blocked+runq), in 6 intervals, 6 functions, sorted by self$' ||
 		die "header: $(head -n 1 out)" || return 1
 	[ "$(row schedule)" = "80.600 80.600" ] || die "schedule: $(row schedule)" || return 1
@@ -76,14 +100,16 @@ test_offcpu_report_known_totals() {
 
 test_offcpu_report_metric_state_pid() {
 	build_offcpu || return 1
-	expect_rc 0 "$SP" report off.spulse --off-cpu --metric blocked --top 0 || return 1
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sched-leaf --metric blocked \
+		--top 0 || return 1
 	grep -q '^# off.spulse: 85.000 ms off-CPU, metric blocked, in 6 intervals' out ||
 		die "blocked: $(head -n 1 out)" || return 1
 	[ "$(row schedule)" = "75.000 75.000" ] || die "blocked schedule: $(row schedule)" || return 1
 	expect_rc 0 "$SP" report off.spulse --off-cpu --metric runq --top 0 || return 1
 	grep -q '^# off.spulse: 6.100 ms off-CPU, metric runq,' out ||
 		die "runq: $(head -n 1 out)" || return 1
-	expect_rc 0 "$SP" report off.spulse --off-cpu --state D --top 0 || return 1
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sched-leaf --state D \
+		--top 0 || return 1
 	grep -q '14.500 ms off-CPU.* in 2 intervals, states D,' out ||
 		die "state D: $(head -n 1 out)" || return 1
 	[ "$(row io_schedule)" = "10.500 14.500" ] || die "D io_schedule: $(row io_schedule)" || return 1
@@ -124,7 +150,8 @@ EOF
 
 test_report_json_shape_and_values() {
 	build_offcpu || return 1
-	expect_rc 0 "$SP" report off.spulse --off-cpu --json --top 0 || return 1
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sched-leaf --json \
+		--top 0 || return 1
 	[ "$(wc -l <out)" -eq 1 ] || die "not one line" || return 1
 	json_check out 'j["unit"] == "ns"' 'j["total"] == 91100000' \
 		'len(j["rows"]) == 6' \
@@ -287,15 +314,29 @@ test_latency_longest_waits_order() {
 	grep -A2 '^  1\. ' out >l1
 	grep -q '^  1\. 0.001000 s  known 100/100  S  off-CPU 50.100 ms  blocked 50.000 ms  runq 0.100 ms  cpu 0->1$' l1 ||
 		die "first: $(cat l1)" || return 1
-	grep -q '^     stack: schedule <- futex_wait <- known_alpha_leaf <- known_beta_mid <- known_gamma_root$' l1 ||
+	# by default the kernel part is one marker naming the wait site
+	grep -q '^     stack: \[2 kernel frames: futex_wait\] <- known_alpha_leaf <- known_beta_mid <- known_gamma_root$' l1 ||
 		die "first stack: $(cat l1)" || return 1
-	grep -q '^     waker: other 200/201 cpu 1: try_to_wake_up <- known_kernel_fn <- known_beta_mid <- known_gamma_root$' l1 ||
+	grep -q '^     waker: other 200/201 cpu 1: \[2 kernel frames: try_to_wake_up\] <- known_beta_mid <- known_gamma_root$' l1 ||
 		die "first waker: $(cat l1)" || return 1
 	grep -q '^  2\. 0.060000 s  known 100/100  S  off-CPU 23.000 ms' out ||
 		die "second" || return 1
 	grep -q '^  3\. 0.100000 s  worker 100/101  D  off-CPU 10.500 ms' out ||
 		die "third" || return 1
 	! grep -q '^  4\. ' out || die "--top 3 printed a fourth" || return 1
+	# --frames N: every frame as it is
+	expect_rc 0 "$SP" latency off.spulse --top 1 --frames 6 || return 1
+	grep -q '^     stack: schedule <- futex_wait <- known_alpha_leaf <- known_beta_mid <- known_gamma_root$' out ||
+		die "--frames 6 stack: $(cat out)" || return 1
+	grep -q '^     waker: other 200/201 cpu 1: try_to_wake_up <- known_kernel_fn <- known_beta_mid <- known_gamma_root$' out ||
+		die "--frames 6 waker: $(cat out)" || return 1
+	expect_rc 0 "$SP" latency off.spulse --top 1 --frames 2 || return 1
+	grep -q '^     stack: schedule <- futex_wait <- \.\.\.$' out ||
+		die "--frames 2 stack: $(cat out)" || return 1
+	# --kernel: nothing to fold
+	expect_rc 0 "$SP" latency off.spulse --top 1 --kernel || return 1
+	grep -q '^     stack: schedule <- futex_wait$' out ||
+		die "--kernel stack: $(cat out)" || return 1
 	expect_rc 0 "$SP" latency off.spulse --top 0 --frames 2 --json || return 1
 	json_check out 'j["longest"] == []' || return 1
 	expect_rc 0 "$SP" latency off.spulse --top 6 --frames 2 --json || return 1

@@ -334,7 +334,9 @@ test_report_offcpu_sort_by_thread_and_graph() {
 		'[(r["comm"], r["tid"], r["self"], r["total"]) for r in j["rows"]] == [("known", 100, 75100000, 75100000), ("worker", 101, 12000000, 12000000), ("other", 201, 4000000, 4000000)]' ||
 		die "per-thread off-CPU rows: $(cat out)" || return 1
 	# schedule's callers: futex_wait 73.1 ms (80.24%), io_schedule 4 ms
-	expect_rc 0 "$SP" report off.spulse --off-cpu -g callee --top 1 || return 1
+	# (--sched-leaf: schedule is the top self row)
+	expect_rc 0 "$SP" report off.spulse --off-cpu --sched-leaf -g callee \
+		--top 1 || return 1
 	grep -q -- '|--80.24%--futex_wait$' out && grep -q -- '|--4.39%--io_schedule$' out ||
 		die "off-CPU graph: $(cat out)"
 }

@@ -329,6 +329,38 @@ int64_t sort_row_of(struct sort_table *t, uint32_t frame, uint32_t thread)
 	return (int64_t)t->nrows++;
 }
 
+bool sort_sched_frame(const struct sym_frame *sf)
+{
+	static const char *const pfx[] = {
+		"schedule", "io_schedule", "preempt_schedule", "cond_resched",
+		"rt_mutex_schedule", "rtlock_schedule",
+	};
+	const char *n;
+
+	if (!sf || sf->kind != SPULSE_FRAME_KERNEL || !sf->func)
+		return false;
+	for (n = sf->func; *n == '_'; n++)
+		;
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
+		if (!strncmp(n, pfx[i], strlen(pfx[i])))
+			return true;
+	return false;
+}
+
+/* The index in @frames (root first, @n of them) that gets the self
+ * weight: the leaf, or with @wait_leaf the first non-scheduler frame. */
+static int self_index(struct profile *p, const uint32_t *frames, int n,
+		      bool wait_leaf)
+{
+	int k = n - 1;
+
+	if (!wait_leaf)
+		return k;
+	while (k > 0 && sort_sched_frame(profile_frame(p, frames[k])))
+		k--;
+	return sort_sched_frame(profile_frame(p, frames[k])) ? n - 1 : k;
+}
+
 int sort_aggregate(struct sort_table *t, struct profile *p,
 		   const struct sort_spec *spec)
 {
@@ -355,10 +387,11 @@ int sort_aggregate(struct sort_table *t, struct profile *p,
 		t->thread_part[i] = -2;
 	for (c = 0; c < p->ncells; c++) {
 		const struct profile_cell *pc = &p->cells[c];
-		int n = profile_stack_frames(p, pc->stack, frames), k;
+		int n = profile_stack_frames(p, pc->stack, frames), k, leaf;
 
 		if (n < 0)
 			return -EBADMSG;
+		leaf = self_index(p, frames, n, t->spec.wait_leaf);
 		for (k = 0; k < n; k++) {
 			int64_t r = sort_row_of(t, frames[k], pc->thread);
 
@@ -368,7 +401,7 @@ int sort_aggregate(struct sort_table *t, struct profile *p,
 				t->rows[r].stamp = c + 1;
 				t->rows[r].total += pc->weight;
 			}
-			if (k == n - 1)
+			if (k == leaf)
 				t->rows[r].self += pc->weight;
 		}
 	}

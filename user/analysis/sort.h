@@ -31,7 +31,18 @@ enum sort_key {
 struct sort_spec {
 	int keys[SORT_MAX_KEYS];	/* enum sort_key, in the order given */
 	int nkeys;			/* 0 = default (sym) */
+	/* self goes to the first frame from the leaf that is not the
+	 * scheduler's (sort_sched_frame(): the wait site, e.g.
+	 * futex_wait_queue, not __schedule), or to the leaf when every
+	 * frame is (report --off-cpu's default) */
+	bool wait_leaf;
 };
+
+/* A kernel frame of the scheduler itself (__schedule, schedule*,
+ * io_schedule*, preempt_schedule*, cond_resched, rt_mutex_schedule...):
+ * the leaf of every off-CPU stack, which says nothing of what was
+ * waited for. */
+bool sort_sched_frame(const struct sym_frame *sf);
 
 struct sort_row {
 	uint64_t self, total;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "analysis/profile.h"
+#include "analysis/sort.h"
 
 static const char latency_help[] =
 "NAME\n"
@@ -41,8 +42,17 @@ static const char latency_help[] =
 "    --per-thread        histograms for each thread (\"== thread COMM\n"
 "                        PID/TID ==\", grouped by pid/tid, newest comm)\n"
 "    --top N             longest intervals to list (default 10, 0 = none)\n"
-"    --frames N          frames shown per stack (default 6, 0 = all; a\n"
-"                        cut stack ends in \"<- ...\")\n"
+"    --frames N          frames shown per stack, every frame as it is (0 =\n"
+"                        all; a cut stack ends in \"<- ...\"). Without it\n"
+"                        the text shows who waited: a stack's kernel part\n"
+"                        at the leaf (the scheduler and the wait down to\n"
+"                        the system call) is folded into one marker\n"
+"                        \"[N kernel frames: WAIT]\", WAIT its first frame\n"
+"                        that is not the scheduler's (e.g. futex_wait;\n"
+"                        else the one next to the user frames),\n"
+"                        then up to 16 user frames; a stack of kernel\n"
+"                        frames only (a kernel thread) shows its first 6.\n"
+"                        --json: 6 frames unless --frames is given\n"
 "    --json              one JSON object: {\"unit\":\"us\",\"intervals\":N,\n"
 "                        \"blocked_ns\":N,\"runq_ns\":N,\"histograms\":[..],\n"
 "                        \"longest\":[..]} (docs/CLI.md)\n"
@@ -98,7 +108,13 @@ struct latency {
 	uint64_t *keys;			/* per_thread: sorted (pid<<32|tid) of groups */
 	bool per_thread, json;
 	uint64_t top, frames;
+	bool fold;			/* no --frames: kernel part folded */
 };
+
+/* Without --frames: user frames shown after the folded kernel part, and
+ * frames of a kernel-only stack. */
+#define FOLD_USER_FRAMES 16
+#define FOLD_KERNEL_ONLY_FRAMES 6
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -338,6 +354,53 @@ static void put_stack(const struct latency *l, uint32_t leaf, bool json)
 
 	if (json)
 		putchar('[');
+	if (!json && l->fold && n > 0) {
+		/* the kernel part at the leaf, folded into one marker */
+		int k = 0, wait = -1;
+		uint64_t limit;
+
+		while (k < n) {
+			const struct sym_frame *sf =
+				symbolizer_frame(l->p.sym, frames[n - 1 - k]);
+
+			if (!sf || sf->kind != SPULSE_FRAME_KERNEL)
+				break;
+			if (wait < 0 && !sort_sched_frame(sf))
+				wait = n - 1 - k;
+			k++;
+		}
+		limit = k == n ? FOLD_KERNEL_ONLY_FRAMES : FOLD_USER_FRAMES;
+		if (k && k < n) {
+			/* the wait site, or (all the scheduler's) the
+			 * kernel frame next to the user part */
+			const struct sym_frame *w = symbolizer_frame(l->p.sym,
+				frames[wait < 0 ? n - k : wait]);
+
+			printf("[%d kernel frame%s", k, k == 1 ? "" : "s");
+			if (w) {
+				fputs(": ", stdout);
+				cli_put_text(stdout, w->label, w->label_len);
+			}
+			putchar(']');
+			shown = 1;
+			limit++;	/* the marker is not a user frame */
+		}
+		for (i = n - 1 - (k < n ? k : 0); i >= 0; i--, shown++) {
+			const struct sym_frame *sf =
+				symbolizer_frame(l->p.sym, frames[i]);
+
+			if ((uint64_t)shown == limit) {
+				fputs(" <- ...", stdout);
+				break;
+			}
+			fputs(shown ? " <- " : "", stdout);
+			if (sf)
+				cli_put_text(stdout, sf->label, sf->label_len);
+			else
+				fputs("?", stdout);
+		}
+		return;
+	}
 	for (i = n - 1; i >= 0; i--, shown++) {
 		const struct sym_frame *sf =
 			symbolizer_frame(l->p.sym, frames[i]);
@@ -535,6 +598,7 @@ int cmd_latency(int argc, char **argv)
 		{ 0 }
 	};
 	struct latency l = { .top = 10, .frames = 6 };
+	bool frames_given = false;
 	int c, rc;
 
 	optind = 0;
@@ -554,6 +618,7 @@ int cmd_latency(int argc, char **argv)
 		case 'F':
 			if (!cli_parse_u64("--frames", optarg, &l.frames))
 				return EXIT_USAGE;
+			frames_given = true;
 			break;
 		case 'h': fputs(latency_help, stdout); return EXIT_OK;
 		default: return cli_usage_error("latency", "bad option");
@@ -561,6 +626,8 @@ int cmd_latency(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("latency", "expected exactly one FILE");
+	/* --kernel keeps only the kernel part: nothing to fold it for */
+	l.fold = !frames_given && l.p.filter.frames != FILTER_FRAMES_KERNEL;
 	l.p.offcpu = true;
 	rc = profile_open(&l.p, argv[optind]);
 	if (rc == EXIT_OK) {

@@ -22,7 +22,7 @@ static const char report_help[] =
 "                  [--time START,END] [--kernel | --user]\n"
 "                  [--kallsyms PATH] [--symfs DIR] [--inline]\n"
 "                  [--no-demangle] [--debug-dir DIR]\n"
-"                  [--off-cpu [--state S,D,...] [--metric M]]\n"
+"                  [--off-cpu [--state S,D,...] [--metric M] [--sched-leaf]]\n"
 "    spulse report --clickhouse URL [--database DB] [--host H,..]\n"
 "                  [--time START,END] [--top N] [--by self|total]\n"
 "                  [--percent-limit P] [--json]\n"
@@ -104,9 +104,16 @@ static const char report_help[] =
 "\n"
 "  Off-CPU (spools recorded with offcpu=1):\n"
 "    --off-cpu           time off CPU by function instead of samples: self\n"
-"                        = the leaf of the stack at switch-out, total =\n"
-"                        anywhere on it (once per interval), in ms and %\n"
-"                        of all the off-CPU time counted; --json unit ns\n"
+"                        = the wait site: the first frame from the leaf of\n"
+"                        the stack at switch-out that is not the\n"
+"                        scheduler's own (__schedule, schedule*,\n"
+"                        io_schedule*, preempt_schedule*, cond_resched),\n"
+"                        e.g. futex_wait_queue or do_nanosleep; total =\n"
+"                        anywhere on the stack (once per interval); in ms\n"
+"                        and % of all the off-CPU time counted; --json\n"
+"                        unit ns\n"
+"    --sched-leaf        (with --off-cpu) self = the stack's leaf itself,\n"
+"                        which is __schedule for almost every interval\n"
 "    --state S,D,...     only intervals that left in these states (R S D\n"
 "                        T t X Z P I; default all)\n"
 "    --metric M          offcpu = blocked + run-queue time (default, as\n"
@@ -128,6 +135,7 @@ static const char report_help[] =
 struct report_opts {
 	uint64_t top;
 	bool by_total, json;
+	bool sched_leaf;	/* --sched-leaf */
 	double percent_limit;		/* rows below this % are left out */
 	struct sort_spec spec;
 	int graph;			/* 0, GRAPH_CALLER, GRAPH_CALLEE */
@@ -714,6 +722,8 @@ static int report_clickhouse(struct ch_query_opts *ch,
 	return ch_report(ch);
 }
 
+#define REPORT_OPT_SCHED_LEAF 0x1380
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -729,6 +739,7 @@ int cmd_report(int argc, char **argv)
 		PROFILE_OFFCPU_LONGOPTS,
 		{ "clickhouse", required_argument, NULL, CH_OPT_CLICKHOUSE },
 		{ "database", required_argument, NULL, CH_OPT_DATABASE },
+		{ "sched-leaf", no_argument, NULL, REPORT_OPT_SCHED_LEAF },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -759,6 +770,7 @@ int cmd_report(int argc, char **argv)
 			     EXIT_USAGE : 1;
 			break;
 		case 'j': o.json = true; break;
+		case REPORT_OPT_SCHED_LEAF: o.sched_leaf = true; break;
 		case 'o': rc = sort_parse(&o.spec, optarg); break;
 		case 'P':
 			o.percent_limit = strtod(optarg, &end);
@@ -802,10 +814,13 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "expected exactly one FILE");
 	}
 	rc = profile_check_offcpu_opts(&p, "report");
+	if (rc == EXIT_OK && o.sched_leaf && !p.offcpu)
+		rc = cli_usage_error("report", "--sched-leaf needs --off-cpu");
 	if (rc != EXIT_OK) {
 		profile_close(&p);
 		return rc;
 	}
+	o.spec.wait_leaf = p.offcpu && !o.sched_leaf;
 	p.by_thread = sort_needs_thread(&o.spec);
 	rc = profile_open(&p, argv[optind]);
 	if (rc == EXIT_OK && p.offcpu)
