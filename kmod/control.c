@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs control and stats files, and the start/stop/flush operations
+ * The control and stats files (debugfs spulse/ and its procfs twin
+ * /proc/spulse/, same semantics), and the start/stop/flush operations
  * behind them. All state changes happen under spulse.lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -8,6 +9,7 @@
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/pid.h>
+#include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/security.h>
@@ -27,6 +29,7 @@
 #include "meta.h"
 #include "offcpu.h"
 #include "percpu.h"
+#include "procfs.h"
 #include "sample.h"
 #include "stream.h"
 #include "unwind.h"
@@ -40,6 +43,7 @@
  * files that are read-only for everybody and have no mmap or ioctl: the
  * control and unwind files (0600) and every relay file (cpuN, meta: relay
  * files have mmap) refuse each open with -EPERM; stats stays readable.
+ * Their twins in /proc/spulse are not refused (procfs.c).
  *
  * Return: true when locked down (the lockdown LSM logs a notice then).
  */
@@ -305,16 +309,39 @@ static const struct file_operations spulse_stats_fops = {
 	.release = single_release,
 };
 
+/* the twins in /proc/spulse: the same handlers */
+static const struct proc_ops spulse_control_pops = {
+	.proc_open = spulse_control_open,
+	.proc_read = seq_read,
+	.proc_write = spulse_control_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
+static const struct proc_ops spulse_stats_pops = {
+	.proc_open = spulse_stats_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
 /**
  * spulse_control_init() - create the control and stats files
  *
- * Return: 0.
+ * Description: in debugfs spulse/ and in /proc/spulse (spulse_procfs_init() first).
+ *
+ * Return: 0 or the procfs error.
  */
 int spulse_control_init(void)
 {
+	int r;
+
 	debugfs_create_file("control", 0600, spulse.dir, NULL,
 			    &spulse_control_fops);
 	debugfs_create_file("stats", 0400, spulse.dir, NULL,
 			    &spulse_stats_fops);
-	return 0;
+	r = spulse_procfs_file("control", 0600, &spulse_control_pops);
+	if (!r)
+		r = spulse_procfs_file("stats", 0400, &spulse_stats_pops);
+	return r;
 }

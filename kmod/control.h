@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The debugfs control and stats files (control.c): start, stop, flush,
- * trigger, and the target's exit.
+ * The control and stats files, in debugfs and procfs (control.c): start,
+ * stop, flush, trigger, and the target's exit.
  */
 #ifndef SPULSE_KMOD_CONTROL_H
 #define SPULSE_KMOD_CONTROL_H

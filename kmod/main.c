@@ -2,7 +2,7 @@
 /*
  * spulse.ko: module parameters, load-time validation, init and exit.
  * See docs/KERNEL.md for the design and docs/CONTRACTS.md for the debugfs
- * interface.
+ * interface (and its procfs twin /proc/spulse, procfs.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +20,7 @@
 #include "meta.h"
 #include "offcpu.h"
 #include "percpu.h"
+#include "procfs.h"
 #include "sample.h"
 #include "stream.h"
 #include "unwind.h"
@@ -186,11 +187,14 @@ static int spulse_load_params(void)
 
 static void spulse_teardown(void)
 {
+	spulse_procfs_close();	/* no more commands from there */
 	spulse_sample_exit();
 	spulse_offcpu_exit();
 	spulse_procwatch_exit();
 	spulse_meta_exit();
 	spulse_stream_close();
+	/* the relay files and their twins went with the channels */
+	spulse_procfs_exit();
 	debugfs_remove_recursive(spulse.dir);
 	spulse.dir = NULL;
 	/* queued only by the exit probe and stats, both gone now */
@@ -207,10 +211,6 @@ static int __init spulse_init(void)
 
 	mutex_init(&spulse.lock);
 	INIT_WORK(&spulse.target_work, spulse_control_target_work);
-	if (spulse_debugfs_locked_down()) {
-		pr_err("kernel lockdown: debugfs would refuse control, cpuN and meta (writable or mmap files), not loading; see docs/KERNEL.md \"Lockdown\"\n");
-		return -EPERM;
-	}
 	r = spulse_load_params();
 	if (r)
 		return r;
@@ -223,6 +223,9 @@ static int __init spulse_init(void)
 		spulse.dir = NULL;
 		goto fail;
 	}
+	r = spulse_procfs_init();
+	if (r)
+		goto fail;
 	r = spulse_unwind_init();
 	if (r)
 		goto fail;
@@ -251,6 +254,9 @@ static int __init spulse_init(void)
 			goto fail;
 	}
 	spulse_compat_report();
+	if (spulse_debugfs_locked_down())
+		pr_info("kernel lockdown: debugfs refuses control, unwind, meta and cpuN; use /proc/%s (docs/KERNEL.md \"Lockdown\")\n",
+			SPULSE_NAME);
 	if (spulse.target && spulse.target_vnr != spulse.p.target_pid)
 		pr_info("target_pid=%u in the loader's pid namespace is tgid %u\n",
 			spulse.target_vnr, spulse.p.target_pid);
@@ -268,6 +274,7 @@ fail:
 
 static void __exit spulse_exit(void)
 {
+	spulse_procfs_close();	/* no start after this stop */
 	spulse_control_stop();
 	spulse_teardown();
 	pr_info("unloaded\n");

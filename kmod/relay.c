@@ -9,16 +9,180 @@
  * discarding or replaying a sub-buffer (docs/KERNEL.md, "Relay files").
  * Each buffer's switch count (struct spulse_relay_pos) belongs to the
  * caller; the channel's private_data says where it is.
+ *
+ * Every buffer file has a procfs twin of the same name once
+ * spulse_relay_set_proc_dir() named a directory (docs/KERNEL.md,
+ * "Lockdown"): kernel lockdown makes debugfs refuse relay files, procfs
+ * does not. The twin is the same buffer behind relay's own file
+ * operations; relay keeps the debugfs dentry (and grows its inode's size),
+ * spulse_relay_switch() copies that size to the twin's inode.
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/namei.h>
 #include <linux/percpu.h>
+#include <linux/proc_fs.h>
 #include <linux/relay.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
 
 #include "relay.h"
+#include "compat/procfs.h"
 #include "compat/relay.h"
+
+/* set by spulse_relay_set_proc_dir() */
+static struct proc_dir_entry *spulse_relay_procdir;
+static const char *spulse_relay_procpath;
+
+/**
+ * spulse_relay_set_proc_dir() - where buffer files get their procfs twins
+ * @dir: the procfs directory (NULL: no twins from now on)
+ * @path: its path under the /proc mount, e.g. "/proc/spulse"
+ *
+ * Channels opened afterwards (and their buffers of CPUs that come online
+ * later) get a twin per buffer file. Called before the first channel is
+ * opened, and with NULL after the last one is closed.
+ */
+void spulse_relay_set_proc_dir(struct proc_dir_entry *dir, const char *path)
+{
+	spulse_relay_procdir = dir;
+	spulse_relay_procpath = path;
+}
+
+/* The switch count of @buf (the channel's private_data says where). */
+static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
+{
+	struct spulse_relay_posref *ref = buf->chan->private_data;
+
+	if (buf->chan->is_global)
+		return &ref->global;
+	return per_cpu_ptr(ref->cpu, buf->cpu);
+}
+
+/*
+ * The procfs twin's file operations: relay's, on the buffer the entry was
+ * created with. Only the inode of the /proc mount the twin was created
+ * under (the one holding the reference) has a size that follows the
+ * buffer: an open through another mount of procfs (a container's own
+ * /proc) is refused with EXDEV rather than reading nothing.
+ */
+static int spulse_relay_proc_open(struct inode *inode, struct file *f)
+{
+	struct rchan_buf *buf = spulse_pde_data(inode);
+	struct dentry *twin = READ_ONCE(spulse_relay_pos(buf)->twin.dentry);
+
+	if (!twin || d_inode(twin) != inode)
+		return -EXDEV;
+	return relay_file_operations.open(inode, f);
+}
+
+static ssize_t spulse_relay_proc_read(struct file *f, char __user *ubuf,
+				      size_t len, loff_t *ppos)
+{
+	return relay_file_operations.read(f, ubuf, len, ppos);
+}
+
+static __poll_t spulse_relay_proc_poll(struct file *f, poll_table *wait)
+{
+	return relay_file_operations.poll(f, wait);
+}
+
+static int spulse_relay_proc_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(f, vma);
+}
+
+static int spulse_relay_proc_release(struct inode *inode, struct file *f)
+{
+	return relay_file_operations.release(inode, f);
+}
+
+static const struct proc_ops spulse_relay_proc_ops = {
+	.proc_open = spulse_relay_proc_open,
+	.proc_read = spulse_relay_proc_read,
+	.proc_poll = spulse_relay_proc_poll,
+	.proc_mmap = spulse_relay_proc_mmap,
+	.proc_release = spulse_relay_proc_release,
+};
+
+/*
+ * Create @buf's procfs twin @name (0400) and take the twin's dentry in the
+ * caller's /proc (relay_open() runs in the loader's context, the buffer of
+ * a CPU coming online later in the context of the task bringing it up: on
+ * a usual system both see the one /proc). @pos is the buffer's (relay sets
+ * buf->cpu only after this callback, so the caller names it). Without a
+ * directory, nothing; a failure leaves the buffer without a twin and says
+ * so once.
+ */
+static void spulse_relay_twin_create(const char *name, struct rchan_buf *buf,
+				     struct spulse_relay_pos *pos)
+{
+	struct proc_dir_entry *pde;
+	struct path p;
+	char *path;
+	int r;
+
+	if (!spulse_relay_procdir || !pos)
+		return;
+	pde = proc_create_data(name, 0400, spulse_relay_procdir,
+			       &spulse_relay_proc_ops, buf);
+	if (!pde) {
+		pr_warn_once("spulse: no procfs twin for relay file %s\n",
+			     name);
+		return;
+	}
+	path = kasprintf(GFP_KERNEL, "%s/%s", spulse_relay_procpath, name);
+	r = path ? kern_path(path, 0, &p) : -ENOMEM;
+	kfree(path);
+	if (!r && spulse_pde_data(d_inode(p.dentry)) != buf) {
+		path_put(&p);
+		r = -ESTALE;
+	}
+	if (r) {
+		pr_warn_once("spulse: %s/%s not found in this /proc (%d): no procfs twin\n",
+			     spulse_relay_procpath, name, r);
+		proc_remove(pde);
+		return;
+	}
+	/* relay's open takes the buffer from i_private (so does pde_data()
+	 * since 5.17)
+	 */
+	d_inode(p.dentry)->i_private = buf;
+	pos->pde = pde;
+	WRITE_ONCE(pos->twin.mnt, p.mnt);
+	WRITE_ONCE(pos->twin.dentry, p.dentry);
+}
+
+/* Remove the twin of @buf's file, if it has one. */
+static void spulse_relay_twin_remove(struct rchan_buf *buf)
+{
+	struct spulse_relay_pos *pos = spulse_relay_pos(buf);
+	struct path p = pos->twin;
+
+	if (pos->pde)
+		proc_remove(pos->pde);	/* waits for calls in flight */
+	pos->pde = NULL;
+	WRITE_ONCE(pos->twin.dentry, NULL);
+	pos->twin.mnt = NULL;
+	if (p.dentry)
+		path_put(&p);
+}
+
+/* The switch count of a per-CPU buffer being created as file @name. */
+static struct spulse_relay_pos *spulse_relay_pos_named(struct rchan_buf *buf,
+						       const char *name)
+{
+	struct spulse_relay_posref *ref = buf->chan->private_data;
+	size_t n = strlen(buf->chan->base_filename);
+	unsigned int cpu;
+
+	if (strncmp(name, buf->chan->base_filename, n) ||
+	    kstrtouint(name + n, 10, &cpu) || cpu >= nr_cpu_ids)
+		return NULL;
+	return per_cpu_ptr(ref->cpu, cpu);
+}
 
 static struct dentry *spulse_create_buf_file(const char *filename,
 					     struct dentry *parent,
@@ -26,13 +190,24 @@ static struct dentry *spulse_create_buf_file(const char *filename,
 					     struct rchan_buf *buf,
 					     int *is_global)
 {
+	struct dentry *d;
+
 	*is_global = 0;
-	return debugfs_create_file(filename, 0400, parent, buf,
-				   &relay_file_operations);
+	d = debugfs_create_file(filename, 0400, parent, buf,
+				&relay_file_operations);
+	if (!IS_ERR_OR_NULL(d))
+		spulse_relay_twin_create(filename, buf,
+					 spulse_relay_pos_named(buf, filename));
+	return d;
 }
 
+/*
+ * relay calls this from relay_close() (and when relay_open() fails) with
+ * the buffer still there: its debugfs inode's i_private.
+ */
 static int spulse_remove_buf_file(struct dentry *dentry)
 {
+	spulse_relay_twin_remove(d_inode(dentry)->i_private);
 	debugfs_remove(dentry);
 	return 0;
 }
@@ -48,9 +223,16 @@ static struct dentry *spulse_create_global_file(const char *filename,
 					      struct rchan_buf *buf,
 					      int *is_global)
 {
+	struct spulse_relay_posref *ref = buf->chan->private_data;
+	struct dentry *d;
+
 	*is_global = 1;
-	return debugfs_create_file(buf->chan->base_filename, 0400, parent, buf,
-				   &relay_file_operations);
+	d = debugfs_create_file(buf->chan->base_filename, 0400, parent, buf,
+				&relay_file_operations);
+	if (!IS_ERR_OR_NULL(d))
+		spulse_relay_twin_create(buf->chan->base_filename, buf,
+					 &ref->global);
+	return d;
 }
 
 static spulse_relay_cb_const struct rchan_callbacks spulse_global_cb = {
@@ -64,16 +246,6 @@ static spulse_relay_cb_const struct rchan_callbacks spulse_cpus_cb = {
 	.create_buf_file = spulse_create_buf_file,
 	.remove_buf_file = spulse_remove_buf_file,
 };
-
-/* The switch count of @buf (the channel's private_data says where). */
-static struct spulse_relay_pos *spulse_relay_pos(struct rchan_buf *buf)
-{
-	struct spulse_relay_posref *ref = buf->chan->private_data;
-
-	if (buf->chan->is_global)
-		return &ref->global;
-	return per_cpu_ptr(ref->cpu, buf->cpu);
-}
 
 /*
  * Each channel gets one sub-buffer more than asked for: the guard that
@@ -182,7 +354,10 @@ struct rchan *spulse_relay_open_global(const char *name,
  *
  * The switch runs inside @pos->seq: a reader of subbufs_produced, the
  * paddings and the file's size (which relay_switch_subbuf() raises by the
- * bytes it publishes) sees them all before or all after it.
+ * bytes it publishes) sees them all before or all after it. The procfs
+ * twin's size is set to the debugfs file's right after relay raised it (a
+ * plain store, as relay's own): readers of the twin see the published
+ * bytes a moment later, never earlier.
  *
  * Return: true when switched (relay then accepts @len bytes).
  */
@@ -192,6 +367,7 @@ static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
 	size_t n = buf->chan->n_subbufs;
 	size_t produced = buf->subbufs_produced;
 	size_t consumed = READ_ONCE(buf->subbufs_consumed);
+	struct dentry *twin;
 	bool ok;
 
 	if (produced + 2 - consumed >= n)
@@ -201,6 +377,9 @@ static bool spulse_relay_switch(struct rchan_buf *buf, size_t len)
 	WRITE_ONCE(pos->seq, pos->seq + 1);
 	smp_wmb();	/* the guards and seq before the new sub-buffer is published */
 	ok = relay_switch_subbuf(buf, len) == len;
+	twin = READ_ONCE(pos->twin.dentry);
+	if (twin)	/* the twin's size is the debugfs file's (as relay sets it) */
+		d_inode(twin)->i_size = d_inode(buf->dentry)->i_size;
 	smp_wmb();	/* the switch before seq says it is over */
 	WRITE_ONCE(pos->seq, pos->seq + 1);
 	return ok;

@@ -1,29 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Relay channels (relay.c): opening a per-CPU or a global channel as
- * debugfs files, appending batches without exposing unwritten bytes,
+ * debugfs files (each with a procfs twin once spulse_relay_set_proc_dir()
+ * named a directory), appending batches without exposing unwritten bytes,
  * sub-buffer switches that a racing read() cannot turn into lost or
  * repeated data, flushes, and the published/read position of a buffer
- * (docs/KERNEL.md, "Relay files"). Knows nothing of the session: the
- * caller hands in the debugfs directory, the sizes and where each buffer's
- * switch count lives.
+ * (docs/KERNEL.md, "Relay files" and "Lockdown"). Knows nothing of the
+ * session: the caller hands in the debugfs directory, the sizes and where
+ * each buffer's switch count lives.
  */
 #ifndef SPULSE_KMOD_RELAY_H
 #define SPULSE_KMOD_RELAY_H
 
+#include <linux/path.h>
 #include <linux/types.h>
 
 struct dentry;
+struct proc_dir_entry;
 struct rchan;
 struct rchan_buf;
 
 /**
- * struct spulse_relay_pos - a relay buffer's switches, for readers
+ * struct spulse_relay_pos - a relay buffer's switches, for readers, and
+ *	its procfs twin
  * @seq: odd while spulse_relay_switch() runs (a sequence count the writer
  *	never waits on; spulse_relay_position() retries around it)
+ * @pde: the buffer's procfs file (NULL: none)
+ * @twin: that file in the /proc mount it was created under (its inode's
+ *	size follows the debugfs file's, see spulse_relay_switch()); holds
+ *	a reference on the dentry and the mount
  */
 struct spulse_relay_pos {
 	u32 seq;
+	struct proc_dir_entry *pde;
+	struct path twin;
 };
 
 /**
@@ -48,5 +58,6 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
 void spulse_relay_flush_chan(struct rchan *chan);
 void spulse_relay_flush_cpus(struct rchan *chan, int __percpu *busy);
 bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read);
+void spulse_relay_set_proc_dir(struct proc_dir_entry *dir, const char *path);
 
 #endif /* SPULSE_KMOD_RELAY_H */

@@ -18,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/proc_fs.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -25,6 +26,7 @@
 #include <linux/uaccess.h>
 
 #include "spulse.h"
+#include "procfs.h"
 #include "unwind.h"
 #include "kunit_export.h"
 
@@ -625,23 +627,34 @@ static const struct file_operations spulse_ut_fops = {
 	.release = single_release,
 };
 
+/* the twin /proc/spulse/unwind (procfs.c): the same handlers */
+static const struct proc_ops spulse_ut_pops = {
+	.proc_open = spulse_ut_open,
+	.proc_read = seq_read,
+	.proc_write = spulse_ut_write,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+};
+
 /**
- * spulse_unwind_init() - the module's registry and debugfs spulse/unwind
+ * spulse_unwind_init() - the module's registry, debugfs spulse/unwind and
+ *	its twin /proc/spulse/unwind
  *
- * Return: 0.
+ * Return: 0 or the procfs error.
  */
 int spulse_unwind_init(void)
 {
 	spulse_ut_reg_init(&spulse_ut, (u64)spulse.p.unwind_mem_kb << 10);
 	debugfs_create_file("unwind", 0600, spulse.dir, NULL, &spulse_ut_fops);
-	return 0;
+	return spulse_procfs_file("unwind", 0600, &spulse_ut_pops);
 }
 
 /**
  * spulse_unwind_exit() - free every table and map set
  *
  * Called after the sampler, the off-CPU probes and the exec/exit probes are
- * gone (and the debugfs file, which pins the module while open).
+ * gone (and the debugfs file, which pins the module while open, and the
+ * procfs twin, whose removal waited for its calls in flight).
  */
 void spulse_unwind_exit(void)
 {
