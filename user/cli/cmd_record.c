@@ -34,6 +34,7 @@
 
 #include "cli.h"
 #include "drain/drain.h"
+#include "drain/iface.h"
 #include "drain/unwind_load.h"
 #include "unwind_build.h"
 
@@ -70,7 +71,7 @@ static void rec_usage(FILE *f)
 "                  [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                   [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
 "                  [--debugfs DIR] [--kallsyms PATH] [--no-load]\n"
-"                  [--module-params 'KEY=VALUE ...']\n"
+"                  [--module-params 'KEY=VALUE ...'] [-v]\n"
 "\n"
 "DESCRIPTION\n"
 "    Loads spulse.ko (unless it is loaded already) for the target, drains\n"
@@ -118,7 +119,10 @@ static void rec_usage(FILE *f)
 "    --off-cpu        also record off-CPU intervals (stack at switch-out,\n"
 "                     waker and its stack, run-queue delay): offcpu=1\n"
 "    --offcpu-min-us N  only intervals at least N us long (offcpu_min_us=)\n"
-"    --debugfs DIR    spulse debugfs directory (default %s)\n"
+"    --debugfs DIR    spulse debugfs directory (default %s); when its\n"
+"                     control file is refused (EPERM: kernel lockdown under\n"
+"                     Secure Boot) or the default one is absent,\n"
+"                     " DRAIN_PROCFS_DIR " (the same files) is used instead\n"
 "    --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
 "    --no-load        do not load/unload the module (use what DIR provides)\n"
 "    --module-params 'KEY=VALUE ...'  more spulse.ko parameters for the load\n"
@@ -130,6 +134,7 @@ static void rec_usage(FILE *f)
 DRAIN_FLIGHT_USAGE
 "    With --flight, -o FILE names the dumps (FILE-001.EXT, ...); SIGUSR1 to\n"
 "    spulse record triggers a dump.\n"
+"    -v, --verbose    say which interface (debugfs or procfs) is used\n"
 "    -h, --help       this text\n"
 "\n"
 "EXAMPLES\n"
@@ -650,6 +655,7 @@ int cmd_record(int argc, char **argv)
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
 		{ "unwind-wait", required_argument, NULL, 'X' },
 		{ "module-params", required_argument, NULL, 'P' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		DRAIN_FLIGHT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -675,6 +681,8 @@ int cmd_record(int argc, char **argv)
 	const char *more_params = NULL;
 	char min_us[40] = "";
 	bool no_load = false, loaded = false, target_gone = false;
+	bool verbose = false;
+	const char *iface_why;
 	double duration = -1, t0;
 	struct drain_stats st;
 	struct drain *d = NULL;
@@ -685,7 +693,7 @@ int cmd_record(int argc, char **argv)
 
 	drain_flight_defaults(&fo);
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+p:F:o:d:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:F:o:d:hv", lo, NULL)) != -1) {
 		char *end;
 
 		if (c >= DRAIN_FLIGHT_OPT_BASE && c <= DRAIN_OPT_GEN_BYTES) {
@@ -771,6 +779,9 @@ int cmd_record(int argc, char **argv)
 					"(microseconds, 0 to 10000000)", optarg);
 			}
 			have_min_us = true;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			rec_usage(stdout);
@@ -886,13 +897,21 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!no_load) {
 		ret = ensure_debugfs(o.debugfs);
-		if (ret < 0) {
+		if (ret < 0 && !access(DRAIN_PROCFS_DIR "/control", F_OK)) {
+			ret = 0;	/* /proc/spulse does without debugfs */
+		} else if (ret < 0) {
 			fprintf(stderr, "spulse record: mounting debugfs: %s\n",
 				strerror(-ret));
 			rc = EXIT_INVALID;
 			goto out;
 		}
 	}
+	o.debugfs = drain_iface_pick(o.debugfs, &iface_why);
+	if (iface_why || verbose)
+		fprintf(stderr, "spulse record: interface %s %s%s%s%s\n",
+			drain_iface_name(o.debugfs), o.debugfs,
+			iface_why ? " (debugfs: " : "", iface_why ? iface_why : "",
+			iface_why ? ")" : "");
 
 	if (!o.no_unwind)
 		preload_tables(&o, cmd, pid_arg, (unsigned int)unwind_wait_ms);

@@ -8,8 +8,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "session.h"
+
+#define PROC_FS_MAGIC 0x9fa0	/* linux/magic.h PROC_SUPER_MAGIC */
+
+/*
+ * A regular file in procfs is a relay file too: the module's twin of
+ * debugfs cpuN or meta in /proc/spulse (docs/KERNEL.md "Lockdown"), with
+ * the same sizes and read positions (relay_input.c tells only debugfs).
+ */
+static void mark_procfs_relay(struct drain_input *in)
+{
+	struct statfs sf;
+
+	if (in->fd >= 0 && in->sized && !in->relay && !fstatfs(in->fd, &sf) &&
+	    (unsigned long)sf.f_type == PROC_FS_MAGIC)
+		in->relay = true;
+}
 
 static int cmp_cpu(const void *a, const void *b)
 {
@@ -71,6 +88,7 @@ int drain_find_cpus(struct drain *d)
 		free(path);
 		if (ret < 0)
 			break;
+		mark_procfs_relay(&d->cpu[d->ncpu]);
 		d->ncpu++;
 	}
 	closedir(dir);
@@ -118,6 +136,8 @@ void drain_set_starts(struct drain *d)
 	bool stopped;
 	int64_t r;
 
+	if (d->have_meta)
+		mark_procfs_relay(&d->meta);
 	if (d->have_meta && d->meta.relay &&
 	    !drain_kstat(d->stats_path, "meta_read", &r) && r >= 0)
 		drain_input_set_start(&d->meta, (uint64_t)r);

@@ -121,7 +121,7 @@ enum {
 "  --flight SECONDS    flight recorder: keep only the last SECONDS in memory\n" \
 "                      and write OUT-001.EXT, -002, ... on each trigger\n" \
 "  --trigger SPEC      manual | signal | offcpu>DUR | runq>DUR (DUR: 50ms,\n" \
-"                      200us, 1s); manual (debugfs control) and SIGUSR1\n" \
+"                      200us, 1s); manual (the control file) and SIGUSR1\n" \
 "                      always trigger in flight mode\n" \
 "  --post SECONDS      keep recording this long after a trigger (default 1)\n" \
 "  --max-dumps N       at most N dumps (default 10)\n" \

@@ -295,7 +295,7 @@ int drain_flight_after(struct drain *d, const struct drain_msample *s,
 	if (s->kind == DRAIN_ITEM_TRIGGER &&
 	    s->x.trig.t.reason == SPULSE_TRIGGER_MANUAL) {
 		ret = fire(d, SPULSE_TRIGGER_MANUAL, s->time_ns, 0, 0,
-			   "manual (debugfs control)");
+			   "manual (control file)");
 		if (ret < 0)
 			return ret;
 	}

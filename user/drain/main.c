@@ -19,6 +19,7 @@
 #include <spulse/version.h>
 
 #include "drain.h"
+#include "iface.h"
 
 static volatile sig_atomic_t stop_requested, usr1_requested;
 
@@ -39,13 +40,16 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: spulse-drain -o FILE [--debugfs DIR] [--sync-ms N] [--window-ms N]\n"
 "                    [--wake-ms N] [--duration S] [--control] [--once]\n"
+"                    [--verbose]\n"
 "                    [--kallsyms PATH | --no-kallsyms]\n"
 "                    [--unwind-cache DIR | --no-unwind-tables]\n"
 "                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                     [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
 "       spulse-drain --version | --help\n"
 "  -o, --output FILE   spool to write (replaced if it exists)\n"
-"  --debugfs DIR       spulse debugfs directory (default %s)\n"
+"  --debugfs DIR       spulse debugfs directory (default %s); when\n"
+"                      its control file is refused (EPERM: kernel lockdown),\n"
+"                      or the default one is absent, " DRAIN_PROCFS_DIR " is read\n"
 "  --sync-ms N         fsync the spool every N ms (default 1000; 0 = at end)\n"
 "  --window-ms N       merge window: hold samples at most N ms (default 100)\n"
 "  --wake-ms N         read partial relay sub-buffers every N ms (default %d;\n"
@@ -60,6 +64,7 @@ static void usage(FILE *f)
 "                      built or read from it and loaded into DIR/unwind\n"
 "  --no-unwind-tables  load no unwind tables (frame-pointer user stacks,\n"
 "                      or whatever tables another tool loaded)\n"
+"  -v, --verbose       say which interface (debugfs or procfs) is read\n"
 "  --version           print the version (" SPULSE_VERSION ") and exit\n"
 DRAIN_FLIGHT_USAGE,
 		DRAIN_DEFAULT_DEBUGFS, DRAIN_WAKE_MS_DEFAULT,
@@ -118,6 +123,7 @@ int main(int argc, char **argv)
 		{ "no-kallsyms", no_argument, NULL, 'N' },
 		{ "unwind-cache", required_argument, NULL, 'U' },
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		DRAIN_FLIGHT_LONGOPTS,
@@ -139,12 +145,13 @@ int main(int argc, char **argv)
 	struct drain *d;
 	double duration = -1, t0, last_t = 0, next_progress = 1;
 	uint64_t last_samples = 0;
-	bool once = false, tty;
+	bool once = false, tty, verbose = false;
+	const char *why;
 	unsigned int wake_ms = DRAIN_WAKE_MS_DEFAULT;
 	int c, ret;
 
 	drain_flight_defaults(&fo);
-	while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hv", lo, NULL)) != -1) {
 		char *end;
 
 		if (c >= DRAIN_FLIGHT_OPT_BASE && c <= DRAIN_OPT_GEN_BYTES) {
@@ -200,6 +207,9 @@ int main(int argc, char **argv)
 		case 'T':
 			o.no_unwind = true;
 			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -218,6 +228,11 @@ int main(int argc, char **argv)
 	}
 	if (fo.seconds_ns)
 		o.flight = &fo;
+	o.debugfs = drain_iface_pick(o.debugfs, &why);
+	if (why || verbose)
+		fprintf(stderr, "spulse-drain: interface %s %s%s%s%s\n",
+			drain_iface_name(o.debugfs), o.debugfs,
+			why ? " (debugfs: " : "", why ? why : "", why ? ")" : "");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -27,6 +27,7 @@
 #include <elf.h>
 #include <spulse/unwind.h>
 
+#include "iface.h"
 #include "unwind_build.h"
 #include "unwind_load.h"
 
@@ -108,6 +109,7 @@ struct drain_unwind {
 	bool vdso_tried;
 	bool map_warned, files_warned;
 	bool trace;		/* SPULSE_UNWIND_TRACE=1: one line per message */
+	bool lockdown_said;	/* the /proc/spulse fallback was logged */
 	int64_t t0;
 };
 
@@ -175,10 +177,34 @@ static void hex(char *out, size_t outlen, const uint8_t *b, size_t n)
  * with EBUSY for as long as the drainer runs. Messages are rare (one per
  * table and per changed map set), so the open costs nothing that matters.
  */
+/*
+ * Open DIR/unwind for one message. Kernel lockdown raised while recording
+ * makes debugfs refuse the file (EPERM) from then on; its twin
+ * /proc/spulse/unwind (the same table registry, iface.h) does not, so the
+ * message goes there (said once).
+ */
+static int open_unwind(struct drain_unwind *u)
+{
+	int fd = open(u->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd >= 0 || errno != EPERM)
+		return fd;
+	fd = open(DRAIN_PROCFS_DIR "/unwind", O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!__atomic_exchange_n(&u->lockdown_said, true, __ATOMIC_RELAXED))
+		fprintf(u->log, "spulse-drain: %s: %s (kernel lockdown); unwind "
+			"tables go to " DRAIN_PROCFS_DIR "/unwind\n", u->path,
+			strerror(EPERM));
+	return fd;
+}
+
 static int send_msg(struct drain_unwind *u, const void *msg, size_t len)
 {
 	int64_t t = u->trace ? now_ns() : 0;
-	int fd = open(u->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = open_unwind(u);
 	ssize_t n = fd < 0 ? -1 : write(fd, msg, len);
 	int ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
 
