@@ -38,7 +38,7 @@ cp "$mod" "$ko"
 # An appended signature ends with struct module_signature (12 bytes, the
 # signature's length big-endian in its last 4) and the 28-byte marker.
 marker='~Module signature appended~'
-if [ "$(tail -c 28 "$ko" | head -c 27)" = "$marker" ]; then
+if [ "$(tail -c 28 "$ko" | head -c 27 | tr -d '\0')" = "$marker" ]; then
 	size=$(stat -c %s "$ko")
 	siglen=$(tail -c 32 "$ko" | head -c 4 | od -An -tu1 | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
 	if [ "$siglen" -le 0 ] || [ "$siglen" -ge "$size" ]; then
