@@ -6,10 +6,10 @@
 #            0.3 s, rmmod (task-mode perf events flip perf_sched_events;
 #            the sched_switch/wakeup probes patch __schedule's tracepoint
 #            sites; exec/exit tracepoints at load and rmmod)
-#   kernel   no spulse.ko anywhere: perf-flip (a per-task perf event:
-#            perf_sched_events) and tracefs sched_switch + sched_wakeup
-#            enable, 0.3 s, disable (the same sites, patched by the kernel
-#            alone)
+#   kernel   no spulse.ko anywhere: perf-flip (a per-task perf event held
+#            0.3 s: perf_sched_events on, off about 1 s later) and 3 times
+#            tracefs sched_switch + sched_wakeup enable, 0.1 s, disable
+#            (the same sites, patched by the kernel alone)
 #   hotplug  hotplug only, nothing patched (control)
 # Prints "race: round N" per round (guest.log and /dev/kmsg) and
 # "race: finished N" at the end.
@@ -50,11 +50,13 @@ while [ $i -lt "$N" ]; do
 	kernel)
 		/host$X/perf-flip 300 &
 		f=$!
-		echo 1 > $T/events/sched/sched_switch/enable
-		echo 1 > $T/events/sched/sched_wakeup/enable
-		sleep 0.3
-		echo 0 > $T/events/sched/sched_switch/enable
-		echo 0 > $T/events/sched/sched_wakeup/enable
+		for _ in 1 2 3; do
+			echo 1 > $T/events/sched/sched_switch/enable
+			echo 1 > $T/events/sched/sched_wakeup/enable
+			sleep 0.1
+			echo 0 > $T/events/sched/sched_switch/enable
+			echo 0 > $T/events/sched/sched_wakeup/enable
+		done
 		wait $f || echo "race: round $i perf-flip failed" ;;
 	hotplug)
 		sleep 0.3 ;;

@@ -11,8 +11,9 @@
 #   "memory holds cc" (the int3 is really there: a kernel/patching bug) or
 #   "memory holds XX, not cc" (the vCPU ran an int3 that is no longer in
 #   memory: a stale translation, QEMU's multi-threaded TCG).
-# A hang (no console output for HANG_S seconds, default 120) gets the same
-# register dump.
+# A hang (no console output for HANG_S seconds, default 300: a round takes
+# up to a minute on a loaded 2-core host) gets 5 samples of every vCPU's
+# RIP, interrupt flag and stack (qmp-dump.py).
 #
 # usage: patch-race.sh ID MODE THREAD BOOTS ROUNDS OUT
 #   MODE: spulse | kernel | hotplug (guest-patch-race.sh); spulse builds
@@ -27,7 +28,7 @@ id=$1 mode=$2 thread=$3 boots=$4 rounds=$5
 case $thread in single|multi) ;; *) echo "patch-race: THREAD is single or multi" >&2; exit 2 ;; esac
 mkdir -p "$6"
 out=$(realpath "$6")
-bin=$out/bin
+bin=$out/bin-$mode-$thread
 mkdir -p "$bin"
 cc -O1 -static -Wall -Wextra -Werror -o "$bin/perf-flip" "$here/perf-flip.c" ||
 	{ echo "patch-race: perf-flip build failed" >&2; exit 1; }
@@ -41,7 +42,7 @@ if [ "$mode" = spulse ]; then
 	cp "$out/module/spulse.ko" "$bin/"
 fi
 qmp() { python3 "$top/tests/vm/qmp.py" "$1" "${@:2}"; }
-hang_s=${HANG_S:-120}
+hang_s=${HANG_S:-300}
 nf=0 no=0 np=0 nh=0
 for k in $(seq "$boots"); do
 	d=$out/$mode-$thread-$k
@@ -58,7 +59,7 @@ for k in $(seq "$boots"); do
 	last=0 quiet=0 size=-1
 	while kill -0 $vm 2>/dev/null; do
 		sleep 2
-		c=$(tr -d '\r' < "$d/console.log" 2>/dev/null)
+		c=$(tr -d '\r' 2>/dev/null < "$d/console.log")
 		r=$(grep -o 'race: round [0-9]*' <<< "$c" | tail -n1 | grep -o '[0-9]*$')
 		[ -z "$r" ] || last=$r
 		if grep -q 'Kernel panic' <<< "$c"; then
@@ -68,6 +69,8 @@ for k in $(seq "$boots"); do
 			{
 				echo "== info registers -a"
 				qmp "$sock" 'info registers -a'
+				echo "== qmp-dump.py"
+				python3 "$here/qmp-dump.py" "$sock" "$d/kallsyms" 1
 			} > "$d/qmp.txt" 2>&1
 			if [ -n "$rip" ]; then
 				sym=${rip%%+*} off=${rip#*+}; off=${off%%/*}
@@ -98,6 +101,8 @@ for k in $(seq "$boots"); do
 				{
 					echo "== info registers -a"
 					qmp "$sock" 'info registers -a'
+					echo "== qmp-dump.py, 5 samples"
+					python3 "$here/qmp-dump.py" "$sock" "$d/kallsyms" 5
 				} > "$d/qmp.txt" 2>&1
 				verdict="HANG after round $last (no console output for ${hang_s}s)"
 				nh=$((nh + 1))
@@ -111,7 +116,7 @@ for k in $(seq "$boots"); do
 	wait $vm
 	vrc=$?
 	if [ -z "$verdict" ]; then
-		c=$(tr -d '\r' < "$d/console.log" 2>/dev/null)
+		c=$(tr -d '\r' 2>/dev/null < "$d/console.log")
 		if grep -q "race: finished $rounds" <<< "$c" && [ "$vrc" -eq 0 ]; then
 			verdict="finished $rounds/$rounds"
 			nf=$((nf + 1))

@@ -17,7 +17,8 @@
 # 3. tests/rt/splat-check.sh over the console and the guest's dmesg.
 # Result: $BUILD/check/rt.result ("passed failed"); the last line
 # "N passed, N failed". Environment: BUILD, RT_ROUNDS (default 10),
-# RT_VM_TIMEOUT (s, default 2400), KUNIT_APPEND.
+# RT_VM_TIMEOUT (s, default 2400), KUNIT_APPEND, VM_TCG_THREAD (default
+# single).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -25,6 +26,10 @@ build=${BUILD:-$top/build}
 result=$build/check/rt.result
 mkdir -p "$build/check"
 t0=$(date +%s)
+# One host thread for all vCPUs (docs/VM.md, "Text patching under TCG"):
+# the scenarios load and unload the module, patching the scheduler's
+# tracepoint and jump-label sites, while storms switch flat out.
+export VM_TCG_THREAD=${VM_TCG_THREAD:-single}
 BUILD=$build KUNIT_NAME=rt KUNIT_KSRC=6.12 \
 	KUNIT_KCONFIG="$top/tests/kunit/debug.config $here/rt.config" \
 	KUNIT_RT_ROUNDS=${RT_ROUNDS:-10} KUNIT_VM_TIMEOUT=${RT_VM_TIMEOUT:-2400} \
