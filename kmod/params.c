@@ -69,7 +69,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_max_trigger);
 
 /**
  * spulse_parse_event() - map the "event" parameter to an event kind
- * @s: parameter text ("cpu-clock" or "cycles", trailing newline accepted)
+ * @s: parameter text ("cpu-clock", "cycles" or "bp", trailing newline
+ *	accepted)
  * @out: result
  *
  * Return: 0 or -EINVAL.
@@ -80,6 +81,8 @@ int spulse_parse_event(const char *s, enum spulse_event *out)
 		*out = SPULSE_EVENT_CPU_CLOCK;
 	else if (sysfs_streq(s, "cycles"))
 		*out = SPULSE_EVENT_CYCLES;
+	else if (sysfs_streq(s, "bp"))
+		*out = SPULSE_EVENT_BP;
 	else
 		return -EINVAL;
 	return 0;
@@ -90,11 +93,12 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_parse_event);
  * spulse_event_name() - parameter spelling of an event kind
  * @ev: event kind
  *
- * Return: "cycles" or "cpu-clock".
+ * Return: "cycles", "bp" or "cpu-clock".
  */
 const char *spulse_event_name(enum spulse_event ev)
 {
-	return ev == SPULSE_EVENT_CYCLES ? "cycles" : "cpu-clock";
+	return ev == SPULSE_EVENT_CYCLES ? "cycles" :
+	       ev == SPULSE_EVENT_BP ? "bp" : "cpu-clock";
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_event_name);
 

@@ -47,6 +47,7 @@ enum spulse_events {
 enum spulse_event {
 	SPULSE_EVENT_CPU_CLOCK,
 	SPULSE_EVENT_CYCLES,
+	SPULSE_EVENT_BP,	/* execute breakpoint at bp_symbol (sample.c) */
 };
 
 /**

@@ -5,7 +5,10 @@
  * event per thread of the target at start, inherited by the threads it
  * creates later (so a CPU that never runs the target takes no interrupt);
  * and the overflow handler, which runs in hardirq (cpu-clock) or NMI
- * (cycles) context. The handler filters by target
+ * (cycles; bp, a breakpoint at the kernel symbol bp_symbol, an execute
+ * breakpoint at a function's entry or a watchpoint on a variable: x86
+ * enters a kernel-mode debug exception like an NMI, and perf's breakpoint
+ * overflow runs from it). The handler filters by target
  * process, captures the mixed stack (user chain then kernel chain, root to
  * leaf), encodes it as one batch and writes it to this CPU's relay buffer.
  * NMI-safe: no locks, no allocation, bounded work (depth limits).
@@ -14,6 +17,10 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/math64.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
@@ -22,8 +29,11 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <asm/pgtable.h>
 
 #include "spulse.h"
 #include "sample.h"
@@ -34,6 +44,28 @@
 #include "stream.h"
 #include "unwind.h"
 #include "ustack.h"
+
+/*
+ * event=bp: where to break. Declared here, beside their only user, rather
+ * than with the other parameters in main.c; validated at load by
+ * spulse_bp_resolve().
+ */
+static char *bp_symbol;
+module_param(bp_symbol, charp, 0444);
+MODULE_PARM_DESC(bp_symbol, "event=bp: core-kernel symbol to break on: a function (execute breakpoint at its entry) or a variable (watchpoint)");
+
+static ulong bp_addr;
+module_param(bp_addr, ulong, 0444);
+MODULE_PARM_DESC(bp_addr, "event=bp: bp_symbol's address from /proc/kallsyms (must be exactly bp_symbol+0x0); needed for variables and on kernels without kprobes");
+
+static char *bp_access = "auto";
+module_param(bp_access, charp, 0444);
+MODULE_PARM_DESC(bp_access, "event=bp: auto (x for a function, w for a variable), x (execute), w (write) or rw (read or write)");
+
+/* the resolved breakpoint (event=bp) */
+static unsigned long spulse_bp_at;
+static u32 spulse_bp_type;
+static u64 spulse_bp_len;
 
 /* perf's "throttled until the next tick" mark (kernel/events/core.c). */
 #define SPULSE_PERF_THROTTLED	(~0ULL)
@@ -343,6 +375,11 @@ static struct perf_event *spulse_event_create(int cpu, struct task_struct *task)
 		.disabled = 1,
 	};
 
+	if (spulse.ev_type == PERF_TYPE_BREAKPOINT) {
+		attr.bp_type = spulse_bp_type;
+		attr.bp_addr = spulse_bp_at;
+		attr.bp_len = spulse_bp_len;
+	}
 	if (task) {
 		spulse_attr_inherit_threads(&attr);
 		attr.disabled = 0;
@@ -423,7 +460,146 @@ static int spulse_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* Decide the event type; cycles falls back to cpu-clock without a PMU. */
+/*
+ * Is @addr exactly the start of the core-kernel symbol @name? sprint_symbol()
+ * spells it "name+0x0/0xsize", with " [module]" after it for module text.
+ */
+static bool spulse_bp_is(unsigned long addr, const char *name)
+{
+	char *buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	size_t n = strlen(name);
+	bool is;
+
+	if (!buf)
+		return false;
+	sprint_symbol(buf, addr);
+	is = !strncmp(buf, name, n) && !strncmp(buf + n, "+0x0/", 5) &&
+	     !strchr(buf + n, ' ');
+	kfree(buf);
+	return is;
+}
+
+/*
+ * Is @addr mapped executable? kallsyms also names data (KALLSYMS_ALL), and
+ * without kprobes nothing else tells text from data: the kernel maps its
+ * data NX (STRICT_KERNEL_RWX), its text not.
+ */
+static bool spulse_bp_exec(unsigned long addr)
+{
+#ifdef CONFIG_X86
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	return pte && pte_present(*pte) && pte_exec(*pte);
+#else
+	return true;
+#endif
+}
+
+/*
+ * event=bp: resolve bp_symbol (and bp_access) into spulse_bp_at/_type/_len.
+ * kallsyms_lookup_name() is not exported (5.7+): for a function a kprobe
+ * registered disabled (never armed: no text is patched) resolves the name
+ * and refuses what kprobes refuse (not text, the kprobe blacklist: entry
+ * code, noinstr), and is unregistered at once. Otherwise the caller gives
+ * the address (bp_addr=, from /proc/kallsyms), accepted only where kallsyms
+ * names it as the start of bp_symbol in the core kernel. Module symbols are
+ * refused (an unloaded module would leave the breakpoint on freed memory).
+ * Text (mapped executable) gets an execute breakpoint, which x86 allows in
+ * the kernel only with CONFIG_KPROBES; anything else a watchpoint of the
+ * widest length its alignment allows. Any problem is one pr_err line and
+ * -EINVAL.
+ */
+static int spulse_bp_resolve(void)
+{
+	const char *name = bp_symbol ? bp_symbol : "";
+	const char *acc = bp_access ? bp_access : "";
+	unsigned long at = 0;
+	bool text;
+
+	if (spulse.p.event != SPULSE_EVENT_BP) {
+		if (*name || bp_addr || !sysfs_streq(acc, "auto")) {
+			pr_err("invalid bp_symbol/bp_addr/bp_access: only with event=bp\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!*name || strlen(name) >= KSYM_NAME_LEN || strpbrk(name, " +/[]\n")) {
+		pr_err("invalid bp_symbol=%s: event=bp needs bp_symbol=SYMBOL (a core-kernel function or variable)\n",
+		       name);
+		return -EINVAL;
+	}
+#ifdef CONFIG_KPROBES
+	if (!bp_addr) {
+		struct kprobe kp = {
+			.symbol_name = name,
+			.flags = KPROBE_FLAG_DISABLED,
+		};
+		int r = register_kprobe(&kp);
+
+		if (r) {
+			pr_err("invalid bp_symbol=%s: no kernel function kprobes accept by that name (%d; a variable needs bp_addr=)\n",
+			       name, r);
+			return -EINVAL;
+		}
+		at = (unsigned long)kp.addr;
+		unregister_kprobe(&kp);
+	}
+#endif
+	if (bp_addr)
+		at = bp_addr;
+	if (!at) {
+		pr_err("invalid bp_symbol=%s: this kernel has no kprobes to resolve it; give bp_addr= too (from /proc/kallsyms)\n",
+		       name);
+		return -EINVAL;
+	}
+	if (at < TASK_SIZE_MAX || !spulse_bp_is(at, name)) {
+		pr_err("invalid bp_symbol=%s: 0x%lx (%pS) is not the start of that core-kernel symbol\n",
+		       name, at, (void *)at);
+		return -EINVAL;
+	}
+	text = spulse_bp_exec(at);
+	if (sysfs_streq(acc, "auto")) {
+		spulse_bp_type = text ? HW_BREAKPOINT_X : HW_BREAKPOINT_W;
+	} else if (sysfs_streq(acc, "x")) {
+		spulse_bp_type = HW_BREAKPOINT_X;
+	} else if (sysfs_streq(acc, "w")) {
+		spulse_bp_type = HW_BREAKPOINT_W;
+	} else if (sysfs_streq(acc, "rw")) {
+		spulse_bp_type = HW_BREAKPOINT_RW;
+	} else {
+		pr_err("invalid bp_access=%s: must be auto, x, w or rw\n", acc);
+		return -EINVAL;
+	}
+	if ((spulse_bp_type == HW_BREAKPOINT_X) != text) {
+		pr_err("invalid bp_access=%s: %pS is %s\n", acc, (void *)at,
+		       text ? "text (use x)" : "not executable (use w or rw)");
+		return -EINVAL;
+	}
+	if (text)
+		spulse_bp_len = sizeof(long);
+	else
+		spulse_bp_len = !(at & 7) ? HW_BREAKPOINT_LEN_8 :
+				!(at & 3) ? HW_BREAKPOINT_LEN_4 :
+				!(at & 1) ? HW_BREAKPOINT_LEN_2 :
+				HW_BREAKPOINT_LEN_1;
+	spulse_bp_at = at;
+	return 0;
+}
+
+static const char *spulse_bp_kind(void)
+{
+	return spulse_bp_type == HW_BREAKPOINT_X ? "execute" :
+	       spulse_bp_type == HW_BREAKPOINT_W ? "write" : "read/write";
+}
+
+/*
+ * Decide the event type; cycles falls back to cpu-clock without a PMU;
+ * bp is a breakpoint event at spulse_bp_at, with no fallback (the kernel's
+ * refusal fails the load: no breakpoint support, all four debug registers
+ * taken, or an address it does not allow, such as any kernel text for an
+ * execute breakpoint on x86 without CONFIG_KPROBES).
+ */
 static int spulse_pick_event(void)
 {
 	struct perf_event *probe;
@@ -431,6 +607,29 @@ static int spulse_pick_event(void)
 
 	spulse.ev_type = PERF_TYPE_SOFTWARE;
 	spulse.ev_config = PERF_COUNT_SW_CPU_CLOCK;
+	err = spulse_bp_resolve();
+	if (err)
+		return err;
+	if (spulse.p.event == SPULSE_EVENT_BP) {
+		spulse.ev_type = PERF_TYPE_BREAKPOINT;
+		spulse.ev_config = 0;
+		probe = spulse_event_create(cpumask_first(cpu_online_mask), NULL);
+		if (IS_ERR(probe)) {
+			pr_err("cannot create a breakpoint event (%s) at %pS: %ld%s\n",
+			       spulse_bp_kind(), (void *)spulse_bp_at,
+			       PTR_ERR(probe),
+			       !IS_ENABLED(CONFIG_KPROBES) &&
+			       spulse_bp_type == HW_BREAKPOINT_X ?
+			       " (x86 refuses kernel execute breakpoints without CONFIG_KPROBES)" :
+			       "");
+			return PTR_ERR(probe);
+		}
+		perf_event_release_kernel(probe);
+		pr_info("event=bp: %s breakpoint at %pS (0x%lx, length %llu)\n",
+			spulse_bp_kind(), (void *)spulse_bp_at, spulse_bp_at,
+			spulse_bp_len);
+		return 0;
+	}
 	if (spulse.p.event != SPULSE_EVENT_CYCLES)
 		return 0;
 	spulse.ev_type = PERF_TYPE_HARDWARE;
