@@ -55,6 +55,51 @@ print(next(E.parse("f.svg").getroot().iter("{http://www.w3.org/2000/svg}script")
 	fi
 }
 
+# The search highlight cannot be mistaken for a frame colour (issue 26:
+# FlameGraph's magenta was close to the violet waker palette): in a
+# --wakers graph of 300 distinct waker, blocked and kernel frames (their
+# colours spread over each palette by name), the fill the script gives a
+# match is at least 150 (RGB distance) from every box's fill. The old
+# rgb(230,0,230) came within ~120 of the waker boxes.
+test_flame_search_colour_far_from_every_palette() {
+	python3 - >w.txt <<'PY'
+print('header start_us=1000000 interval_us=1000')
+n = 100
+for i in range(n):
+    print('frame id=%d kind=user addr=%d' % (i, 0x1000 + 16 * i))
+for i in range(n):
+    print('frame id=%d kind=kernel addr=%d' % (n + i, 0xffffffff81000000 + 16 * i))
+for i in range(n):
+    print('stack id=%d parent=root frame=%d' % (2 * i, i))
+    print('stack id=%d parent=%d frame=%d' % (2 * i + 1, 2 * i, n + i))
+print('thread id=0 pid=1 tid=1 comm=a')
+print('thread id=1 pid=1 tid=2 comm=b')
+for i in range(n):
+    print('offcpu t=%d thread=0 stack=%d state=S cpu_out=0 cpu_in=0 '
+          'blocked_ns=1000000 runq_ns=0 waker=1 waker_stack=%d waker_cpu=0'
+          % (10 + i, 2 * i + 1, 2 * ((i + 37) % n) + 1))
+PY
+	"$SPOOLGEN" <w.txt >w.spulse || return 1
+	expect_rc 0 "$SP" flame --wakers w.spulse -o w.svg || return 1
+	python3 - <<'PY'
+import math, re, sys
+svg = open("w.svg").read()
+m = re.search(r"if \(re\.test\(f\.name\)\) \{\s*f\.r\.setAttribute\('fill', 'rgb\((\d+),(\d+),(\d+)\)'\)", svg)
+if not m:
+    sys.exit("no search fill in the script")
+hit = tuple(int(x) for x in m.groups())
+fills = set()
+for r in re.findall(r"<g><title>.*?</title><rect ([^>]*)/>", svg):
+    fills.add(tuple(int(x) for x in re.search(r"rgb\((\d+),(\d+),(\d+)\)", r).groups()))
+if len(fills) < 100:
+    sys.exit("only %d distinct box colours" % len(fills))
+d, near = min((math.dist(hit, f), f) for f in fills)
+print("search fill %r: nearest box colour %r at %.1f" % (hit, near, d))
+if d < 150:
+    sys.exit("search fill %r is %.1f from box colour %r" % (hit, d, near))
+PY
+}
+
 test_flame_palettes_distinct_with_legend() {
 	build_known || return 1
 	expect_rc 0 "$SP" flame known.spulse -o f.svg || return 1
@@ -145,11 +190,14 @@ test_flame_svg_search_reports_match_percent() {
 	expect_rc 0 "$SP" flame known.spulse -o f.svg || return 1
 	svg_dom f.svg 's=alpha' || return 1
 	grep -q '>Matched: 43.75%<' dom || die "match % (7/16)" || return 1
-	[ "$(rect_attr known_alpha_leaf fill)" = "rgb(230,0,230) -" ] ||
+	[ "$(rect_attr known_alpha_leaf fill)" = "rgb(16,16,16) -" ] ||
 		die "alpha not highlighted: $(rect_attr known_alpha_leaf fill)" ||
 		return 1
-	[ "$(rect_attr known_beta_mid fill | cut -d' ' -f1)" != "rgb(230,0,230)" ] ||
+	[ "$(rect_attr known_beta_mid fill | cut -d' ' -f1)" != "rgb(16,16,16)" ] ||
 		die "beta highlighted" || return 1
+	# the match's text is white on the dark fill
+	grep -q '<text[^>]*class="hit"[^>]*>known_alpha_leaf' dom ||
+		die "alpha's text not class hit" || return 1
 	grep -q '>Reset Search<' dom || die "no Reset Search" || return 1
 	# nested matches count once: beta (14) contains alpha (7) and kfn (4)
 	svg_dom f.svg 's=known_(alpha|beta)' || return 1

@@ -13,6 +13,13 @@
 #define SVG_BOTTOM	30	/* details line below */
 #define SVG_PAD_SIDE	10.0
 #define SVG_MIN_WIDTH	0.3	/* px; narrower frames are not drawn */
+/*
+ * The fill of a search match (its text turns white): near black, the
+ * colour farthest from every palette below (> 190 in RGB distance from
+ * each; FlameGraph's magenta rgb(230,0,230) was 115 from the violet waker
+ * palette and read as one more waker frame in a --wakers graph).
+ */
+#define SVG_SEARCH_FILL	"rgb(16,16,16)"
 
 /*
  * The embedded script. Frames are the <g> children of #frames; each rect
@@ -121,8 +128,12 @@ static const char svg_script[] =
 "  var hits = [];\n"
 "  for (var i = 0; i < frames.length; i++) {\n"
 "    var f = frames[i];\n"
-"    if (re.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); hits.push(f); }\n"
-"    else f.r.setAttribute('fill', f.fill);\n"
+"    if (re.test(f.name)) {\n"
+"      f.r.setAttribute('fill', '" SVG_SEARCH_FILL "');\n"
+"      f.t.setAttribute('class', 'hit'); hits.push(f);\n"
+"    } else {\n"
+"      f.r.setAttribute('fill', f.fill); f.t.removeAttribute('class');\n"
+"    }\n"
 "  }\n"
 "  /* the union of the matched ranges: nested matches count once */\n"
 "  hits.sort(function (a, b) { return a.x - b.x || b.w - a.w; });\n"
@@ -138,8 +149,10 @@ static const char svg_script[] =
 "}\n"
 "function resetSearch() {\n"
 "  searchTerm = null;\n"
-"  for (var i = 0; i < frames.length; i++)\n"
+"  for (var i = 0; i < frames.length; i++) {\n"
 "    frames[i].r.setAttribute('fill', frames[i].fill);\n"
+"    frames[i].t.removeAttribute('class');\n"
+"  }\n"
 "  matched.textContent = ' ';\n"
 "  searchBtn.textContent = 'Search';\n"
 "}\n";
@@ -497,7 +510,8 @@ int svg_write(const struct calltree *t, FILE *f, const struct svg_opts *o)
 		"<style>text{font-family:monospace;font-size:11px;fill:#000}"
 		"#frames g:hover rect{stroke:#000;stroke-width:0.5}"
 		"#frames g{cursor:pointer}.btn{cursor:pointer}"
-		".hide{display:none}.parent{opacity:0.5}</style>\n"
+		".hide{display:none}.parent{opacity:0.5}text.hit{fill:#fff}"
+		"</style>\n"
 		"<script type=\"text/ecmascript\"><![CDATA[\n", SVG_WIDTH,
 		c.height, SVG_WIDTH, c.height);
 	fprintf(f, svg_script, SVG_WIDTH, SVG_PAD_SIDE);
