@@ -209,23 +209,25 @@ try:
     mid = t0 + (t1 - t0) / 2
 
     def whole(stk):
+        """No truncated marker, and the outermost frame is fpspin's _start
+        (fp_spin's stacks and the exit path's alike)."""
         frames = sp.frames_of(stk)
         if any(fr['kind'].startswith('trunc') or fr['kind'] == '3' for fr in frames):
             return False
-        for fr in frames:
-            m = sp.modules.get(fr.get('module'), {})
-            if 'module' in fr and os.path.basename(m.get('path', '')) == base and \
-                    elf.name(elf.rel_to_vaddr(fr['addr'])) == 'fp_main':
-                return True
-        return False
+        root = frames[-1]
+        m = sp.modules.get(root.get('module'), {})
+        return 'module' in root and os.path.basename(m.get('path', '')) == base and \
+            elf.name(elf.rel_to_vaddr(root['addr'])) == '_start'
     first = [stk for t, stk in fsp if t < mid]
     late = [stk for t, stk in fsp if t >= mid]
-    cut_first = sum(1 for stk in first if not whole(stk))
+    cut_first = sum(1 for stk in first if any(
+        fr['kind'].startswith('trunc') or fr['kind'] == '3' for fr in sp.frames_of(stk)))
     late_whole = sum(1 for stk in late if whole(stk))
     share = late_whole / len(late) * 100 if late else 0
     check('notable.cut_at_start_whole_later',
           cut_first >= 1 and len(late) >= 50 and share >= 99.0,
-          'first half: %d of %d fpspin samples cut; second half: %d of %d whole '
+          'first half: %d of %d fpspin samples cut (truncated marker); second half: '
+          '%d of %d whole '
           '(%.2f%%)' % (cut_first, len(first), late_whole, len(late), share))
 except (OSError, RuntimeError, KeyError, ValueError) as e:
     check('notable.cut_at_start_whole_later', False,
