@@ -99,11 +99,23 @@ struct group {
 	struct hist state[NSTATES];
 };
 
+/* A thread's group (--per-thread): its intervals are by_group[first ..
+ * the next group's first). No histograms are kept per group: they are
+ * counted into one scratch group as each is printed. */
+struct gref {
+	uint32_t pid, tid;
+	uint32_t thread;		/* a thread id of the group, for comm */
+	size_t first;
+};
+
 struct latency {
 	struct profile p;
 	struct spulse_offcpu *iv;
 	size_t n;
-	struct group *groups;		/* [0] = all when !per_thread */
+	struct group *groups;		/* !per_thread: [0] = all; else the
+					 * scratch group */
+	struct gref *grefs;		/* per_thread: one per (pid, tid) */
+	size_t *by_group;		/* per_thread: interval indices */
 	size_t ngroups;
 	uint64_t *keys;			/* per_thread: sorted (pid<<32|tid) of groups */
 	bool per_thread, json;
@@ -155,13 +167,6 @@ static uint64_t thread_key(const struct latency *l, uint32_t thread)
 	return (uint64_t)t.pid << 32 | t.tid;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Index of @key in the sorted l->keys, or SIZE_MAX. */
 static size_t key_index(const uint64_t *keys, size_t n, uint64_t key)
 {
@@ -178,75 +183,119 @@ static size_t key_index(const uint64_t *keys, size_t n, uint64_t key)
 	return lo < n && keys[lo] == key ? lo : SIZE_MAX;
 }
 
+static const uint64_t *sort_keys;
+
+static int cmp_by_key(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (sort_keys[x] != sort_keys[y])
+		return sort_keys[x] < sort_keys[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 /*
  * One group per distinct (pid, tid) that has intervals, or one. Memory is
  * bounded by the intervals reported, not by the threads the spool defines
- * (issue 25: 1M defined threads cost 4 GB when every one had a group).
+ * (issue 25: 1M defined threads cost 4 GB when every one had a group),
+ * and a group costs a few words, not its histograms (those are counted
+ * when the group is printed: 1M threads all with intervals took 5 KB
+ * each).
  */
 static int make_groups(struct latency *l)
 {
-	uint64_t *keys;
+	uint64_t *ik, *keys;
 	uint32_t nt, i;
-	size_t n = 0, u = 0, j;
+	size_t u = 0, j;
 
-	if (!l->per_thread) {
-		l->groups = calloc(1, sizeof(*l->groups));
-		l->ngroups = 1;
-		return l->groups ? 0 : -1;
-	}
-	keys = malloc((l->n ? l->n : 1) * sizeof(*keys));
-	if (!keys)
+	l->groups = calloc(1, sizeof(*l->groups));
+	if (!l->groups)
 		return -1;
+	if (!l->per_thread) {
+		l->ngroups = 1;
+		return 0;
+	}
+	ik = malloc((l->n ? l->n : 1) * sizeof(*ik));
+	l->by_group = malloc((l->n ? l->n : 1) * sizeof(*l->by_group));
+	if (!ik || !l->by_group) {
+		free(ik);
+		return -1;
+	}
+	for (j = 0; j < l->n; j++) {
+		ik[j] = thread_key(l, l->iv[j].thread);
+		l->by_group[j] = j;
+	}
+	sort_keys = ik;
+	if (l->n > 1)
+		qsort(l->by_group, l->n, sizeof(*l->by_group), cmp_by_key);
 	for (j = 0; j < l->n; j++)
-		keys[n++] = thread_key(l, l->iv[j].thread);
-	if (n > 1)
-		qsort(keys, n, sizeof(*keys), cmp_key);
-	for (j = 0; j < n; j++)
-		if (!u || keys[j] != keys[u - 1])
-			keys[u++] = keys[j];
-	l->groups = calloc(u ? u : 1, sizeof(*l->groups));
-	if (!l->groups) {
+		if (!j || ik[l->by_group[j]] != ik[l->by_group[j - 1]])
+			u++;
+	keys = malloc((u ? u : 1) * sizeof(*keys));
+	l->grefs = calloc(u + 1, sizeof(*l->grefs));
+	if (!keys || !l->grefs) {
+		free(ik);
 		free(keys);
 		return -1;
 	}
-	for (j = 0; j < u; j++) {
-		l->groups[j].pid = (uint32_t)(keys[j] >> 32);
-		l->groups[j].tid = (uint32_t)keys[j];
-		l->groups[j].thread = SPULSE_NONE;
+	u = 0;
+	for (j = 0; j < l->n; j++) {
+		uint64_t k = ik[l->by_group[j]];
+
+		if (j && k == keys[u - 1])
+			continue;
+		keys[u] = k;
+		l->grefs[u] = (struct gref){ (uint32_t)(k >> 32), (uint32_t)k,
+					     SPULSE_NONE, j };
+		u++;
 	}
+	l->grefs[u].first = l->n;
+	free(ik);
 	/* the comm shown: the group's latest defined thread */
 	nt = spulse_defs_count(l->p.defs, SPULSE_TAG_THREAD);
 	for (i = 0; u && i < nt; i++) {
 		size_t g = key_index(keys, u, thread_key(l, i));
 
 		if (g != SIZE_MAX)
-			l->groups[g].thread = i;
+			l->grefs[g].thread = i;
 	}
 	l->keys = keys;
 	l->ngroups = u;
 	return 0;
 }
 
+static void group_add(struct group *gr, const struct spulse_offcpu *v)
+{
+	hist_add(&gr->runq, v->runq_ns);
+	if (v->state < NSTATES)
+		hist_add(&gr->state[v->state], sat_add(v->blocked_ns, v->runq_ns));
+}
+
+/* Without --per-thread: every interval into the one group. */
 static void fill(struct latency *l)
 {
-	size_t i, g;
+	if (!l->per_thread)
+		for (size_t i = 0; i < l->n; i++)
+			group_add(&l->groups[0], &l->iv[i]);
+}
 
-	for (i = 0; i < l->n; i++) {
-		const struct spulse_offcpu *v = &l->iv[i];
-		struct group *gr = &l->groups[0];
+/* Group @i with its histograms (per thread: counted now, into the
+ * scratch group, valid until the next call). */
+static const struct group *group_at(struct latency *l, size_t i)
+{
+	struct group *g = &l->groups[0];
+	const struct gref *r;
 
-		if (l->per_thread) {
-			g = key_index(l->keys, l->ngroups,
-				      thread_key(l, v->thread));
-			if (g == SIZE_MAX)
-				continue;
-			gr = &l->groups[g];
-		}
-		hist_add(&gr->runq, v->runq_ns);
-		if (v->state < NSTATES)
-			hist_add(&gr->state[v->state],
-				 sat_add(v->blocked_ns, v->runq_ns));
-	}
+	if (!l->per_thread)
+		return g;
+	r = &l->grefs[i];
+	memset(g, 0, sizeof(*g));
+	g->pid = r->pid;
+	g->tid = r->tid;
+	g->thread = r->thread;
+	for (size_t j = r->first; j < l->grefs[i + 1].first; j++)
+		group_add(g, &l->iv[l->by_group[j]]);
+	return g;
 }
 
 static int hist_last(const struct hist *h)
@@ -537,7 +586,7 @@ static int output(struct latency *l)
 		       "\"runq_ns\":%s,\"histograms\":[", l->n,
 		       cli_u128(b1, blocked), cli_u128(b2, runq));
 		for (i = 0; i < l->ngroups; i++) {
-			const struct group *g = &l->groups[i];
+			const struct group *g = group_at(l, i);
 			unsigned int st;
 
 			if (l->per_thread && !g->runq.n)
@@ -566,7 +615,7 @@ static int output(struct latency *l)
 								 sizeof(states)));
 		putchar('\n');
 		for (i = 0; i < l->ngroups; i++) {
-			const struct group *g = &l->groups[i];
+			const struct group *g = group_at(l, i);
 
 			if (l->per_thread) {
 				if (!g->runq.n)
@@ -648,6 +697,8 @@ int cmd_latency(int argc, char **argv)
 	free(l.iv);
 	free(l.groups);
 	free(l.keys);
+	free(l.grefs);
+	free(l.by_group);
 	profile_close(&l.p);
 	return rc;
 }
