@@ -16,7 +16,8 @@
 # thread in us) goes to /out/rep<I>-<MODE>.json; one line per run in
 # /out/rt.txt:
 #   run rep=I mode=M json=FILE prof_rc=RC [key=value...]
-# usage (via run-vm.sh): guest.sh BIN SECS REPS FREQ MODES
+# usage (via run-vm.sh): guest.sh BIN SECS REPS FREQ MODES [KPARAMS]
+#   KPARAMS  more spulse.ko parameters (spulse record --module-params)
 #   BIN    host path of a directory with cyclictest, pingpong, spulse,
 #          spulse.ko (built for this kernel)
 . "$VM_LIB"
@@ -25,6 +26,7 @@ SECS=$2
 R=$3
 FREQ=$4
 MODES=$5
+KPARAMS=${6:-}
 D=/sys/kernel/debug/spulse
 res=/out/rt.txt
 : > $res
@@ -78,6 +80,7 @@ run_one() {
 		# whole system; signals must reach spulse record itself (no hrun)
 		chroot /host /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			"$BIN/spulse" record -F "$FREQ" $oc --module "$BIN/spulse.ko" \
+			${KPARAMS:+--module-params "$KPARAMS"} \
 			-o /tmp/rt.spulse > /tmp/rec.log 2>&1 &
 		rec=$!
 		ok=0
@@ -89,7 +92,7 @@ run_one() {
 		if [ $ok = 1 ]; then
 			sleep 1
 			cyc $rep $mode || extra="$extra cyc_rc=$?"
-			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && $1 ~ /^(taken|written|offcpu_taken|offcpu_written|handler_ns|offcpu_handler_ns|seen)$/ { printf " spulse_%s=%s", $1, $2 }' $D/stats)
+			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && ($1 ~ /^(offcpu_taken|offcpu_written|handler_ns|offcpu_handler_ns|seen)$/ || $1 ~ /^phase_/) { printf " spulse_%s=%s", $1, $2 }' $D/stats)
 			extra="$extra$st"
 		else
 			extra="$extra not_running=1"

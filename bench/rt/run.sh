@@ -22,6 +22,10 @@
 #                    advances the guest clock by 2^4 ns, whatever the host
 #                    does; "off" = the guest clock follows the host's, and a
 #                    loaded host's preemption of QEMU becomes guest latency)
+#   BENCH_RT_KPARAMS more spulse.ko parameters for the spulse modes
+#                    (spulse record --module-params; e.g. offcpu_phase_stats=1
+#                    puts the probes' phase times in the run lines)
+#   BENCH_RT_OUT     output directory (default $BUILD/bench-rt)
 #   BENCH_RT_SRC     head (default): spulse.ko from the committed sources
 #                    (git archive HEAD: the checkout is shared and may hold
 #                    half-done edits); worktree: from the checkout as it is
@@ -45,7 +49,8 @@ modes=${BENCH_RT_MODES:-base spulse offcpu perfsw}
 cpus=${BENCH_RT_CPUS:-1}
 srcmode=${BENCH_RT_SRC:-head}
 icount=${BENCH_RT_ICOUNT:-4}
-out=$BUILD/bench-rt
+kparams=${BENCH_RT_KPARAMS:-}
+out=${BENCH_RT_OUT:-$BUILD/bench-rt}
 for v in "$secs" "$reps" "$freq" "$cpus"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || kl_die "BENCH_RT_SECS/REPS/FREQ/CPUS must be positive integers (got '$v')"
 done
@@ -107,6 +112,7 @@ cp "$kmod/spulse.ko" "$out/bin/"
 		dirty=$(git -C "$top" status --porcelain -- kmod Kbuild include 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ')
 	echo "module from $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)${dirty:+ + uncommitted: $dirty}"
 	echo "rt-tests $(basename "$(dirname "$(dirname "$(dirname "$cyc")")")")"
+	[ -z "$kparams" ] || echo "spulse.ko extra parameters: $kparams"
 	echo "secs $secs reps $reps freq $freq vcpus $cpus (TCG, one host thread)$([ "$icount" = off ] || echo ", guest clock = instructions x 2^$icount ns (-icount shift=$icount,sleep=off)")"
 } > "$out/host.txt"
 
@@ -118,7 +124,7 @@ qargs=${VM_QEMU_ARGS:-}
 [ "$icount" = off ] || qargs="$qargs -icount shift=$icount,sleep=off"
 VM_QEMU_ARGS=$qargs VM_TCG_THREAD=${VM_TCG_THREAD:-single} "$top/tests/vm/run-vm.sh" \
 	--kernel-id "$kid" --cpus "$cpus" --mem 2G --timeout "$timeout" --out "$out" -- \
-	"$here/guest.sh" "$out/bin" "$secs" "$reps" "$freq" "$modes" >/dev/null || vmrc=$?
+	"$here/guest.sh" "$out/bin" "$secs" "$reps" "$freq" "$modes" "$kparams" >/dev/null || vmrc=$?
 if [ "$vmrc" != 0 ]; then
 	echo "bench-rt: the guest failed (run-vm exit $vmrc); $out/guest.log:" >&2
 	tail -n 20 "$out/guest.log" >&2 || true

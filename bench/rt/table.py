@@ -90,9 +90,9 @@ def main():
             for k in ('not_running', 'cyc_rc', 'left_loaded'):
                 if k in r:
                     notes.append('rep %s %s=%s' % (r['rep'], k, r[k]))
-            for k in ('seen', 'handler_ns', 'offcpu_taken', 'offcpu_handler_ns'):
-                if 'spulse_' + k in r:
-                    cost[k] = cost.get(k, 0) + int(r['spulse_' + k])
+            for k in r:
+                if k.startswith('spulse_') and r[k].isdigit():
+                    cost[k[7:]] = cost.get(k[7:], 0) + int(r[k])
             if 'perf_samples' in r:
                 cost['perf_samples'] = cost.get('perf_samples', 0) + int(r['perf_samples'])
         if not maxes:
@@ -105,6 +105,14 @@ def main():
                          ' (switch-out, wakeup and switch-in probes; IRQs off)'
                          % (cost['offcpu_taken'],
                             cost['offcpu_handler_ns'] / cost['offcpu_taken'] / 1e3))
+        for ph, what in (('out', 'switch-out'), ('wake', 'wakeup'), ('in', 'switch-in')):
+            n = cost.get('phase_%s_n' % ph)
+            if not n:
+                continue
+            parts = sorted((k[len('phase_%s_' % ph):-3], v) for k, v in cost.items()
+                           if k.startswith('phase_%s_' % ph) and k.endswith('_ns'))
+            notes.append('spulse.ko %s probe (offcpu_phase_stats): %d, mean us %s' %
+                         (what, n, ' '.join('%s %.1f' % (k, v / n / 1e3) for k, v in parts)))
         if cost.get('perf_samples'):
             notes.append('perf: %d sched_switch samples' % cost['perf_samples'])
         p99 = pct(hist, over, cycles, 0.99)

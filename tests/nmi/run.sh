@@ -85,7 +85,7 @@ echo "nmi: kernel $kdir, builds $((t1 - t0)) s"
 # patching under TCG").
 VM_TCG_THREAD=${VM_TCG_THREAD:-single} "$top/tests/vm/run-vm.sh" \
 	--kernel "$kdir/arch/x86/boot/bzImage" --kmods "" --cpus 2 --mem 2G \
-	--timeout "${NMI_VM_TIMEOUT:-$((300 + 4 * secs))}" \
+	--timeout "${NMI_VM_TIMEOUT:-$((600 + 20 * secs))}" \
 	--append "oops=panic panic_on_oops=1 kfence.sample_interval=10 ${NMI_APPEND:-}" \
 	--out "$out/vm" -- "$here/guest.sh" "$out/vm/bin" "$secs" > "$out/run-vm.log" 2>&1
 vmrc=$?
