@@ -152,7 +152,7 @@ const struct spulse_ut_row *spulse_ut_lookup(const struct spulse_ut_pset *ps,
 {
 	const struct spulse_ut_ment *m = ps ? spulse_ut_map_find(ps, pc) : NULL;
 
-	return m ? spulse_ut_row_find(m->tab, pc - m->bias) : NULL;
+	return m && m->tab ? spulse_ut_row_find(m->tab, pc - m->bias) : NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup);
 
@@ -161,8 +161,9 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup);
  * @ps: the process's map set, or NULL
  * @pc: user address (as for spulse_ut_lookup())
  * @miss: set when the result is NULL or a NONE row: SPULSE_UW_CUT_NO_SET
- *	(@ps is NULL), SPULSE_UW_CUT_NO_MAP (no mapping of @ps contains @pc)
- *	or SPULSE_UW_CUT_NO_ROW (the mapping's table has no rule at @pc)
+ *	(@ps is NULL), SPULSE_UW_CUT_NO_MAP (no mapping of @ps contains @pc),
+ *	SPULSE_UW_CUT_NO_TAB (the mapping has no table) or
+ *	SPULSE_UW_CUT_NO_ROW (the mapping's table has no rule at @pc)
  *
  * Return: the row, or NULL when no mapping or no row covers @pc.
  */
@@ -179,6 +180,10 @@ const struct spulse_ut_row *spulse_ut_lookup_why(const struct spulse_ut_pset *ps
 	m = spulse_ut_map_find(ps, pc);
 	if (!m) {
 		*miss = SPULSE_UW_CUT_NO_MAP;
+		return NULL;
+	}
+	if (!m->tab) {
+		*miss = SPULSE_UW_CUT_NO_TAB;
 		return NULL;
 	}
 	row = spulse_ut_row_find(m->tab, pc - m->bias);
@@ -230,7 +235,7 @@ static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
  * a frame pointer of 0. A cut walk says why in @res->cut (enum
  * spulse_uw_cut): a frame-pointer step is taken only where no row covers
  * the PC, so its failures are the missing rule's cause (no map set, no
- * mapping, no row), the depth limit apart; a table step's are UNKNOWN,
+ * mapping, a mapping without a table, no row), the depth limit apart; a table step's are UNKNOWN,
  * DEPTH, UNREADABLE or BAD_FRAME.
  *
  * Return: number of frames stored in @out (0 only if @r->ip is not a user

@@ -73,7 +73,8 @@ struct spulse_ut_tab {
  * @start: first user address
  * @end: end (exclusive)
  * @bias: table address = user address - @bias
- * @tab: the table (outlives every map set that names it)
+ * @tab: the table (outlives every map set that names it); NULL: the
+ *	mapping is known to have no table (walked by the frame-pointer step)
  */
 struct spulse_ut_ment {
 	u64 start;
@@ -145,6 +146,8 @@ struct spulse_ut_reg {
  *	did not lead on (or was not allowed): the process has no map set
  * @SPULSE_UW_CUT_NO_MAP: the same, and the process has a map set but the
  *	PC is in none of its mappings
+ * @SPULSE_UW_CUT_NO_TAB: the same, and the PC's mapping says it has no
+ *	table (a mapping without a table: @tab NULL)
  * @SPULSE_UW_CUT_NO_ROW: the same, and the PC's mapping has a table with
  *	no rule there (outside the table's range, or a NONE row: no CFI)
  * @SPULSE_UW_CUT_UNKNOWN: the PC's row is UNKNOWN (the CFI says what a
@@ -160,13 +163,14 @@ struct spulse_ut_reg {
  *
  * A frame-pointer step is taken only where no row covers the PC, so
  * whatever stops it (a BP that is no frame pointer, an unreadable or
- * non-user frame) is counted as the missing table's cause (NO_SET, NO_MAP
- * or NO_ROW), except the depth limit.
+ * non-user frame) is counted as the missing table's cause (NO_SET, NO_MAP,
+ * NO_TAB or NO_ROW), except the depth limit.
  */
 enum spulse_uw_cut {
 	SPULSE_UW_CUT_NONE = 0,
 	SPULSE_UW_CUT_NO_SET,
 	SPULSE_UW_CUT_NO_MAP,
+	SPULSE_UW_CUT_NO_TAB,
 	SPULSE_UW_CUT_NO_ROW,
 	SPULSE_UW_CUT_UNKNOWN,
 	SPULSE_UW_CUT_DEPTH,

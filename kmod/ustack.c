@@ -16,7 +16,6 @@
 #include <linux/uaccess.h>
 
 #include "ustack.h"
-#include "meta.h"
 #include "percpu.h"
 #include "unwind.h"
 #include "kunit_export.h"
@@ -143,33 +142,31 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_task_has_user);
  * @cut: the walk's enum spulse_uw_cut (not SPULSE_UW_CUT_NONE)
  * @mode: enum spulse_unwind_mode (parameter unwind)
  * @tables: at least one table is loaded (a table loader is at work)
- * @announced: the meta stream has announced a module at the cut PC (read
- *	for SPULSE_UW_CUT_NO_MAP only)
  *
  * A walk cut where no table covered the PC is "no table yet" when its
- * table can still come: tables are in use (@mode not fp, @tables) and
- * either the process has no map set (the loader sends one per process it
- * has seen, after its modules were announced) or the PC lies in a module
- * not yet announced (mapped since the set was sent, e.g. by dlopen()).
- * Otherwise it is "no table": no tables are in use, or the loader has
- * seen the module and mapped no table for it (no usable .eh_frame). A PC
- * in anonymous executable memory (JIT code) is never announced and counts
- * as "no table yet" while tables are in use.
+ * table can still come: tables are in use (@mode not fp, @tables) and the
+ * process has no map set (the loader sends one per process it has seen,
+ * after the meta stream announced its modules) or the PC lies outside
+ * every mapping of its set (a module mapped since the set was sent, e.g.
+ * by dlopen(), whose table or MAP is still being made). The kernel cannot
+ * tell those from memory the loader never gives a table (JIT code, a file
+ * without .eh_frame) unless the set maps it without a table: that, and
+ * tables not in use, is "no table".
  *
  * Return: the enum spulse_ucut key.
  */
 enum spulse_ucut spulse_ustack_cut_key(u8 cut, enum spulse_unwind_mode mode,
-				       bool tables, bool announced)
+				       bool tables)
 {
 	bool can_come = mode != SPULSE_UNWIND_FP && tables;
 
 	switch (cut) {
 	case SPULSE_UW_CUT_NO_SET:
+	case SPULSE_UW_CUT_NO_MAP:
 		return can_come ? SPULSE_UCUT_NO_TABLE_YET :
 				  SPULSE_UCUT_NO_TABLE;
-	case SPULSE_UW_CUT_NO_MAP:
-		return can_come && !announced ? SPULSE_UCUT_NO_TABLE_YET :
-						SPULSE_UCUT_NO_TABLE;
+	case SPULSE_UW_CUT_NO_TAB:
+		return SPULSE_UCUT_NO_TABLE;
 	case SPULSE_UW_CUT_NO_ROW:
 		return SPULSE_UCUT_NO_ROW;
 	case SPULSE_UW_CUT_UNKNOWN:
@@ -270,7 +267,6 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 	};
 	struct spulse_cpu *c = container_of(uc, struct spulse_cpu, uc);
 	const struct spulse_ut_pset *ps;
-	bool announced = false;
 	int n = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -304,15 +300,13 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 		res->cut = SPULSE_UW_CUT_COMPAT32;
 		res->cut_pc = ur.ip;
 	}
-	if (!res->truncated)
-		return n;
-	if (res->cut == SPULSE_UW_CUT_NO_MAP)
-		announced = spulse_meta_known(task_tgid_nr(current),
-					      res->cut_pc);
-	spulse_ustack_cut_count(&c->stats,
-				spulse_ustack_cut_key(res->cut, mode,
-						      READ_ONCE(spulse_ut.ntables),
-						      announced));
+	if (res->truncated) {
+		bool tables = READ_ONCE(spulse_ut.ntables);
+
+		spulse_ustack_cut_count(&c->stats,
+					spulse_ustack_cut_key(res->cut, mode,
+							      tables));
+	}
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_capture);

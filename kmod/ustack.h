@@ -58,10 +58,10 @@ struct spulse_cpu_stats;
  * @SPULSE_UCUT_NO_TABLE_YET: no table covered the PC and its frame pointer
  *	did not lead on, while its table can still come: tables are in use
  *	(unwind auto or tables, some loaded) but the process has no map set
- *	yet, or the PC is in a module the meta stream has not announced
+ *	yet, or the PC is in none of its set's mappings
  * @SPULSE_UCUT_NO_TABLE: the same with no table to come: unwind=fp, no
- *	table loaded at all, or the PC's module was announced and its map set
- *	still has no table for it
+ *	table loaded at all, or the PC's mapping is one the set says has no
+ *	table
  * @SPULSE_UCUT_NO_ROW: the PC's table has no rule there (no CFI)
  * @SPULSE_UCUT_TABLE_UNKNOWN: the PC's row is UNKNOWN
  * @SPULSE_UCUT_DEPTH: max_user_depth reached with frames left
@@ -83,7 +83,7 @@ enum spulse_ucut {
 };
 
 enum spulse_ucut spulse_ustack_cut_key(u8 cut, enum spulse_unwind_mode mode,
-				       bool tables, bool announced);
+				       bool tables);
 void spulse_ustack_cut_count(struct spulse_cpu_stats *st, enum spulse_ucut k);
 
 bool spulse_task_has_user(const struct task_struct *t);

@@ -738,8 +738,13 @@ static void lie_garbage_tables_never_escape(struct kunit *test)
 			  at(get_random_u32() % FAKE_WORDS), out, 32, &res);
 		if (n < 1 || n > 32 || (res.complete && res.truncated))
 			bad++;
+		/* a cut walk names one cause, a whole one none */
+		if (res.truncated != (res.cut != SPULSE_UW_CUT_NONE) ||
+		    res.cut >= SPULSE_UW_CUT_NR)
+			bad++;
 		for (i = 0; i < n; i++)
 			bad += out[i] >= TASK_SZ;
+		cond_resched();	/* slow under TCG: no RCU stall warnings */
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 	KUNIT_EXPECT_FALSE(test, fs->wild);
@@ -773,6 +778,29 @@ static void cut_no_rule_says_why_there_is_none(struct kunit *test)
 					    out, 8, &res), 1);
 		KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_ROW);
 		KUNIT_EXPECT_EQ(test, res.cut_pc, PC_NONE);
+	}
+	/* a mapping the set says has no table (tab NULL): no lookup */
+	{
+		struct spulse_ut_pset *nt = kunit_kzalloc(test,
+							  struct_size(nt, map, 1),
+							  GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, nt);
+		nt->n = 1;
+		nt->map[0] = (struct spulse_ut_ment){ TEXT, TEXT_END, 0, NULL };
+		KUNIT_EXPECT_PTR_EQ(test, spulse_ut_lookup(nt, PC_LEAF),
+				    (const struct spulse_ut_row *)NULL);
+		KUNIT_EXPECT_EQ(test, uwalk(fs, nt, true, PC_LEAF, at(0), 1,
+					    out, 8, &res), 1);
+		KUNIT_EXPECT_EQ(test, res.cut, SPULSE_UW_CUT_NO_TAB);
+		/* its frame-pointer step still works */
+		fs->w[4] = 0;
+		fs->w[5] = 0x1001;
+		KUNIT_EXPECT_EQ(test, uwalk(fs, nt, true, PC_LEAF, at(0), at(4),
+					    out, 8, &res), 2);
+		KUNIT_EXPECT_FALSE(test, res.truncated);
+		KUNIT_EXPECT_EQ(test, res.fp_steps, 1U);
+		fs->w[5] = 0;
 	}
 	/* an FP step whose frame is unreadable: still the missing rule */
 	KUNIT_EXPECT_EQ(test, uwalk(fs, NULL, true, 0x1000, at(0),
