@@ -199,13 +199,12 @@ run_perf() {
 # trace_marker lines around every stop):
 #   1. stopmap (static, tests/e2e/stopmap.c) runs in this root, outside the
 #      /host chroot, and maps a file under /host executable right before a
-#      `stop` written by a process chrooted into /host: the stop's last
+#      `stop` written by its child chrooted into /host: the stop's last
 #      meta scan must give the new mapping's path as the target sees it
 #      (/host/...), not as the stopper does (the path inside its chroot);
-#   2. then start/stop cycles while processes exec and exit on both CPUs
-#      (spulse.ko loaded system-wide, every exec/exit queues the meta work):
-#      the meta work must never be queued or run after a stop returned
-#      (until the next start).
+#   2. then start/stop cycles while the target re-executes itself every ms
+#      (each exec event queues the meta work): the meta work must never
+#      be queued or run after a stop returned (until the next start).
 # The checker reads stop/meta, stop/sched.trace and stop/cycles.
 mark() { echo "$1" > $T/trace_marker 2>/dev/null; }
 run_stop() {
@@ -213,8 +212,8 @@ run_stop() {
 	[ -d $T/events/workqueue ] || { echo "no workqueue trace events" > $o/skipped; return; }
 	[ -x /out/bin/stopmap ] || { echo "no stopmap binary" > $o/skipped; return; }
 	cp /out/bin/inject $o/stopmap.bin
-	rm -f $o/go $o/mapped
-	/out/bin/stopmap $o "/host$VM_OUT_HOST/stop/stopmap.bin" > $o/target.log 2>&1 &
+	rm -f $o/go $o/mapped $o/stop.rc
+	/out/bin/stopmap $o "/host$VM_OUT_HOST/stop/stopmap.bin" /host > $o/target.log 2>&1 &
 	py=$!
 	i=0
 	while ! grep -q '^pid' $o/target.log 2>/dev/null && [ $i -lt 300 ]; do
@@ -240,25 +239,19 @@ run_stop() {
 	touch $o/go
 	i=0
 	while [ ! -e $o/mapped ] && [ $i -lt 300 ]; do i=$((i + 1)); sleep 0.01; done
-	mark "spulse-test mapped"
-	mark "spulse-test stop"
-	chroot /host /bin/sh -c "echo stop > /sys/kernel/debug/spulse/control"
-	echo $? > $o/stop.rc
 	mark "spulse-test stopped"
 	sleep 0.5
 	cat $D/meta > $o/meta
 	cat $D/stats > $o/stats
 	kill $py; wait $py
 	unload; echo $? > $o/rmmod.rc
-	# 2. cycles, system-wide, with exec/exit churn on both CPUs
-	ins freq=$FREQ 2>> $o/insmod.err
+	# 2. cycles: the target re-executes itself every ms (an exec event,
+	# which queues the meta work, each time)
+	rm -f /tmp/stop-exec-end
+	/out/bin/stopmap -e /tmp/stop-exec-end &
+	ex=$!
+	ins target_pid=$ex freq=$FREQ 2>> $o/insmod.err
 	echo $? > $o/insmod2.rc
-	churn=
-	for c in 0 1; do
-		( while [ ! -e /tmp/stop-churn-end ]; do
-			taskset -c $c /bin/true; done ) &
-		churn="$churn $!"
-	done
 	n=0
 	while [ $n -lt 30 ]; do
 		mark "spulse-test start"
@@ -273,9 +266,8 @@ run_stop() {
 	echo $n > $o/cycles
 	sleep 0.5
 	mark "spulse-test end"
-	touch /tmp/stop-churn-end
-	for c in $churn; do wait $c; done
-	rm -f /tmp/stop-churn-end
+	touch /tmp/stop-exec-end
+	wait $ex
 	echo 0 > $T/tracing_on
 	cat $T/trace > $o/sched.trace
 	echo 0 > $T/events/workqueue/enable
