@@ -9,7 +9,7 @@
 # $BUILD/check/first-sample.result.
 #
 # Environment: BUILD (default <repo>/build), FS_KO (spulse.ko to test,
-# default <repo>/spulse.ko), FS_VM_TIMEOUT (s, default 600), FS_FREQ (Hz,
+# default <repo>/spulse.ko), FS_VM_TIMEOUT (s, default 900), FS_FREQ (Hz,
 # 499), FS_ROUNDS (wrapinj rounds, 40: ~1.2 s of sleeps), FS_CLOCK_SECS
 # (clockloop seconds, 3), FS_DL_N (libraries dlwait opens, 8).
 set -uo pipefail
@@ -42,7 +42,7 @@ CLOCK_SECS=${FS_CLOCK_SECS:-3}
 DL_N=${FS_DL_N:-8}
 P
 t0=$(date +%s)
-"$top/tests/vm/run-vm.sh" --timeout "${FS_VM_TIMEOUT:-600}" --mem 1G --out "$out" -- \
+"$top/tests/vm/run-vm.sh" --timeout "${FS_VM_TIMEOUT:-900}" --mem 1G --out "$out" -- \
 	"$top/tests/e2e/firstsample_guest.sh" "$out/bin"
 echo "first-sample: vm exit $? after $(( $(date +%s) - t0 )) s (console: $out/console.log)"
 python3 "$top/tests/e2e/firstsample_check.py" "$out" "$BUILD/spulse" "$result"
