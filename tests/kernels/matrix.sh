@@ -132,7 +132,9 @@ boot)
 	# the module (unpatching the scheduler tracepoints) with pingpong
 	# still switching, the case where multi-threaded TCG can run a stale
 	# int3 (docs/VM.md "Text patching under TCG"; seen once here as an
-	# "Oops: int3" in __schedule on 7.2). About twice the guest time.
+	# "Oops: int3" in __schedule on 7.2; reproduced without spulse.ko by
+	# tests/rt/patch-race.sh, never with thread=single). About twice the
+	# guest time.
 	export VM_TCG_THREAD=${VM_TCG_THREAD:-single}
 	cols=(build load sample off-CPU unwind flight rmmod)
 	rows=()
