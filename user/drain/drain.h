@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spulse drain session: debugfs spulse/{meta,cpuN} -> one SPULSE spool.
+ * spulse drain session: debugfs spulse/{meta,cpuN} (or /proc/spulse/, iface.h)
+ * -> one SPULSE spool.
  * Used by build/spulse-drain and by `spulse record` (in process).
  */
 #ifndef SPULSE_DRAIN_H
@@ -16,7 +17,8 @@
 #define DRAIN_DEFAULT_KALLSYMS	"/proc/kallsyms"
 
 struct drain_opts {
-	const char *debugfs;	/* directory with meta, cpuN, control, stats */
+	const char *debugfs;	/* directory with meta, cpuN, control, stats:
+				   debugfs spulse/ or /proc/spulse (iface.h) */
 	const char *output;	/* spool path (truncated if it exists) */
 	const char *kallsyms;	/* copied to OUTPUT.kallsyms; NULL = don't */
 	unsigned int sync_ms;	/* fsync period; 0 = only at the end */

@@ -228,11 +228,6 @@ int main(int argc, char **argv)
 	}
 	if (fo.seconds_ns)
 		o.flight = &fo;
-	o.debugfs = drain_iface_pick(o.debugfs, &why);
-	if (why || verbose)
-		fprintf(stderr, "spulse-drain: interface %s %s%s%s%s\n",
-			drain_iface_name(o.debugfs), o.debugfs,
-			why ? " (debugfs: " : "", why ? why : "", why ? ")" : "");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -245,6 +240,11 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 
+	o.debugfs = drain_iface_pick(o.debugfs, &why);
+	if (why || verbose)
+		fprintf(stderr, "spulse-drain: interface %s %s%s%s%s\n",
+			drain_iface_name(o.debugfs), o.debugfs,
+			why ? " (debugfs: " : "", why ? why : "", why ? ")" : "");
 	ret = drain_open(&o, &d);
 	if (ret < 0) {
 		fprintf(stderr, "spulse-drain: cannot start: %s\n",
