@@ -7,8 +7,9 @@
 # on the host (tests/e2e/check_latency.py). Writes $BUILD/check/latency.result.
 #
 # Environment: BUILD (default <repo>/build), LATENCY_KO (spulse.ko to test,
-# default <repo>/spulse.ko built by `make module`), LATENCY_TIMEOUT (VM, s,
-# default 240), LATENCY_FREQ (on-CPU sampling Hz, 199), LATENCY_MIN_US
+# default <repo>/spulse.ko built by `make module`), LATENCY_TIMEOUT (VM
+# hang guard, s, default 360: the guest's runs took 158 s at load 25),
+# LATENCY_FREQ (on-CPU sampling Hz, 199), LATENCY_MIN_US
 # (offcpu_min_us, 100), LATENCY_WAITS (waits per blocking scenario, 40),
 # LATENCY_RUNQ_MS (run-queue phase, 1500), LATENCY_RUNS (the guest's runs,
 # "raw drain flight perf stop"), LATENCY_TRACE=1 (trace CPU 0's scheduler and
@@ -61,7 +62,7 @@ t0=$(date +%s)
 # (the injector's truth then has its waits "on CPU" for 4 or 8 ms, a tick
 # or two at HZ=250; raw.pipe had 0-11 of 40 waits with an exact truth). The
 # TCG TSC is the host clock, the same on every vCPU.
-"$top/tests/vm/run-vm.sh" --timeout "${LATENCY_TIMEOUT:-240}" --out "$out" \
+"$top/tests/vm/run-vm.sh" --timeout "${LATENCY_TIMEOUT:-360}" --out "$out" \
 	--append "${LATENCY_APPEND-tsc=reliable}" -- \
 	"$top/tests/e2e/guest-latency.sh" "$out/bin"
 echo "latency: vm exit $? after $(( $(date +%s) - t0 )) s (console: $out/console.log)"
