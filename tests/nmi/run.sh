@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Suite nmi (make check-nmi; issue 21 item 2, docs/RT.md): spulse.ko's
-# sample path run from NMI context on the KUnit debug kernel (lockdep,
+# Suite nmi (make check-nmi; not in make check, see mk/nmi.mk; issue 21
+# item 2, docs/RT.md): spulse.ko's sample path run from NMI context on the
+# KUnit debug kernel (lockdep,
 # KASAN, KFENCE, UBSAN, DEBUG_ATOMIC_SLEEP; tests/kunit/build-kernel.sh).
 # x86 runs a kernel-mode debug exception as an NMI; spulse.ko event=bp puts
 # a perf execute breakpoint at a kernel function and samples from its
