@@ -61,6 +61,7 @@ if [ -z "$tarball" ]; then
 	tarball=/usr/src/linux-source-$series.tar.xz
 	if [ -z "$pkgver" ] || [ ! -f "$tarball" ]; then
 		# Not on the host: the package from the archive (private apt config).
+		# shellcheck disable=SC2034 # read by lib.sh
 		kl_prog=build-kernel
 		# shellcheck source=tests/kernels/lib.sh
 		. "$here/../kernels/lib.sh"
