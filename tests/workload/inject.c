@@ -793,6 +793,7 @@ static void phase_runq(void)
 	static struct spin_ctx busy = { .scn = "runq", .cpu = 1 };
 	static struct spin_ctx ctl = { .scn = "runq_control", .cpu = 0 };
 	static int hog_cpu = 1;
+	cpu_set_t main_set;
 	struct runner r[3];
 	pthread_t t[3];
 
@@ -800,6 +801,15 @@ static void phase_runq(void)
 		fprintf(stderr, "inject: runq phase needs 2 CPUs, skipped\n");
 		return;
 	}
+	/*
+	 * This thread polls for the others every 5 ms (join_poll()): on the
+	 * control's CPU each wakeup would queue the control spinner behind
+	 * it (and behind the profiler's switch handlers, and any host steal
+	 * while it runs), so it waits on the contended CPU instead.
+	 */
+	if (sched_getaffinity(0, sizeof(main_set), &main_set) < 0)
+		die("inject: sched_getaffinity");
+	pin(hog_cpu);
 	atomic_store(&runq_stop, 0);
 	runq_until = now() + (int64_t)runq_ms * 1000000;
 	r[0] = (struct runner){ .fn = inj_runq_hog, .arg = &hog_cpu };
@@ -809,6 +819,8 @@ static void phase_runq(void)
 	join_threads(r + 1, t + 1, 2);
 	atomic_store(&runq_stop, 1);
 	join_threads(r, t, 1);
+	if (sched_setaffinity(0, sizeof(main_set), &main_set) < 0)
+		die("inject: sched_setaffinity");
 }
 
 /* ---- (flight) one long stall between pipe traffic ---- */
