@@ -34,6 +34,7 @@
 
 #include "cli.h"
 #include "drain/drain.h"
+#include "drain/drain_ucut.h"
 #include "drain/iface.h"
 #include "drain/unwind_load.h"
 #include "unwind_build.h"
@@ -151,7 +152,9 @@ DRAIN_FLIGHT_USAGE
 "\n"
 "    The summary line: samples, dropped, file and size (flight: dumps), duration,\n"
 "    what stopped the recording, then, when tables were loaded,\n"
-"    \"unwind tables N (cache hits H, refused R, failed F)\".\n"
+"    \"unwind tables N (cache hits H, refused R, failed F)\", and when the\n"
+"    module cut user stacks, \"user stacks cut N (no table yet A, ...)\" by\n"
+"    cause (docs/KERNEL.md \"User unwinding\").\n"
 "\n"
 "EXIT STATUS\n"
 "    0 recorded; 1 the module could not be loaded, debugfs or the spool\n"
@@ -608,8 +611,8 @@ static void preload_tables(const struct drain_opts *o, char **cmd,
 	free(upath);
 }
 
-static void print_summary(const struct drain_stats *st, const char *out,
-			  double secs, const char *why)
+static void print_summary(const struct drain_stats *st, const char *ucut,
+			  const char *out, double secs, const char *why)
 {
 	struct stat sb;
 	long long size = stat(out, &sb) ? -1 : (long long)sb.st_size;
@@ -635,6 +638,7 @@ static void print_summary(const struct drain_stats *st, const char *out,
 		       ", refused %" PRIu64 ", failed %" PRIu64 ")",
 		       st->unwind_loaded, st->unwind_cache_hits,
 		       st->unwind_refused, st->unwind_failed);
+	printf("%s", ucut);	/* ", user stacks cut N (...)" or "" */
 	if (st->stream_errors)
 		printf(", %u stream errors", st->stream_errors);
 	printf("\n");
@@ -685,6 +689,8 @@ int cmd_record(int argc, char **argv)
 	const char *iface_why;
 	double duration = -1, t0;
 	struct drain_stats st;
+	struct drain_ucut ucut_n;
+	char ucut[DRAIN_UCUT_TEXT_MAX] = "";
 	struct drain *d = NULL;
 	char **cmd = NULL;
 	pid_t child = -1, target = 0;
@@ -1000,6 +1006,8 @@ int cmd_record(int argc, char **argv)
 		rc = EXIT_INVALID;
 	}
 	drain_get_stats(d, &st);
+	drain_ucut_read(d, &ucut_n);	/* before the module goes */
+	drain_ucut_text(&ucut_n, ucut, sizeof(ucut));
 	ret = drain_close(d);	/* closes the debugfs files before rmmod */
 	d = NULL;
 	if (ret < 0 && rc == EXIT_OK) {
@@ -1007,7 +1015,7 @@ int cmd_record(int argc, char **argv)
 			strerror(-ret));
 		rc = EXIT_INVALID;
 	}
-	print_summary(&st, o.output, mono_s() - t0, why);
+	print_summary(&st, ucut, o.output, mono_s() - t0, why);
 	if (target_gone && cmd && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "spulse record: %s exited with status %d\n",
 			cmd[0], WEXITSTATUS(status));

