@@ -12,7 +12,9 @@
  *   flight_ring.c    the flight recorder's generations, triggers and dumps
  *   sidecars.c       SPOOL.kallsyms, SPOOL.vdso, SPOOL.perf-PID.map
  *   finish.c         drain_finish(): stop, read dry, write the rest
- *   drain_stats.c    drain_get_stats(), drain_print_stats()
+ *   drain_stats.c    drain_get_stats(), drain_print_stats(), the module's
+ *                    cut user stacks by cause (drain_ucut.h)
+ *   iface.c          debugfs spulse/ or its lockdown-safe twin /proc/spulse
  */
 #ifndef SPULSE_DRAIN_SESSION_H
 #define SPULSE_DRAIN_SESSION_H
