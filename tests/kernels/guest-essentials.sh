@@ -40,7 +40,10 @@ unload; echo "ess: rmmod idle rc=$?"
 # 2. on-CPU sampling of gt (user burn + read(2) in the kernel: mixed
 #    stacks) drained by spulse-drain for 4 s; the module's stats after the
 #    stop are the truth the spool's counts are checked against
-hrun "$X/workload/gt" 60 > /out/gt.log 2>&1 &
+# 600 s, killed after the drain: the drainer builds the target's unwind
+# tables before it starts the module, which took over 50 s of a loaded
+# host's TCG guest (a 60 s gt had exited by then: start refused, ESRCH)
+hrun "$X/workload/gt" 600 > /out/gt.log 2>&1 &
 gtsh=$!
 gt=$(pid_of /out/gt.log gt)
 ins target_pid=$gt freq=999; echo "ess: insmod sample rc=$?"
