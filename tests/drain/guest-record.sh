@@ -9,9 +9,10 @@ hrun "$B/spulse" record -F 999 -o "$VM_OUT_HOST/cmd.spulse" -- "$B/workload/gt" 
 	>/out/cmd.out 2>&1
 echo $? >/out/cmd.rc
 [ -e /sys/module/spulse ] && echo loaded >/out/cmd.after || echo unloaded >/out/cmd.after
-# 2. -p PID -d 2: attach to a running process for 2 s (it runs up to 60 s:
+# 2. -p PID -d 2: attach to a running process for 2 s (it runs up to 600 s,
+#    killed after: the table preload before start can take tens of seconds;
 #    TCG on a shared machine can take seconds to start a dynamic binary).
-"$B/workload/gt" 60 >/out/pid.gt &
+"$B/workload/gt" 600 >/out/pid.gt &
 gt=$!
 sleep 1
 hrun "$B/spulse" record -p $gt -d 2 -o "$VM_OUT_HOST/pid.spulse" >/out/pid.out 2>&1
@@ -20,7 +21,7 @@ echo $gt >/out/pid.pid
 kill $gt 2>/dev/null
 wait $gt
 # 3. module already loaded (by insmod): record uses it and leaves it loaded.
-"$B/workload/gt" 60 >/out/pre.gt &
+"$B/workload/gt" 600 >/out/pre.gt &
 gt=$!
 sleep 1
 hrun /sbin/insmod "$VM_TOP/spulse.ko" target_pid=$gt
