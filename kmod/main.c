@@ -49,7 +49,7 @@ MODULE_PARM_DESC(max_depth, "if set, both max_user_depth and max_kernel_depth (e
 
 static char *event = "cpu-clock";
 module_param(event, charp, 0444);
-MODULE_PARM_DESC(event, "cpu-clock (default) or cycles (falls back to cpu-clock without a PMU)");
+MODULE_PARM_DESC(event, "cpu-clock (default), cycles (falls back to cpu-clock without a PMU) or bp (a hardware breakpoint: bp_symbol=)");
 
 static char *events = "auto";
 module_param(events, charp, 0444);
@@ -131,7 +131,7 @@ static int spulse_load_params(void)
 		return -EINVAL;
 	}
 	if (spulse_parse_event(event ? event : "", &p->event)) {
-		pr_err("invalid event=%s: must be cpu-clock or cycles\n", event);
+		pr_err("invalid event=%s: must be cpu-clock, cycles or bp\n", event);
 		return -EINVAL;
 	}
 	if (spulse_parse_events(events ? events : "", &p->events)) {

@@ -14,7 +14,7 @@ pkgs=(
 	libdebuginfod-dev debuginfod elfutils libiberty-dev zlib1g-dev
 	protobuf-c-compiler libprotobuf-c-dev golang-go tmux nodejs g++
 	libc6-dbg libsqlite3-dev sqlite3 libcurl4-openssl-dev
-	clickhouse-server clickhouse-client chromium debootstrap dkms openssl
+	clickhouse-server clickhouse-client chromium debootstrap dkms openssl strace
 )
 
 missing=()

@@ -53,7 +53,12 @@ def main(argv):
     else:
         folded = run([sp, 'flame', spool, '--folded'] + rest)
     try:
-        rep = json.loads(run([sp, 'report', spool, '--json', '--top', '1000000000'] + rest))
+        # report --off-cpu's self is the wait site (the first frame that
+        # is not the scheduler's); the folded leaf is the stack's leaf, as
+        # report --sched-leaf counts it
+        leaf = ['--sched-leaf'] if '--off-cpu' in rest else []
+        rep = json.loads(run([sp, 'report', spool, '--json', '--top', '1000000000']
+                             + rest + leaf))
         rows, rep_all = rep['rows'], int(rep['total'])
     except (ValueError, KeyError, TypeError) as e:
         die('report --json not understood: %s' % e)

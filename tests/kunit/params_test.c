@@ -249,6 +249,9 @@ static void params_event_names(struct kunit *test)
 			   "cpu-clock");
 	KUNIT_EXPECT_STREQ(test, spulse_event_name(SPULSE_EVENT_CYCLES),
 			   "cycles");
+	KUNIT_EXPECT_EQ(test, spulse_parse_event("bp", &ev), 0);
+	KUNIT_EXPECT_EQ(test, ev, SPULSE_EVENT_BP);
+	KUNIT_EXPECT_STREQ(test, spulse_event_name(SPULSE_EVENT_BP), "bp");
 }
 
 /* The worst case: fresh stream, long comm, every node new, huge varints. */

@@ -304,7 +304,7 @@ static int cmp_rows(const void *a, const void *b)
 		return t->self[x] > t->self[y] ? -1 : 1;
 	if (t->incl[x] != t->incl[y])
 		return t->incl[x] > t->incl[y] ? -1 : 1;
-	return strcmp(symbolizer_label(t->sym, x), symbolizer_label(t->sym, y));
+	return symbolizer_label_cmp(t->sym, x, y);
 }
 
 static unsigned long screen_rows(const struct top *t)
@@ -553,7 +553,7 @@ static int top_draw(struct top *t)
 				 (unsigned long long)t->incl[l]);
 		const char *lab = symbolizer_label(t->sym, l);
 		/* spool text by the one printing rule (docs/CLI.md) */
-		char *elab = cli_text_dup(lab, strlen(lab));
+		char *elab = cli_text_dup(lab, symbolizer_label_len(t->sym, l));
 		char *emod = cli_text_dup(mod, strlen(mod));
 
 		if (!elab || !emod) {

@@ -595,8 +595,9 @@ static int64_t module_row(struct loader *l, const struct spulse_module *m)
 static int64_t function_index(struct loader *l, const struct sym_frame *sf,
 			      const char *module, size_t module_len)
 {
+	/* every byte: a label or module path may hold a NUL */
 	const char *key_mod = sf->func ? sf->dso : "";
-	size_t nl = strlen(sf->label), kl = strlen(key_mod);
+	size_t nl = sf->label_len, kl = sf->func ? sf->dso_len : 0;
 	char *key = malloc(nl + kl + 2);
 	int64_t idx, row = -1;
 	int rc, s;
@@ -606,7 +607,7 @@ static int64_t function_index(struct loader *l, const struct sym_frame *sf,
 	memcpy(key, sf->label, nl);
 	key[nl] = 0x1f;
 	memcpy(key + nl + 1, key_mod, kl + 1);
-	idx = strtab_intern(&l->fn_keys, key);
+	idx = strtab_intern_n(&l->fn_keys, key, nl + 1 + kl);
 	free(key);
 	if (idx < 0)
 		return -1;
@@ -623,9 +624,9 @@ static int64_t function_index(struct loader *l, const struct sym_frame *sf,
 	for (s = ST_FN_GET; s <= ST_FN_ADD; s++) {
 		sqlite3_stmt *st = l->st[s];
 
-		sqlite3_bind_text(st, 1, sf->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, sf->label, (int)nl, SQLITE_STATIC);
 		if (s == ST_FN_GET) {
-			sqlite3_bind_text(st, 2, key_mod, -1, SQLITE_STATIC);
+			sqlite3_bind_text(st, 2, key_mod, (int)kl, SQLITE_STATIC);
 		} else {
 			sqlite3_bind_text(st, 2, module, (int)module_len,
 					  SQLITE_STATIC);
@@ -700,7 +701,7 @@ static int insert_frames(struct loader *l)
 			mlen = m.path_len;
 		} else {
 			mod = sf->dso;
-			mlen = strlen(sf->dso);
+			mlen = sf->dso_len;
 		}
 		fi = function_index(l, sf, mod, mlen);
 		if (fi < 0)
