@@ -87,7 +87,7 @@ test_sql_offcpu_views_equal_report() {
 	"$SP" synth -o o.spulse --samples 5000 --threads 5 --off-cpu 3000 --kallsyms -q || return 1
 	expect_rc 0 "$SP" sql o.db o.spulse || return 1
 	[ "$(q o.db "SELECT count(*) FROM offcpu")" = 3000 ] || die "intervals: $(q o.db "SELECT count(*) FROM offcpu")" || return 1
-	"$SP" report --off-cpu --json --top 0 o.spulse >want.json || return 1
+	"$SP" report --off-cpu --sched-leaf --json --top 0 o.spulse >want.json || return 1
 	qjson o.db "SELECT * FROM offcpu_functions" >got.json || return 1
 	python3 "$SQL_HERE/cmp_rows.py" --ordered --rename self=self_ns,total=total_ns \
 		function,module,self,total want.json got.json || die "offcpu_functions differ" || return 1
@@ -267,7 +267,7 @@ test_sql_vm_recorded_spool_equals_report() {
 	[ -e "$f.kallsyms" ] && cp "$f.kallsyms" stall.spulse.kallsyms
 	expect_rc 0 "$SP" sql o.db stall.spulse || return 1
 	[ "$(q o.db "SELECT count(*) FROM offcpu")" -gt 0 ] || die "no intervals loaded" || return 1
-	"$SP" report --off-cpu --json --top 0 stall.spulse >want.json || return 1
+	"$SP" report --off-cpu --sched-leaf --json --top 0 stall.spulse >want.json || return 1
 	qjson o.db "SELECT * FROM offcpu_functions" >got.json || return 1
 	python3 "$SQL_HERE/cmp_rows.py" --ordered --rename self=self_ns,total=total_ns \
 		function,module,self,total want.json got.json || die "offcpu_functions differ" || return 1
