@@ -12,34 +12,19 @@ verified unwind). Each ADDR (hex) is then dumped as 8 bytes of guest memory
 (x/8xb), e.g. the byte an "Oops: int3" says held the int3.
 """
 import bisect
-import json
+import os
 import re
-import socket
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'vm'))
+from qmp import hmp_session  # noqa: E402  (tests/vm/qmp.py)
+
 
 def qmp_session(path):
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(20)
-    s.connect(path)
-    f = s.makefile('rw')
-
-    def call(cmd, **args):
-        f.write(json.dumps({'execute': cmd, 'arguments': args}) + '\n')
-        f.flush()
-        while True:
-            r = json.loads(f.readline())
-            if 'return' in r or 'error' in r:
-                return r
-
-    json.loads(f.readline())
-    call('qmp_capabilities')
-
-    def hmp(line):
-        r = call('human-monitor-command', **{'command-line': line})
-        return r.get('return', str(r.get('error')))
-    return hmp
+    hmp = hmp_session(path, timeout=20)
+    return lambda line: str(hmp(line))
 
 
 def load_syms(path):
