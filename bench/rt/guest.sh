@@ -148,20 +148,12 @@ echo "uname_v $(uname -v)" >> $res
 echo "perf $(hrun perf --version 2>&1)" >> $res
 echo "cyclictest $(hrun "$BIN/cyclictest" --help 2>&1 | head -n 1)" >> $res
 echo "cpus $(grep -c ^processor /proc/cpuinfo)" >> $res
-set -- $MODES
-nm=$#
-i=1
-while [ $i -le $R ]; do
-	k=0
-	while [ $k -lt $nm ]; do
-		j=$(( (i - 1 + k) % nm + 1 ))
-		eval "m=\${$j}"
-		echo "rt-guest: rep $i mode $m"
-		run_one $i $m
-		k=$((k + 1))
-	done
-	i=$((i + 1))
-done
+rep_mode() {
+	echo "rt-guest: rep $1 mode $2"
+	run_one "$1" "$2"
+}
+# shellcheck disable=SC2086
+interleave "$R" rep_mode $MODES
 dmesg | grep -E 'BUG:|WARNING:|Oops|panic|spulse' | tail -n 40 > /out/dmesg-notes.txt
 echo done >> $res
 cat $res

@@ -176,20 +176,12 @@ grep -q ' /host/sys/kernel/tracing ' /proc/mounts ||
 echo "kernel $(uname -r)" >> $res
 echo "perf $(hrun perf --version 2>&1)" >> $res
 echo "cpus $(grep -c ^processor /proc/cpuinfo)" >> $res
-set -- $MODES
-nm=$#
 $PP -n 1000 $PIN > /dev/null || fail "pingpong does not run" # warm the page cache
-i=1
-while [ $i -le $R ]; do
-	k=0
-	while [ $k -lt $nm ]; do
-		j=$(( (i - 1 + k) % nm + 1 ))
-		eval "m=\${$j}"
-		echo "offcpu-guest: rep $i mode $m"
-		run_mode $i $m
-		k=$((k + 1))
-	done
-	i=$((i + 1))
-done
+rep_mode() {
+	echo "offcpu-guest: rep $1 mode $2"
+	run_mode "$1" "$2"
+}
+# shellcheck disable=SC2086
+interleave "$R" rep_mode $MODES
 echo done >> $res
 cat $res

@@ -48,3 +48,22 @@ flight_round() {
 	kill -INT $_fr
 	wait $_fr
 }
+
+# interleave REPS FN ITEM...: for each repetition i = 1..REPS, "FN i ITEM"
+# for every ITEM, repetition i starting with the i-th item (modes
+# interleaved, none always first); the benches' rotation.
+interleave() {
+	_il_r=$1 _il_f=$2
+	shift 2
+	_il_i=1
+	while [ $_il_i -le $_il_r ]; do
+		_il_k=0
+		while [ $_il_k -lt $# ]; do
+			_il_j=$(( (_il_i - 1 + _il_k) % $# + 1 ))
+			eval "_il_x=\${$_il_j}"
+			"$_il_f" $_il_i "$_il_x"
+			_il_k=$((_il_k + 1))
+		done
+		_il_i=$((_il_i + 1))
+	done
+}
