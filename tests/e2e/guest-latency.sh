@@ -36,18 +36,25 @@ dclear() { dmesg -c >> /out/dmesg.acc; }
 # /out/RUN/sched-cpu0.trace; the checker then names who ran on CPU 0 while
 # the spinner waited (tests/e2e/latency_cpu0.py).
 T=/sys/kernel/debug/tracing
-trace_on() {
-	[ "${TRACE_CPU0:-0}" = 1 ] && [ -d $T ] || return 0
+# trace_start CPUMASK KB EVENT...: a fresh trace (mono clock) of the
+# events (group/name) on the CPUs of CPUMASK, KB per CPU
+trace_start() {
+	_m=$1 _kb=$2
+	shift 2
 	echo 0 > $T/tracing_on
 	echo > $T/trace
 	echo mono > $T/trace_clock
-	echo 1 > $T/tracing_cpumask
-	echo 8192 > $T/buffer_size_kb
-	echo 1 > $T/events/sched/sched_switch/enable
-	echo 1 > $T/events/sched/sched_wakeup/enable
-	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
-	echo 1 > $T/events/workqueue/workqueue_execute_end/enable
+	echo "$_m" > $T/tracing_cpumask
+	echo "$_kb" > $T/buffer_size_kb
+	for _e in "$@"; do
+		echo 1 > "$T/events/$_e/enable"
+	done
 	echo 1 > $T/tracing_on
+}
+trace_on() {
+	[ "${TRACE_CPU0:-0}" = 1 ] && [ -d $T ] || return 0
+	trace_start 1 8192 sched/sched_switch sched/sched_wakeup \
+		workqueue/workqueue_execute_start workqueue/workqueue_execute_end
 }
 trace_off() {
 	[ "${TRACE_CPU0:-0}" = 1 ] && [ -d $T ] || return 0
@@ -224,15 +231,8 @@ run_stop() {
 	dclear
 	ins target_pid=$pid freq=$FREQ 2> $o/insmod.err
 	echo $? > $o/insmod.rc
-	echo 0 > $T/tracing_on
-	echo > $T/trace
-	echo mono > $T/trace_clock
-	echo 3 > $T/tracing_cpumask
-	echo 4096 > $T/buffer_size_kb
-	echo 1 > $T/events/workqueue/workqueue_queue_work/enable
-	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
-	echo 1 > $T/events/workqueue/workqueue_execute_end/enable
-	echo 1 > $T/tracing_on
+	trace_start 3 4096 workqueue/workqueue_queue_work \
+		workqueue/workqueue_execute_start workqueue/workqueue_execute_end
 	mark "spulse-test start"
 	ctl start; echo $? > $o/start.rc
 	sleep 1
