@@ -750,6 +750,10 @@ def main():
         for r, fn in (('raw', check_raw), ('drain', check_drain), ('flight', check_flight),
                       ('perf', check_perf), ('stop', check_stop)):
             if r in runs:
+                hung = rd(r, 'hung')
+                check('%s.no_hang' % r, not hung,
+                      ('; '.join(hung.splitlines())[:1500]) if hung else
+                      'the run ended within the guest\'s per-run limit')
                 fn(elf, ksyms)
     os.makedirs(os.path.dirname(RESULT), exist_ok=True)
     with open(RESULT, 'w') as f:

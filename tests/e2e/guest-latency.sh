@@ -280,12 +280,44 @@ run_stop() {
 rm -f /out/dmesg.acc /out/complete
 cat /proc/kallsyms > /out/kallsyms
 nproc > /out/nproc 2>/dev/null || grep -c ^processor /proc/cpuinfo > /out/nproc
+# hang_dump RUN: what every process of the run is blocked in, the module's
+# stats and control, into /out/RUN/hung (the checker fails RUN.no_hang with
+# it); then SIGKILL the run's user processes so the next runs still run
+hang_dump() {
+	h=/out/$1/hung
+	mkdir -p /out/$1
+	echo "run $1 still running after ${RUN_LIMIT}s" > $h
+	for d in /proc/[0-9]*; do
+		read -r c < $d/comm 2>/dev/null || continue
+		st=$(sed -n 's/^State:[[:space:]]*//p' $d/status 2>/dev/null)
+		case "$c:$st" in
+		inject*|spulse*|perf*|stopmap*|chroot*|rmmod*|insmod*|*:D*) ;;
+		*) continue ;;
+		esac
+		echo "-- pid ${d#/proc/} $c ($st) wchan $(cat $d/wchan 2>/dev/null)" >> $h
+		cat $d/stack >> $h 2>/dev/null
+	done
+	echo "-- control: $(cat $D/control 2>/dev/null)" >> $h
+	cat $D/stats >> $h 2>/dev/null
+	for d in /proc/[0-9]*; do
+		read -r c < $d/comm 2>/dev/null || continue
+		case "$c" in inject*|spulse*|perf*|stopmap*) kill -KILL ${d#/proc/} 2>/dev/null ;; esac
+	done
+}
+
+# RUN_LIMIT s per run (a run took 8-40 s, up to load 25): a hung run is
+# named with its stacks instead of eating the VM's whole timeout
+RUN_LIMIT=${RUN_LIMIT:-75}
 for r in ${RUNS:-raw drain flight perf stop}; do
 	vm_log "latency run $r"
 	loaded && unload
 	t0=$(date +%s)
+	( sleep $RUN_LIMIT; [ -e /out/$r.secs ] || hang_dump $r ) &
+	wd=$!
 	run_$r
 	echo $(( $(date +%s) - t0 )) > /out/$r.secs
+	kill $wd 2>/dev/null
+	wait $wd 2>/dev/null
 done
 dclear
 echo done > /out/complete

@@ -12,7 +12,8 @@
 # LATENCY_FREQ (on-CPU sampling Hz, 199), LATENCY_MIN_US
 # (offcpu_min_us, 100), LATENCY_WAITS (waits per blocking scenario, 40),
 # LATENCY_RUNQ_MS (run-queue phase, 1500), LATENCY_RUNS (the guest's runs,
-# "raw drain flight perf stop"), LATENCY_TRACE=1 (trace CPU 0's scheduler and
+# "raw drain flight perf stop"), LATENCY_RUN_LIMIT (s a guest run may take
+# before its stacks are saved and its processes killed, 75), LATENCY_TRACE=1 (trace CPU 0's scheduler and
 # workqueue events in the raw and drain runs: the checker then names who ran
 # on CPU 0 while the control spinner waited, tests/e2e/latency_cpu0.py).
 set -uo pipefail
@@ -54,6 +55,7 @@ PRE_MS=3000
 POST_MS=1500
 TRACE_CPU0=${LATENCY_TRACE:-0}
 RUNS="${LATENCY_RUNS:-raw drain flight perf stop}"
+RUN_LIMIT=${LATENCY_RUN_LIMIT:-75}
 P
 t0=$(date +%s)
 # tsc=reliable: under TCG the guest's clocksource watchdog marks the TSC
