@@ -189,7 +189,7 @@ check('notable.kernel_counts_no_table_yet',
       sum(cuts.values()) == trunc and min(cuts.values()) >= 0,
       'ustack_truncated %d = %s' % (trunc, ' + '.join(
           '%s %d' % (c, v) for c, v in cuts.items())) if st else
-      'no stats copy taken after the command exited (record rc %s)'
+      'no stats copy taken while the command ran (record rc %s)'
       % rc_of('notable'))
 try:
     sp = Spool(SPULSE, os.path.join(d, 'spulse.spulse'))
