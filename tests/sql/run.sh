@@ -6,7 +6,8 @@
 # sqlite3 command-line shell (Debian sqlite3), not only through spulse.
 #
 # usage: run.sh SPULSE [SPULSE ...]
-# SQL_TESTS="pattern" runs only the tests whose names match (grep -E).
+# SQL_TESTS="pattern" runs only the tests whose names match (grep -E);
+# SQL_JOBS=N runs N at a time (default 1; runner: tests/run-funcs.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -29,6 +30,8 @@ command -v sqlite3 >/dev/null || {
 # shellcheck source=../cli/test_report.sh
 . "$top/tests/cli/test_report.sh"
 . "$here/lib.sh"
+# shellcheck source=../run-funcs.sh
+. "$top/tests/run-funcs.sh"
 for f in "$here"/test_*.sh; do
 	# shellcheck disable=SC1090
 	. "$f"
@@ -40,41 +43,10 @@ trap 'rm -rf "$bindir"' EXIT
 cp "$SPOOLGEN" "$bindir/spoolgen" || exit 1
 SPOOLGEN=$bindir/spoolgen
 
-pass=0
-fail=0
-skip=0
 tests=$(declare -F | awk '$3 ~ /^test_sql_/ {print $3}')
 if [ -n "${SQL_TESTS:-}" ]; then
 	tests=$(echo "$tests" | grep -E -- "$SQL_TESTS")
 fi
-for bin in "$@"; do
-	case $bin in
-	*san*) flavour=san ;;
-	*) flavour=opt ;;
-	esac
-	cp "$bin" "$bindir/spulse-$flavour" || exit 1
-	export SP=$bindir/spulse-$flavour FLAVOUR=$flavour
-	for t in $tests; do
-		WORK=$(mktemp -d "${TMPDIR:-/tmp}/spulse-sql.XXXXXX")
-		export WORK
-		log=$WORK/log
-		(cd "$WORK" && "$t") >"$log" 2>&1
-		rc=$?
-		if [ $rc -eq 0 ]; then
-			echo "PASS $flavour ${t#test_}"
-			pass=$((pass + 1))
-		elif [ $rc -eq 77 ]; then
-			echo "SKIP $flavour ${t#test_}: $(tail -n 1 "$log")"
-			skip=$((skip + 1))
-		else
-			echo "FAIL $flavour ${t#test_}"
-			sed 's/^/    /' "$log" | tail -n 25
-			fail=$((fail + 1))
-		fi
-		rm -rf "$WORK"
-	done
-done
-mkdir -p "$BUILD/check"
-echo "$pass $fail" >"$BUILD/check/sql.result"
-echo "sql: $pass passed, $fail failed ($skip skipped)"
-[ "$fail" -eq 0 ]
+# one at a time unless SQL_JOBS says otherwise: the kill-mid-load test
+# times its kill against the load
+FUNCS_JOBS=${SQL_JOBS:-1} run_funcs sql "$tests" "$@"
