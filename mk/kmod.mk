@@ -21,7 +21,7 @@ KMOD_DEPS := $(wildcard $(TOP)/kmod/*.c $(TOP)/kmod/*.h \
 	$(TOP)/include/spulse/*.h) $(TOP)/Kbuild
 KMOD_MAKE = $(MAKE) --no-print-directory -C $(KDIR) M=$(TOP)
 KMOD_APT := linux-headers-amd64 kmod sparse perl xz-utils make gcc
-KMOD_CACHE := $(HOME)/.cache/spulse/checkpatch
+KMOD_CACHE := $(or $(SPULSE_CACHE),$(HOME)/.cache/spulse)/checkpatch
 KMOD_CHECKPATCH := $(KMOD_CACHE)/linux-source-6.1/scripts/checkpatch.pl
 KMOD_KERNELDOC := $(KMOD_CACHE)/linux-source-6.1/scripts/kernel-doc
 PREFIX ?= /usr/local
