@@ -503,6 +503,40 @@ fi
 "$drain_san" -o "$work/x.spulse" --debugfs "$work/nonexistent" --once >/dev/null 2>&1
 [ $? -eq 1 ] && pass missing-debugfs || fail missing-debugfs "exit not 1"
 
+# an output that cannot be created is refused at start, naming it
+"$drain_san" -o "$work/no/such/dir/x.spulse" --debugfs "$work/basic/spulse" --once \
+	>/dev/null 2>"$work/noout.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "no/such/dir/x.spulse: No such file or directory" "$work/noout.err"; then
+	pass output-not-creatable-refused
+else
+	fail output-not-creatable-refused "exit $rc: $(cat "$work/noout.err")"
+fi
+
+# killed before any stream header: no file, not an empty one (an empty file
+# is not a spool: readers stop at offset 0 inside the header); an older
+# file of that name is left as it was
+rm -rf "$work/nohdr"
+mkdir -p "$work/nohdr/spulse"
+: > "$work/nohdr/spulse/cpu0"
+: > "$work/nohdr/spulse/meta"
+for old in none kept; do
+	rm -f "$work/nohdr/out.spulse"
+	[ $old = none ] || cp "$work/grow/out.spulse" "$work/nohdr/out.spulse"
+	"$drain_san" --debugfs "$work/nohdr/spulse" -o "$work/nohdr/out.spulse" \
+		--no-kallsyms 2>"$work/nohdr/err" &
+	dpid=$!
+	sleep 0.5
+	kill -9 $dpid; wait $dpid 2>/dev/null
+	if [ $old = none ] && [ ! -e "$work/nohdr/out.spulse" ]; then
+		pass killed-before-header-leaves-no-file
+	elif [ $old = kept ] && cmp -s "$work/grow/out.spulse" "$work/nohdr/out.spulse"; then
+		pass killed-before-header-keeps-older-file
+	else
+		fail "killed-before-header ($old)" "$(ls -l "$work/nohdr/out.spulse" 2>&1)"
+	fi
+done
+
 # ---- spulse record (cmd_record through a test main) ---------------------
 rec=$bin/record
 for args in "-F 0" "-F abc" "-p 1 -- true" "-d -1" "--event bogus" "-p 0" "extra"; do

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +46,34 @@ int drain_control(struct drain *d, const char *cmd)
 	else if ((size_t)n != len)
 		ret = -EIO;
 	close(fd);
+	return ret;
+}
+
+/*
+ * 0 if @path can be created or truncated for writing (a regular file, or
+ * none yet in a directory we may write), else a negative errno.
+ */
+static int output_creatable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *dir;
+	int ret = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(path, W_OK) ? -errno : 0;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
+		    : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	if (access(dir, W_OK | X_OK))
+		ret = -errno;
+	free(dir);
 	return ret;
 }
 
@@ -141,17 +170,19 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	if (ret < 0)
 		goto fail;
 	/*
-	 * Create the spool now so a drainer killed early leaves a file
-	 * (flight mode: only the dumps are files).
+	 * The spool is created with its header, on the first stream header
+	 * (drain_open_recorder()): a drainer killed before leaves no file
+	 * rather than an empty one, which is not a spool. Whether it can be
+	 * created is known now, before anything starts (flight mode: only
+	 * the dumps are files).
 	 */
-	if (!d->flight)
-		d->out_fd = open(opts->output, O_WRONLY | O_CREAT | O_TRUNC |
-				 O_APPEND | O_CLOEXEC, 0644);
-	if (!d->flight && d->out_fd < 0) {
-		ret = -errno;
-		fprintf(d->log, "spulse-drain: %s: %s\n", opts->output,
-			strerror(errno));
-		goto fail;
+	if (!d->flight) {
+		ret = output_creatable(opts->output);
+		if (ret < 0) {
+			fprintf(d->log, "spulse-drain: %s: %s\n", opts->output,
+				strerror(-ret));
+			goto fail;
+		}
 	}
 	/*
 	 * Kernel symbols outside the recording window: with control, now,

@@ -131,6 +131,15 @@ int drain_open_recorder(struct drain *d, const struct drain_input *in)
 	d->interval_us = ro.interval_us;
 	/* large writes: drain_step() flushes every round anyway */
 	ro.flush_bytes = SPOOL_FLUSH_BYTES;
+	/* the file appears now, with its header (drain_open()) */
+	d->out_fd = open(d->o.output, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND |
+			 O_CLOEXEC, 0644);
+	if (d->out_fd < 0) {
+		ret = -errno;
+		fprintf(d->log, "spulse-drain: %s: %s\n", d->o.output,
+			strerror(-ret));
+		return ret;
+	}
 	ret = spulse_recorder_fdopen(d->out_fd, &ro, &d->rec);
 	if (ret < 0) {
 		fprintf(d->log, "spulse-drain: %s: recorder: %s\n",
