@@ -102,7 +102,8 @@ static __always_inline void spulse_ph(bool on, u64 *t, u64 *acc)
 }
 
 /*
- * Capture one sample into c->frames (root..leaf); returns the node count.
+ * Capture one sample into c->chain (root..leaf); returns the node count
+ * (spulse_capture_frames() makes them c->frames).
  * A kernel unwind that stopped on an error keeps only the kernel part,
  * under the truncated marker: the frames lost are its outer ones, and the
  * format's marker (a root node) says exactly that.
@@ -116,7 +117,6 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 	struct spulse_uw_res res = {};
 	bool ktrunc = false;
 	int nk = 0, nu = 0, i;
-	u32 n = 0;
 
 	*too_deep = false;
 	if (user_mode(regs)) {
@@ -152,19 +152,32 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 	c->chain.trunc = ktrunc || res.truncated || (!nu && !nk);
 	c->chain.nu = nu;
 	c->chain.nk = nk;
-	if (c->chain.trunc)
+	for (i = 0; i < nu; i++)
+		c->chain.addr[i] = c->ubuf[nu - 1 - i];
+	for (i = 0; i < nk; i++)
+		c->chain.addr[nu + i] = c->kbuf[nk - 1 - i];
+	return c->chain.trunc + nu + nk;
+}
+
+/*
+ * The captured stack as frames (c->frames, root..leaf: the truncated
+ * marker, the user frames, the kernel frames), made only when the sample
+ * is encoded frame by frame (the stack cache answers most samples without
+ * them).
+ */
+static void spulse_capture_frames(struct spulse_cpu *c)
+{
+	const struct spulse_oc_stack *ch = &c->chain;
+	u32 i, n = 0;
+
+	if (ch->trunc)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
-	for (i = nu - 1; i >= 0; i--) {
-		c->chain.addr[nu - 1 - i] = c->ubuf[i];
+	for (i = 0; i < ch->nu; i++)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
-							c->ubuf[i] };
-	}
-	for (i = nk - 1; i >= 0; i--) {
-		c->chain.addr[nu + nk - 1 - i] = c->kbuf[i];
+							ch->addr[i] };
+	for (i = ch->nu; i < (u32)ch->nu + ch->nk; i++)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
-							c->kbuf[i] };
-	}
-	return n;
+							ch->addr[i] };
 }
 
 /*
@@ -197,6 +210,7 @@ static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
 		c->scache.misses++;
 		*put = true;
 	}
+	spulse_capture_frames(c);
 	return spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
 				  spulse.interval_us);
 }

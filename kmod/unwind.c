@@ -10,6 +10,7 @@
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
+#include <linux/hash.h>
 #include <linux/signal.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
@@ -192,21 +193,109 @@ const struct spulse_ut_row *spulse_ut_lookup_why(const struct spulse_ut_pset *ps
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup_why);
 
-static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
-				  u64 addr, void *dst, size_t len)
+/**
+ * spulse_ut_memo_begin() - make a memo serve a map set
+ * @m: the memo (zeroed at first)
+ * @ps: the map set of the walk to come (non-NULL, @ps->serial non-zero)
+ *
+ * Keeps the entries when they were looked up in this very set (same
+ * pointer and serial), else forgets them all (a new stamp; on its wrap
+ * the entries are cleared, so an old one can never look current).
+ */
+void spulse_ut_memo_begin(struct spulse_ut_memo *m,
+			  const struct spulse_ut_pset *ps)
+{
+	if (m->ps == ps && m->serial == ps->serial && m->stamp)
+		return;
+	m->ps = ps;
+	m->serial = ps->serial;
+	if (!++m->stamp) {
+		memset(m->ent, 0, sizeof(m->ent));
+		m->stamp = 1;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_memo_begin);
+
+/* spulse_uw_read() of two words, by value */
+static __always_inline bool spulse_uw_read2(spulse_read_fn rd, void *ctx,
+					    u64 task_size, u64 addr, u64 *w0,
+					    u64 *w1)
+{
+	u64 t[2];
+
+	if (addr >= task_size || task_size - addr < sizeof(t))
+		return false;
+	if (!rd)
+		return spulse_ustack_read2(ctx, addr, w0, w1);
+	if (rd(ctx, addr, t, sizeof(t)))
+		return false;
+	*w0 = t[0];
+	*w1 = t[1];
+	return true;
+}
+
+/* spulse_ut_memo_lookup(), inline in the walk */
+static __always_inline const struct spulse_ut_row *
+spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
+		 u64 pc, u8 *miss)
+{
+	struct spulse_ut_memo_ent *e;
+	const struct spulse_ut_row *row;
+
+	if (!m)
+		return spulse_ut_lookup_why(ps, pc, miss);
+	e = &m->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
+	if (likely(e->stamp == m->stamp && e->pc == pc)) {
+		*miss = e->miss;
+		return e->row;
+	}
+	row = spulse_ut_lookup_why(ps, pc, miss);
+	e->pc = pc;
+	e->row = row;
+	e->miss = *miss;
+	e->stamp = m->stamp;
+	return row;
+}
+
+/**
+ * spulse_ut_memo_lookup() - spulse_ut_lookup_why(), remembered
+ * @m: a memo spulse_ut_memo_begin() set up for @ps, or NULL (no memo)
+ * @ps: the map set
+ * @pc: user address
+ * @miss: as for spulse_ut_lookup_why()
+ *
+ * Return: what spulse_ut_lookup_why(@ps, @pc, @miss) returns (and sets),
+ * from the memo when it holds @pc.
+ */
+const struct spulse_ut_row *spulse_ut_memo_lookup(struct spulse_ut_memo *m,
+						  const struct spulse_ut_pset *ps,
+						  u64 pc, u8 *miss)
+{
+	return spulse_uw_lookup(m, ps, pc, miss);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_memo_lookup);
+
+static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
+					   u64 task_size, u64 addr, void *dst,
+					   size_t len)
 {
 	if (addr >= task_size || task_size - addr < len)
 		return false;
+	if (!rd)
+		return spulse_ustack_read(ctx, addr, dst, len);
 	return !rd(ctx, addr, dst, len);
 }
 
 /**
- * spulse_unwind_walk() - walk a user stack with unwind tables
+ * spulse_unwind_walk_memo() - walk a user stack with unwind tables
  * @r: user registers at kernel entry (ip exact, sp, bp)
  * @task_size: first address that is not user memory (TASK_SIZE_MAX)
- * @rd: reads @len bytes at user address @addr into @dst; 0 on success
- * @ctx: passed to @rd
+ * @rd: reads @len bytes at user address @addr into @dst; 0 on success;
+ *	NULL: the current task's memory, spulse_ustack_read(@ctx, ...)
+ * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
  * @ps: the process's map set, or NULL (no tables)
+ * @memo: recent lookups to reuse and extend (the calling CPU's), or NULL;
+ *	used only with a @ps whose serial is non-zero (a registry's)
  * @fp_fallback: where no row covers the PC (no mapping, outside a table,
  *	a NONE row), take the frame-pointer step; else cut the walk there
  * @out: receives the frames, leaf (= @r->ip) first; return addresses are
@@ -220,7 +309,10 @@ static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
  * and CFA_DEREF_BP compute the CFA (the caller's SP); the return address
  * is read at CFA - 8 and the caller's BP at CFA + bp_off (unchanged when
  * bp_off is 0; for CFA_DEREF_BP, GCC's DRAP frame, at BP, with CFA =
- * *(BP + cfa_off)). SIGNAL reads the interrupted BP, SP and IP from the
+ * *(BP + cfa_off)). Where bp_off is -16 (a standard frame: push %rbp
+ * right after the call) both are one 16-byte read at CFA - 16, which
+ * fails exactly when one of the two 8-byte reads would; a frame-pointer
+ * body (CFA_BP 16, bp_off -16) takes that step first, in registers. SIGNAL reads the interrupted BP, SP and IP from the
  * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
  * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
  * [BP + 8] = return address, caller's SP = BP + 16.
@@ -241,10 +333,11 @@ static inline bool spulse_uw_read(spulse_read_fn rd, void *ctx, u64 task_size,
  * Return: number of frames stored in @out (0 only if @r->ip is not a user
  * address).
  */
-int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
-		       spulse_read_fn rd, void *ctx,
-		       const struct spulse_ut_pset *ps, bool fp_fallback,
-		       u64 *out, u32 max, struct spulse_uw_res *res)
+int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
+			    spulse_read_fn rd, void *ctx,
+			    const struct spulse_ut_pset *ps,
+			    struct spulse_ut_memo *memo, bool fp_fallback,
+			    u64 *out, u32 max, struct spulse_uw_res *res)
 {
 	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a, w[2];
 	const struct spulse_ut_row *row;
@@ -255,9 +348,46 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 	why = SPULSE_UW_CUT_BAD_FRAME;
 	if (!max || r->ip >= task_size || task_size < 16)
 		goto cut;
+	if (memo && ps && ps->serial)
+		spulse_ut_memo_begin(memo, ps);
+	else
+		memo = NULL;
 	out[n++] = r->ip;
 	for (;;) {
-		row = spulse_ut_lookup_why(ps, pc, &miss);
+		row = spulse_uw_lookup(memo, ps, pc, &miss);
+		if (row && row->kind == SPULSE_UT_CFA_BP &&
+		    row->cfa_off == 16 && row->bp_off == -16) {
+			/*
+			 * A frame-pointer frame (the body of a function that
+			 * keeps one): the CFA_BP step below, to the letter,
+			 * in registers: [BP] = caller's BP, [BP + 8] = return
+			 * address, one read.
+			 */
+			cfa = bp + 16;
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if (cfa <= sp || (cfa & 7) || cfa > task_size ||
+			    cfa - 16 < sp)
+				goto cut;
+			why = SPULSE_UW_CUT_UNREADABLE;
+			if (!spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp,
+					     &ra))
+				goto cut;
+			if (!ra)
+				return n;
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if (ra >= task_size)
+				goto cut;
+			if (n >= max) {
+				why = SPULSE_UW_CUT_DEPTH;
+				goto cut;
+			}
+			out[n++] = ra - 1;
+			res->table_steps++;
+			sp = cfa;
+			bp = nbp;
+			pc = ra - 1;
+			continue;
+		}
 		kind = row ? row->kind : SPULSE_UT_NONE;
 		switch (kind) {
 		case SPULSE_UT_NONE:
@@ -268,22 +398,21 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 			if (!bp)
 				return n;
 			if ((bp & 7) || bp < sp || bp > task_size - 16 ||
-			    !spulse_uw_read(rd, ctx, task_size, bp, w,
-					    sizeof(w)))
+			    !spulse_uw_read2(rd, ctx, task_size, bp, &nbp, &ra))
 				goto cut;
-			if (!w[1])
+			if (!ra)
 				return n;
-			if (w[1] >= task_size)
+			if (ra >= task_size)
 				goto cut;
 			if (n >= max) {
 				why = SPULSE_UW_CUT_DEPTH;
 				goto cut;
 			}
-			out[n++] = w[1] - 1;
+			out[n++] = ra - 1;
 			res->fp_steps++;
 			sp = bp + 16;
-			bp = w[0];
-			pc = w[1] - 1;
+			bp = nbp;
+			pc = ra - 1;
 			continue;
 		case SPULSE_UT_END:
 			res->complete = true;
@@ -292,14 +421,16 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 			why = SPULSE_UW_CUT_UNREADABLE;
 			if ((sp & 7) ||
 			    !spulse_uw_read(rd, ctx, task_size,
-					    sp + SPULSE_UC_BP, &nbp,
-					    sizeof(nbp)) ||
-			    !spulse_uw_read(rd, ctx, task_size,
-					    sp + SPULSE_UC_SP, w, sizeof(w))) {
+					    sp + SPULSE_UC_BP, &w[0],
+					    sizeof(w[0]))) {
 				if (sp & 7)
 					why = SPULSE_UW_CUT_BAD_FRAME;
 				goto cut;
 			}
+			nbp = w[0];
+			if (!spulse_uw_read(rd, ctx, task_size,
+					    sp + SPULSE_UC_SP, w, sizeof(w)))
+				goto cut;
 			/* w[0] = interrupted SP, w[1] = its exact IP */
 			why = SPULSE_UW_CUT_BAD_FRAME;
 			if (w[0] <= sp || !w[1] || w[1] >= task_size)
@@ -330,11 +461,13 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 			if ((a & 7) || (bp & 7) || bp < sp)
 				goto cut;
 			why = SPULSE_UW_CUT_UNREADABLE;
-			if (!spulse_uw_read(rd, ctx, task_size, a, &cfa,
-					    sizeof(cfa)) ||
-			    !spulse_uw_read(rd, ctx, task_size, bp, &nbp,
-					    sizeof(nbp)))
+			if (!spulse_uw_read(rd, ctx, task_size, a, &w[0],
+					    sizeof(w[0])) ||
+			    !spulse_uw_read(rd, ctx, task_size, bp, &w[1],
+					    sizeof(w[1])))
 				goto cut;
+			cfa = w[0];
+			nbp = w[1];
 			break;
 		default:	/* UNKNOWN (validated tables hold nothing else) */
 			why = SPULSE_UW_CUT_UNKNOWN;
@@ -343,21 +476,33 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		why = SPULSE_UW_CUT_BAD_FRAME;
 		if (cfa <= sp || (cfa & 7) || cfa > task_size)
 			goto cut;
-		if (kind != SPULSE_UT_CFA_DEREF_BP)
-			nbp = bp;
-		if (kind != SPULSE_UT_CFA_DEREF_BP && row->bp_off) {
-			a = cfa + (s64)row->bp_off;
-			if (a < sp)
+		if (kind != SPULSE_UT_CFA_DEREF_BP && row->bp_off == -16) {
+			/* standard frame: caller's BP, then return address */
+			if (cfa - 16 < sp)
 				goto cut;
 			why = SPULSE_UW_CUT_UNREADABLE;
-			if (!spulse_uw_read(rd, ctx, task_size, a, &nbp,
-					    sizeof(nbp)))
+			if (!spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp,
+					     &ra))
 				goto cut;
+		} else {
+			if (kind != SPULSE_UT_CFA_DEREF_BP)
+				nbp = bp;
+			if (kind != SPULSE_UT_CFA_DEREF_BP && row->bp_off) {
+				a = cfa + (s64)row->bp_off;
+				if (a < sp)
+					goto cut;
+				why = SPULSE_UW_CUT_UNREADABLE;
+				if (!spulse_uw_read(rd, ctx, task_size, a, &w[0],
+						    sizeof(w[0])))
+					goto cut;
+				nbp = w[0];
+			}
+			why = SPULSE_UW_CUT_UNREADABLE;
+			if (!spulse_uw_read(rd, ctx, task_size, cfa - 8, &w[1],
+					    sizeof(w[1])))
+				goto cut;
+			ra = w[1];
 		}
-		why = SPULSE_UW_CUT_UNREADABLE;
-		if (!spulse_uw_read(rd, ctx, task_size, cfa - 8, &ra,
-				    sizeof(ra)))
-			goto cut;
 		if (!ra)
 			return n;
 		why = SPULSE_UW_CUT_BAD_FRAME;
@@ -378,5 +523,29 @@ cut:
 	res->cut = why;
 	res->cut_pc = n ? pc : 0;
 	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_memo);
+
+/**
+ * spulse_unwind_walk() - spulse_unwind_walk_memo() without a memo
+ * @r: user registers at kernel entry (ip exact, sp, bp)
+ * @task_size: first address that is not user memory (TASK_SIZE_MAX)
+ * @rd: reads @len bytes at user address @addr into @dst; 0 on success
+ * @ctx: passed to @rd
+ * @ps: the process's map set, or NULL (no tables)
+ * @fp_fallback: as for spulse_unwind_walk_memo()
+ * @out: receives the frames, leaf first
+ * @max: capacity of @out, the depth limit (>= 1)
+ * @res: what the walk did
+ *
+ * Return: number of frames stored in @out.
+ */
+int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
+		       spulse_read_fn rd, void *ctx,
+		       const struct spulse_ut_pset *ps, bool fp_fallback,
+		       u64 *out, u32 max, struct spulse_uw_res *res)
+{
+	return spulse_unwind_walk_memo(r, task_size, rd, ctx, ps, NULL,
+				       fp_fallback, out, max, res);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk);

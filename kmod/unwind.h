@@ -89,6 +89,9 @@ struct spulse_ut_ment {
  * @rcu: for kfree_rcu()
  * @pid: tgid
  * @n: entries in @map (>= 1)
+ * @serial: non-zero, different for every map set ever made (never changed
+ *	after publication, like the rest): what a struct spulse_ut_memo
+ *	remembers lookups in
  * @dead: the process exited or exec'd; readers ignore the set, the reap
  *	work unpublishes it
  * @bytes: memory charged against the bound
@@ -99,6 +102,7 @@ struct spulse_ut_pset {
 	struct rcu_head rcu;
 	u32 pid;
 	u32 n;
+	u64 serial;
 	bool dead;
 	size_t bytes;
 	struct spulse_ut_ment map[];
@@ -215,7 +219,18 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		       spulse_read_fn rd, void *ctx,
 		       const struct spulse_ut_pset *ps, bool fp_fallback,
 		       u64 *out, u32 max, struct spulse_uw_res *res);
+void spulse_ut_memo_begin(struct spulse_ut_memo *m,
+			  const struct spulse_ut_pset *ps);
+const struct spulse_ut_row *spulse_ut_memo_lookup(struct spulse_ut_memo *m,
+						  const struct spulse_ut_pset *ps,
+						  u64 pc, u8 *miss);
+int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
+			    spulse_read_fn rd, void *ctx,
+			    const struct spulse_ut_pset *ps,
+			    struct spulse_ut_memo *memo, bool fp_fallback,
+			    u64 *out, u32 max, struct spulse_uw_res *res);
 
+u64 spulse_ut_serial_next(void);
 int spulse_ut_check_rows(const struct spulse_ut_add *a,
 			 const struct spulse_ut_row *rows);
 int spulse_ut_check_maps(const struct spulse_ut_mapset *ms,

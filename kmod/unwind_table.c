@@ -10,10 +10,15 @@
  * spulse_ut_pset_find() under rcu_read_lock() (legal in NMI) and keep it,
  * and the tables it names, until rcu_read_unlock(): a replaced or removed
  * map set is freed with kfree_rcu(), a deleted table after
- * synchronize_rcu(), once no map set names it any more.
+ * synchronize_rcu(), once no map set names it any more. A published map
+ * set is never changed (a MAP or DEL publishes a new one, with a new
+ * serial), so a reader may remember lookups in it by (pointer, serial)
+ * from one walk to the next (struct spulse_ut_memo): it uses them only
+ * while it holds that same set again, and with it the tables it names.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -37,6 +42,20 @@
 				 sizeof(struct spulse_ut_row))
 
 struct spulse_ut_reg spulse_ut;
+
+/* serials of map sets, over every registry (KUnit makes several) */
+static atomic64_t spulse_ut_serial = ATOMIC64_INIT(0);
+
+/**
+ * spulse_ut_serial_next() - a map set serial never given before
+ *
+ * Return: a non-zero value (64 bits: no wrap in practice).
+ */
+u64 spulse_ut_serial_next(void)
+{
+	return atomic64_inc_return(&spulse_ut_serial);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_ut_serial_next);
 
 static bool spulse_ut_zero(const void *p, size_t n)
 {
@@ -259,6 +278,7 @@ static struct spulse_ut_pset *spulse_ut_pset_without(const struct spulse_ut_pset
 	if (!np)
 		return NULL;
 	np->pid = ps->pid;
+	np->serial = spulse_ut_serial_next();
 	np->dead = ps->dead;
 	np->bytes = struct_size(np, map, n);
 	for (i = 0; i < ps->n; i++)
@@ -343,6 +363,7 @@ static ssize_t spulse_ut_map(struct spulse_ut_reg *reg, const void *msg,
 	if (!np)
 		return -ENOMEM;
 	np->pid = ms->pid;
+	np->serial = spulse_ut_serial_next();
 	np->n = ms->n;
 	np->bytes = sz;
 	for (i = 0; i < ms->n; i++)

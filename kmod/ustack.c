@@ -24,8 +24,9 @@
  * spulse_ustack_walk() - walk a user frame-pointer chain
  * @r: user registers at kernel entry (ip exact, sp, bp)
  * @task_size: first address that is not user memory (TASK_SIZE)
- * @rd: reads @len bytes at user address @addr into @dst; 0 on success
- * @ctx: passed to @rd
+ * @rd: reads @len bytes at user address @addr into @dst; 0 on success;
+ *	NULL: the current task's memory, spulse_ustack_read(@ctx, ...)
+ * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
  * @out: receives the frames, leaf (= @r->ip) first; return addresses are
  *	normalized (return address - 1)
  * @max: capacity of @out, the depth limit (>= 1)
@@ -59,7 +60,8 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 			*truncated = true;
 			break;
 		}
-		if (rd(ctx, bp, fr, sizeof(fr))) {
+		if (rd ? rd(ctx, bp, fr, sizeof(fr)) != 0 :
+			 !spulse_ustack_read(ctx, bp, fr, sizeof(fr))) {
 			*truncated = true;
 			break;
 		}
@@ -77,40 +79,25 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ustack_walk);
 
-/*
- * The walker's reader. Frames sit at increasing addresses, usually close
- * together, so instead of one copy_from_user_nmi() per frame it copies a
- * window from the frame (never past the end of the frame's page, so an
- * unmapped next page cannot fail the copy) and serves the following frames
- * from it. The first window of a walk is SPULSE_UCACHE_FIRST bytes and each
- * further one twice the previous, up to SPULSE_UCACHE: a shallow stack
- * copies little (under TCG the copy costs per byte: 512-byte windows made
- * the switch-out user walk 2.3 us, 128-byte ones 1.5 us), a deep one still
- * needs few copies.
+/**
+ * spulse_ustack_read_slow() - spulse_ustack_read() through a whole copy
+ * @uc: the capture's reader state
+ * @addr: user address
+ * @dst: receives the bytes
+ * @len: how many
+ *
+ * copy_from_user_nmi(); once one completes, @uc->ok lets the following
+ * reads of the capture take the inline path.
+ *
+ * Return: true when all @len bytes were read.
  */
-static int spulse_read_user(void *ctx, u64 addr, void *dst, size_t len)
+bool spulse_ustack_read_slow(struct spulse_ucache *uc, u64 addr, void *dst,
+			     size_t len)
 {
-	struct spulse_ucache *uc = ctx;
-	u64 end;
-	unsigned long left;
-
-	if (uc->len && addr >= uc->base && addr - uc->base + len <= uc->len) {
-		memcpy(dst, uc->buf + (addr - uc->base), len);
-		return 0;
-	}
-	end = min_t(u64, addr + uc->win, (addr | (PAGE_SIZE - 1)) + 1);
-	uc->win = min_t(u32, uc->win * 2, SPULSE_UCACHE);
-	if (end - addr < len)
-		return copy_from_user_nmi(dst, (const void __user *)
-					  (uintptr_t)addr, len) ? -EFAULT : 0;
-	left = copy_from_user_nmi(uc->buf, (const void __user *)(uintptr_t)addr,
-				  end - addr);
-	uc->base = addr;
-	uc->len = end - addr - left;
-	if (uc->len < len)
-		return -EFAULT;
-	memcpy(dst, uc->buf, len);
-	return 0;
+	if (copy_from_user_nmi(dst, (const void __user *)(uintptr_t)addr, len))
+		return false;
+	uc->ok = true;
+	return true;
 }
 
 #ifdef PF_USER_WORKER
@@ -235,24 +222,25 @@ static void spulse_ustack_fp_cut(struct spulse_uw_res *res, const u64 *out,
  * @uregs: its user registers (the interrupt registers when they are user
  *	mode, else task_pt_regs(current))
  * @mode: enum spulse_unwind_mode (parameter unwind)
- * @uc: the calling CPU's window cache, &c->uc of its struct spulse_cpu
- *	(reset here); a cut stack is counted in that struct's stats
+ * @uc: the calling CPU's reader state, &c->uc of its struct spulse_cpu;
+ *	a cut stack is counted in that struct's stats
  * @out: receives the frames, leaf first, normalized
  * @max: depth limit (>= 1)
  * @res: what the walk did (@res->truncated: the walk was cut, @res->cut:
  *	why)
  *
  * 64-bit tasks: with a map set loaded for the current process (and @mode
- * not fp) spulse_unwind_walk() over the window reader, under
- * rcu_read_lock(), falling back to the frame-pointer step where no row
+ * not fp) spulse_unwind_walk_memo() with the CPU's memo of recent lookups
+ * (@uc->memo), under rcu_read_lock(), falling back to the frame-pointer step where no row
  * covers the PC unless @mode is tables; without one, spulse_ustack_walk()
  * (@mode tables: the leaf alone, truncated). A 32-bit (compat) task gets
  * only its IP, marked truncated. Every cut stack (samples and off-CPU
  * captures alike) adds 1 to one ustack_cut_* counter of the CPU
  * (spulse_ustack_cut_key()). Callers check spulse_task_has_user() before
  * using task_pt_regs(). Safe in NMI, hardirq and scheduler context
- * (copy_from_user_nmi(): no fault handling, no sleeping; the counters are
- * the CPU's own, written under its busy flag).
+ * (pagefault_disable(), copy_from_user_nmi() then __get_user(): no fault
+ * handling, no sleeping; the counters and @uc are the CPU's own, written
+ * under its busy flag).
  *
  * Return: number of frames in @out.
  */
@@ -271,9 +259,9 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 
 	memset(res, 0, sizeof(*res));
 	if (user_64bit_mode(uregs)) {
-		uc->len = 0;
-		uc->win = SPULSE_UCACHE_FIRST;
+		uc->ok = false;
 		ps = NULL;
+		pagefault_disable();
 		if (mode != SPULSE_UNWIND_FP &&
 		    (READ_ONCE(spulse_ut.nprocs) ||
 		     mode == SPULSE_UNWIND_TABLES)) {
@@ -281,19 +269,20 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			ps = spulse_ut_pset_find(&spulse_ut,
 						 task_tgid_nr(current));
 			if (ps || mode == SPULSE_UNWIND_TABLES)
-				n = spulse_unwind_walk(&ur, TASK_SIZE_MAX,
-						       spulse_read_user, uc, ps,
-						       mode == SPULSE_UNWIND_AUTO,
-						       out, max, res);
+				n = spulse_unwind_walk_memo(&ur, TASK_SIZE_MAX,
+							    NULL, uc, ps,
+							    &uc->memo,
+							    mode == SPULSE_UNWIND_AUTO,
+							    out, max, res);
 			rcu_read_unlock();
 		}
 		if (!ps && mode != SPULSE_UNWIND_TABLES) {
-			n = spulse_ustack_walk(&ur, TASK_SIZE_MAX,
-					       spulse_read_user, uc, out, max,
-					       &res->truncated);
+			n = spulse_ustack_walk(&ur, TASK_SIZE_MAX, NULL, uc,
+					       out, max, &res->truncated);
 			res->fp_steps = n > 1 ? n - 1 : 0;
 			spulse_ustack_fp_cut(res, out, n, max);
 		}
+		pagefault_enable();
 	} else if (ur.ip < TASK_SIZE_MAX && max) {
 		out[n++] = ur.ip;
 		res->truncated = true;

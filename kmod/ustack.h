@@ -2,12 +2,14 @@
 /*
  * User stacks (ustack.c): the frame-pointer walker over a "read memory"
  * callback (pure) and the capture of the current task's user stack, by
- * frame pointers or unwind tables, through a window of user memory.
+ * frame pointers or unwind tables, reading user memory word by word.
  */
 #ifndef SPULSE_KMOD_USTACK_H
 #define SPULSE_KMOD_USTACK_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 
 #include "params.h"
 
@@ -29,23 +31,143 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 		       spulse_read_fn rd, void *ctx, u64 *out, u32 max,
 		       bool *truncated);
 
-#define SPULSE_UCACHE		512
-#define SPULSE_UCACHE_FIRST	128	/* first window; doubles per copy */
+struct spulse_ut_row;
+struct spulse_ut_pset;
+
+#define SPULSE_UT_MEMO_SHIFT	7	/* 128 entries, direct mapped */
 
 /**
- * struct spulse_ucache - window of user stack read in one copy
- * @base: user address of @buf[0]
- * @len: valid bytes in @buf (0 = empty)
- * @win: bytes the next copy asks for (SPULSE_UCACHE_FIRST, doubling up to
- *	SPULSE_UCACHE)
- * @buf: the bytes
+ * struct spulse_ut_memo_ent - one remembered PC -> row lookup
+ * @pc: the PC looked up (spulse_ut_lookup_why()'s @pc)
+ * @row: its result (NULL: none)
+ * @stamp: the memo's @stamp it was stored under (another: empty)
+ * @miss: its *@miss (why there is no row)
+ */
+struct spulse_ut_memo_ent {
+	u64 pc;
+	const struct spulse_ut_row *row;
+	u32 stamp;
+	u8 miss;
+};
+
+/**
+ * struct spulse_ut_memo - one CPU's recent PC -> row lookups, all of one
+ *	map set (unwind.c, spulse_ut_memo_begin())
+ * @ps: the map set the entries were looked up in
+ * @serial: @ps->serial then (a map set is never changed once published
+ *	and every one gets a new serial, so the pair names one set for good)
+ * @stamp: entries stored under another stamp are empty; bumped whenever
+ *	the set changes, so forgetting everything costs nothing
+ * @ent: the entries, by hash of the PC
+ *
+ * A row pointer is only used while the set it was found in is the walk's
+ * set: that set, and every table it names, is alive for the walk (the
+ * caller's rcu_read_lock()), so no pointer of a freed table is ever read.
+ */
+struct spulse_ut_memo {
+	const struct spulse_ut_pset *ps;
+	u64 serial;
+	u32 stamp;
+	struct spulse_ut_memo_ent ent[1U << SPULSE_UT_MEMO_SHIFT];
+};
+
+/**
+ * struct spulse_ucache - one CPU's user-stack reader state
+ * @ok: this capture has read user memory through copy_from_user_nmi()
+ *	once (so the interrupted context's mm is the task's, and stays so
+ *	until the capture ends): the following reads are single loads
+ * @memo: recent row lookups (kept from capture to capture)
  */
 struct spulse_ucache {
-	u64 base;
-	u32 len;
-	u32 win;
-	u8 buf[SPULSE_UCACHE];
+	bool ok;
+	struct spulse_ut_memo memo;
 };
+
+bool spulse_ustack_read_slow(struct spulse_ucache *uc, u64 addr, void *dst,
+			     size_t len);
+
+/**
+ * spulse_ustack_read() - read the current task's user memory in a capture
+ * @uc: the capture's reader state (spulse_ustack_capture() set it up, and
+ *	holds pagefault_disable() while it runs)
+ * @addr: user address; [@addr, @addr + @len) below TASK_SIZE_MAX
+ * @dst: receives the bytes (8-byte aligned)
+ * @len: 8 or 16 (the walkers' reads; anything else takes the slow path)
+ *
+ * copy_from_user_nmi() checks on every call that the interrupted context
+ * runs on the task's own mm (nmi_uaccess_okay(), not exported) and sets up
+ * a copy of any length: ~50 instructions before the bytes. perf's user
+ * callchain makes that check once per stack, then loads word by word. The
+ * same here: the first read of a capture that copy_from_user_nmi()
+ * completes (spulse_ustack_read_slow()) proves the check, and what it
+ * checked cannot change before the capture ends (the sampler's NMI or
+ * interrupt, or a scheduler probe with interrupts off, holds this CPU
+ * while the interrupted code waits), so the following reads are inline
+ * loads between user_access_begin() and user_access_end(). With page
+ * faults disabled a word that is not resident fails through the exception
+ * fixup, as the copy would, and is never faulted in.
+ *
+ * Return: true when all @len bytes were read.
+ */
+static __always_inline bool spulse_ustack_read(struct spulse_ucache *uc,
+					       u64 addr, void *dst, size_t len)
+{
+	const u64 __user *p = (const u64 __user *)(uintptr_t)addr;
+	u64 *d = dst;
+
+	if (likely(uc->ok) && (len == 8 || len == 16)) {
+		if (!user_access_begin(p, len))
+			return false;
+		unsafe_get_user(d[0], p, fault);
+		if (len == 16)
+			unsafe_get_user(d[1], p + 1, fault);
+		user_access_end();
+		return true;
+fault:
+		user_access_end();
+		return false;
+	}
+	return spulse_ustack_read_slow(uc, addr, dst, len);
+}
+
+/**
+ * spulse_ustack_read2() - spulse_ustack_read() of two words, by value
+ * @uc: the capture's reader state
+ * @addr: user address; [@addr, @addr + 16) below TASK_SIZE_MAX
+ * @w0: receives the word at @addr
+ * @w1: receives the word at @addr + 8
+ *
+ * The same reads as spulse_ustack_read(@uc, @addr, buf, 16); the words
+ * come back in registers (a frame-pointer frame's caller's BP and return
+ * address).
+ *
+ * Return: true when both words were read.
+ */
+static __always_inline bool spulse_ustack_read2(struct spulse_ucache *uc,
+						u64 addr, u64 *w0, u64 *w1)
+{
+	const u64 __user *p = (const u64 __user *)(uintptr_t)addr;
+	u64 a, b, t[2];
+
+	if (likely(uc->ok)) {
+		if (!user_access_begin(p, 16))
+			return false;
+		unsafe_get_user(a, p, fault);
+		unsafe_get_user(b, p + 1, fault);
+		user_access_end();
+		*w0 = a;
+		*w1 = b;
+		return true;
+fault:
+		user_access_end();
+		return false;
+	}
+	if (!spulse_ustack_read_slow(uc, addr, t, sizeof(t)))
+		return false;
+	*w0 = t[0];
+	*w1 = t[1];
+	return true;
+}
 
 struct pt_regs;
 struct task_struct;

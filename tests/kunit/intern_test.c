@@ -154,6 +154,60 @@ static void intern_generation_wrap_clears_stale_entries(struct kunit *test)
 			    "stale entry looks current after wrap (id %u)", id);
 }
 
+/*
+ * The keys the encoder makes (frames: kind and an address, often 16-byte
+ * aligned and dense; stack nodes: parent + 1 and a small frame id;
+ * threads: pid:tid and comm) spread over the table like random ones:
+ * each kind fills half of a 2^13-entry table (where a uniform hash's
+ * longest probe run is about 15) without ever exhausting the 32 probes,
+ * and the last one is then found under its id. (A hash that clusters
+ * aligned or small keys runs out of probes here.)
+ */
+static void intern_encoder_keys_fill_to_the_limit(struct kunit *test)
+{
+	const u32 shift = 13, limit = 1U << (shift - 1);
+	struct spulse_intern_ent *slot;
+	struct spulse_intern *t;
+	u32 kind, n, id, bad;
+	u64 k[3];
+	int r;
+
+	for (kind = 0; kind < 4; kind++) {
+		t = new_table(test, shift);
+		bad = 0;
+		for (n = 0; n < limit; n++) {
+			if (kind == 0) {	/* user frames, every 16 bytes */
+				k[0] = 1;
+				k[1] = 0x401000 + 16ULL * n;
+				k[2] = 0;
+			} else if (kind == 1) {	/* kernel frames, mixed kinds */
+				k[0] = 2 + (n & 1);
+				k[1] = 0xffffffff81000000ULL + 64ULL * (n >> 1);
+				k[2] = 0;
+			} else if (kind == 2) {	/* stack nodes: a tree */
+				k[0] = n / 8;
+				k[1] = n % 8 + 3 * (n / 64);
+				k[2] = 0;
+			} else {		/* threads of one process */
+				k[0] = 1000ULL << 32 | (1000 + n);
+				k[1] = 0x6b726f77;	/* "work" */
+				k[2] = 0;
+			}
+			r = spulse_intern_find(t, k, &id, &slot);
+			if (r != 0) {
+				bad++;
+				continue;
+			}
+			spulse_intern_set(t, slot, k, n);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0U, "key kind %u", kind);
+		KUNIT_EXPECT_EQ(test, t->count, limit);
+		/* the last key inserted is found under its id */
+		KUNIT_EXPECT_EQ(test, spulse_intern_find(t, k, &id, &slot), 1);
+		KUNIT_EXPECT_EQ(test, id, limit - 1);
+	}
+}
+
 static struct kunit_case spulse_intern_cases[] = {
 	KUNIT_CASE(intern_miss_gives_free_slot_in_table),
 	KUNIT_CASE(intern_hit_returns_stored_id),
@@ -161,6 +215,7 @@ static struct kunit_case spulse_intern_cases[] = {
 	KUNIT_CASE(intern_exhausted_probe_returns_enospc),
 	KUNIT_CASE(intern_reset_forgets_everything),
 	KUNIT_CASE(intern_generation_wrap_clears_stale_entries),
+	KUNIT_CASE(intern_encoder_keys_fill_to_the_limit),
 	{}
 };
 

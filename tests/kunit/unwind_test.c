@@ -712,13 +712,16 @@ static void lie_garbage_tables_never_escape(struct kunit *test)
 						   GFP_KERNEL);
 	struct fake_stack *fs = new_stack(test);
 	const struct spulse_ut_pset *ps;
+	struct spulse_ut_tab *t;
 	struct spulse_uw_res res;
 	u64 out[32];
 	u32 iter, i, bad = 0;
 	int n;
 
 	KUNIT_ASSERT_NOT_NULL(test, rows);
-	ps = one_map(test, new_tab(test, TEXT, TEXT + 64 * 16, rows, 64));
+	t = new_tab(test, TEXT, TEXT + 64 * 16, rows, 64);
+	rows = (struct spulse_ut_row *)t->rows;	/* new_tab() copied them */
+	ps = one_map(test, t);
 	for (iter = 0; iter < 3000; iter++) {
 		for (i = 0; i < 64; i++) {
 			rows[i].start = i * 16;
@@ -748,6 +751,248 @@ static void lie_garbage_tables_never_escape(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 	KUNIT_EXPECT_FALSE(test, fs->wild);
+}
+
+/* ---- the one-read standard frame and the memo against the plain step ---- */
+
+/* A stack with unreadable words: a read touching one fails whole. */
+struct hole_stack {
+	struct fake_stack fs;
+	bool hole[FAKE_WORDS];
+};
+
+static int hole_read(void *ctx, u64 addr, void *dst, size_t len)
+{
+	struct hole_stack *hs = ctx;
+	u64 i;
+
+	if (fake_read(&hs->fs, addr, dst, len))
+		return -EFAULT;
+	for (i = (addr - FAKE_BASE) / 8; i <= (addr + len - 1 - FAKE_BASE) / 8;
+	     i++)
+		if (hs->hole[i])
+			return -EFAULT;
+	return 0;
+}
+
+/* One 8-byte word, as the plain step reads them. */
+static bool ref_word(struct hole_stack *hs, u64 addr, u64 *v)
+{
+	if (addr >= TASK_SZ || TASK_SZ - addr < 8)
+		return false;
+	return !hole_read(hs, addr, v, 8);
+}
+
+/*
+ * The step of docs/UNWIND.md for CFA_SP, CFA_BP, END, UNKNOWN and NONE
+ * rows (frame-pointer step with fallback), written out plainly: the
+ * caller's BP and the return address are two separate 8-byte reads.
+ */
+static int ref_walk(struct hole_stack *hs, const struct spulse_ut_pset *ps,
+		    u64 ip, u64 sp, u64 bp, u64 *out, u32 max,
+		    struct spulse_uw_res *res)
+{
+	const struct spulse_ut_row *row;
+	u64 pc = ip, cfa, nbp, ra, w0, w1;
+	u8 kind, why = SPULSE_UW_CUT_BAD_FRAME, miss;
+	u32 n = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!max || ip >= TASK_SZ)
+		goto cut;
+	out[n++] = ip;
+	for (;;) {
+		row = spulse_ut_lookup_why(ps, pc, &miss);
+		kind = row ? row->kind : SPULSE_UT_NONE;
+		if (kind == SPULSE_UT_NONE) {
+			why = miss;
+			if (!bp)
+				return n;
+			if ((bp & 7) || bp < sp || bp > TASK_SZ - 16 ||
+			    !ref_word(hs, bp, &w0) || !ref_word(hs, bp + 8, &w1))
+				goto cut;
+			if (!w1)
+				return n;
+			if (w1 >= TASK_SZ)
+				goto cut;
+			if (n >= max) {
+				why = SPULSE_UW_CUT_DEPTH;
+				goto cut;
+			}
+			out[n++] = w1 - 1;
+			res->fp_steps++;
+			sp = bp + 16;
+			bp = w0;
+			pc = w1 - 1;
+			continue;
+		}
+		if (kind == SPULSE_UT_END) {
+			res->complete = true;
+			return n;
+		}
+		if (kind != SPULSE_UT_CFA_SP && kind != SPULSE_UT_CFA_BP) {
+			why = SPULSE_UW_CUT_UNKNOWN;
+			goto cut;
+		}
+		cfa = (kind == SPULSE_UT_CFA_SP ? sp : bp) + (s64)row->cfa_off;
+		why = SPULSE_UW_CUT_BAD_FRAME;
+		if (cfa <= sp || (cfa & 7) || cfa > TASK_SZ)
+			goto cut;
+		nbp = bp;
+		if (row->bp_off) {
+			if (cfa + (s64)row->bp_off < sp)
+				goto cut;
+			why = SPULSE_UW_CUT_UNREADABLE;
+			if (!ref_word(hs, cfa + (s64)row->bp_off, &nbp))
+				goto cut;
+		}
+		why = SPULSE_UW_CUT_UNREADABLE;
+		if (!ref_word(hs, cfa - 8, &ra))
+			goto cut;
+		if (!ra)
+			return n;
+		why = SPULSE_UW_CUT_BAD_FRAME;
+		if (ra >= TASK_SZ)
+			goto cut;
+		if (n >= max) {
+			why = SPULSE_UW_CUT_DEPTH;
+			goto cut;
+		}
+		out[n++] = ra - 1;
+		res->table_steps++;
+		sp = cfa;
+		bp = nbp;
+		pc = ra - 1;
+	}
+cut:
+	res->truncated = true;
+	res->cut = why;
+	res->cut_pc = n ? pc : 0;
+	return n;
+}
+
+static bool same_walk(const u64 *a, int na, const struct spulse_uw_res *ra,
+		      const u64 *b, int nb, const struct spulse_uw_res *rb)
+{
+	return na == nb && !memcmp(a, b, na * sizeof(*a)) &&
+	       ra->table_steps == rb->table_steps &&
+	       ra->fp_steps == rb->fp_steps && ra->complete == rb->complete &&
+	       ra->truncated == rb->truncated && ra->cut == rb->cut &&
+	       ra->cut_pc == rb->cut_pc;
+}
+
+/*
+ * Random tables of standard frames (bp_off -16: one 16-byte read), other
+ * saved-BP slots, frames on BP, NONE, END and UNKNOWN rows, over random
+ * plausible stacks (return addresses into the text, frame pointers above,
+ * zeros, garbage) with unreadable words: the walk, with and without the
+ * memo (kept across walks, so most lookups are its hits), gives exactly
+ * the plain step's frames, counts, ending and cut, read two words apart.
+ */
+/* xorshift64: cheap randomness for the long loops (KASAN under TCG) */
+static u32 rnd(u64 *st)
+{
+	u64 x = *st;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*st = x;
+	return (u32)(x >> 32);
+}
+
+static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
+{
+	const u32 nrows = 64, span = 0x40 * 64;
+	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_ut_row *rows = kunit_kcalloc(test, nrows, sizeof(*rows),
+						   GFP_KERNEL);
+	u32 iter, i, bad = 0, deep = 0, std_steps = 0, round;
+	struct spulse_uw_res rr, rf, rm;
+	u64 ref[24], fast[24], memod[24];
+	u64 st = get_random_u64() | 1;
+	struct spulse_ut_pset *ps;
+	struct spulse_ut_tab *t;
+	struct spulse_uregs r;
+	int nr, nf, nm;
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	t = new_tab(test, TEXT, TEXT + span, rows, nrows);
+	rows = (struct spulse_ut_row *)t->rows;	/* the table's own copy */
+	ps = one_map(test, t);
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < nrows; i++) {
+			u32 c = rnd(&st) % 16;
+
+			rows[i] = (struct spulse_ut_row){ .start = 0x40 * i };
+			if (c < 7) {
+				rows[i].kind = SPULSE_UT_CFA_BP;
+				rows[i].cfa_off = 16;
+				rows[i].bp_off = c < 6 ? -16 : 0;
+			} else if (c < 14) {
+				static const s16 bo[] = { 0, -8, -16, -16, -24 };
+
+				rows[i].kind = SPULSE_UT_CFA_SP;
+				rows[i].cfa_off = 8 * (1 + rnd(&st) % 5);
+				rows[i].bp_off = bo[rnd(&st) % 5];
+			} else {
+				rows[i].kind = c == 14 ? SPULSE_UT_NONE :
+					       i & 1 ? SPULSE_UT_END :
+					       SPULSE_UT_UNKNOWN;
+			}
+		}
+		/* new rows: a new set as far as the memo is concerned */
+		ps->serial = spulse_ut_serial_next();
+		for (iter = 0; iter < 150; iter++) {
+			for (i = 0; i < FAKE_WORDS; i++) {
+				u32 c = rnd(&st) % 20;
+
+				hs->fs.w[i] = c < 11 ? RA(TEXT + rnd(&st) %
+							 (span + 0x100)) :
+					      c < 18 ? at(min(i + 1 + rnd(&st) % 6,
+							      FAKE_WORDS - 1U)) :
+					      c < 19 ? 0 :
+					      rnd(&st) & 1 ? KADDR :
+					      (u64)rnd(&st) << 32 | rnd(&st);
+				hs->hole[i] = rnd(&st) % 64 == 0;
+			}
+			i = rnd(&st) % 64;
+			r = (struct spulse_uregs){
+				.ip = TEXT + rnd(&st) % span,
+				.sp = at(i),
+				.bp = at(i + rnd(&st) % 4),
+			};
+			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, 24, &rr);
+			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
+						true, fast, 24, &rf);
+			nm = spulse_unwind_walk_memo(&r, TASK_SZ, hole_read, hs,
+						     ps, memo, true, memod, 24,
+						     &rm);
+			if (!same_walk(ref, nr, &rr, fast, nf, &rf) ||
+			    !same_walk(ref, nr, &rr, memod, nm, &rm))
+				bad++;
+			deep += nr >= 4;
+			/* steps taken from a row with bp_off -16 */
+			for (i = 0; i + 1 < (u32)nr; i++) {
+				const struct spulse_ut_row *w =
+					spulse_ut_lookup(ps, ref[i]);
+
+				std_steps += w && w->kind != SPULSE_UT_NONE &&
+					     w->bp_off == -16;
+			}
+		}
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	/* the cases were there: deep walks, many one-read frames */
+	KUNIT_EXPECT_GT(test, deep, 100U);
+	KUNIT_EXPECT_GT(test, std_steps, 500U);
+	kunit_info(test, "3000 walks: %u of 4+ frames, %u one-read frames\n",
+		   deep, std_steps);
 }
 
 /* ---- why a walk was cut (res.cut, the ustack_cut_* causes) ---- */
@@ -940,6 +1185,7 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_loops_are_bounded),
 	KUNIT_CASE(lie_unreadable_memory_truncates),
 	KUNIT_CASE(lie_garbage_tables_never_escape),
+	KUNIT_CASE(fast_frame_and_memo_equal_the_plain_step),
 	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
 	KUNIT_CASE(cut_unknown_row),
 	KUNIT_CASE(cut_depth_limit_table_and_fp_steps),
@@ -1418,11 +1664,124 @@ static void map_sets_per_bucket_bounded(struct kunit *test)
 	spulse_ut_reg_free(reg);
 }
 
+/*
+ * The memo remembers lookups per map set: a MAP that replaces the set (a
+ * table with other rows at the same addresses), a DEL that rebuilds it
+ * without a table, and a new set at the very address of a freed one (a
+ * new serial) are each seen at once; the same set keeps its entries.
+ */
+static void memo_follows_every_map_set_change(struct kunit *test)
+{
+	struct spulse_ut_reg *reg = new_reg(test, 1 << 20);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_ut_pset *fake;
+	const struct spulse_ut_pset *ps;
+	const struct spulse_ut_row *row;
+	u32 ids[2] = { 1, 3 };
+	u64 serial;
+	size_t len;
+	u8 miss;
+	void *m;
+
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	/* table 1: 4 rows, 0x1010 CFA_SP; table 2: 2 rows, 0x1010 END */
+	KUNIT_ASSERT_GT(test, add(reg, 1, 4), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 2, 2), 0L);
+	KUNIT_ASSERT_GT(test, add(reg, 3, 4), 0L);
+	KUNIT_ASSERT_GT(test, map1(reg, 42, 1), 0L);
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 42);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	KUNIT_EXPECT_NE(test, ps->serial, 0ULL);
+	serial = ps->serial;
+	spulse_ut_memo_begin(memo, ps);
+	row = spulse_ut_memo_lookup(memo, ps, 0x400010, &miss);
+	KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps, 0x400010));
+	KUNIT_EXPECT_EQ(test, row ? row->kind : 0, SPULSE_UT_CFA_SP);
+	/* outside every mapping: no row, and why, remembered alike */
+	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 0x300000,
+						      &miss));
+	KUNIT_EXPECT_EQ(test, miss, SPULSE_UW_CUT_NO_MAP);
+	miss = 0;
+	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 0x300000,
+						      &miss));
+	KUNIT_EXPECT_EQ(test, miss, SPULSE_UW_CUT_NO_MAP);
+	rcu_read_unlock();
+
+	/* MAP onto table 2: same address, END now */
+	KUNIT_ASSERT_GT(test, map1(reg, 42, 2), 0L);
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 42);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	KUNIT_EXPECT_NE(test, ps->serial, serial);
+	spulse_ut_memo_begin(memo, ps);
+	row = spulse_ut_memo_lookup(memo, ps, 0x400010, &miss);
+	KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps, 0x400010));
+	KUNIT_EXPECT_EQ(test, row ? row->kind : 0, SPULSE_UT_END);
+	rcu_read_unlock();
+
+	/* two mappings (tables 1 and 3), then DEL 1: a new set without it */
+	m = msg_map(42, 2, ids, &len);
+	KUNIT_ASSERT_GT(test, apply(reg, m, len), 0L);
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 42);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	spulse_ut_memo_begin(memo, ps);
+	KUNIT_EXPECT_NOT_NULL(test, spulse_ut_memo_lookup(memo, ps, 0x400010,
+							  &miss));
+	serial = ps->serial;
+	rcu_read_unlock();
+	m = msg_del(1, &len);
+	KUNIT_ASSERT_EQ(test, apply(reg, m, len), (ssize_t)len);
+	rcu_read_lock();
+	ps = spulse_ut_pset_find(reg, 42);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	KUNIT_EXPECT_NE(test, ps->serial, serial);
+	spulse_ut_memo_begin(memo, ps);
+	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 0x400010,
+						      &miss));
+	KUNIT_EXPECT_EQ(test, miss, SPULSE_UW_CUT_NO_MAP);
+	KUNIT_EXPECT_NOT_NULL(test, spulse_ut_memo_lookup(memo, ps, 0x410010,
+							  &miss));
+	rcu_read_unlock();
+
+	/*
+	 * A set at the address of a freed one: rewritten in place here. With
+	 * its old serial the memo still answers from before (so it really is
+	 * used); with a new serial, as every published set has, it is not.
+	 */
+	fake = kunit_kzalloc(test, struct_size(fake, map, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fake);
+	fake->n = 1;
+	fake->serial = spulse_ut_serial_next();
+	rcu_read_lock();
+	fake->map[0] = (struct spulse_ut_ment){
+		0x400000, 0x410000, 0x400000 - 0x1000,
+		spulse_ut_pset_find(reg, 42)->map[0].tab };
+	spulse_ut_memo_begin(memo, fake);
+	row = spulse_ut_memo_lookup(memo, fake, 0x400010, &miss);
+	KUNIT_EXPECT_EQ(test, row ? row->kind : 0, SPULSE_UT_CFA_SP);
+	fake->map[0].start = 0x500000;	/* 0x400010 no longer mapped */
+	fake->map[0].end = 0x510000;
+	spulse_ut_memo_begin(memo, fake);
+	KUNIT_EXPECT_PTR_EQ(test, spulse_ut_memo_lookup(memo, fake, 0x400010,
+							&miss), row);
+	fake->serial = spulse_ut_serial_next();
+	spulse_ut_memo_begin(memo, fake);
+	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, fake, 0x400010,
+						      &miss));
+	KUNIT_EXPECT_EQ(test, miss, SPULSE_UW_CUT_NO_MAP);
+	rcu_read_unlock();
+	spulse_ut_reg_free(reg);
+}
+
 /* ---- publication while readers walk ---- */
 
 struct race {
 	struct spulse_ut_reg *reg;
 	struct fake_stack *fs;
+	struct spulse_ut_memo *memo;
 	atomic_t stop;
 	atomic_t walks;
 	atomic_t bad;
@@ -1444,7 +1803,21 @@ static int race_reader(void *p)
 		local_irq_save(flags);
 		rcu_read_lock();
 		ps = spulse_ut_pset_find(rc->reg, 77);
-		n = uwalk(rc->fs, ps, true, 0x400010, at(0), 0, out, 16, &res);
+		/*
+		 * every other walk through the memo kept from walk to walk:
+		 * a row remembered from a replaced set or a deleted table
+		 * would be a use after free (KASAN) or a wrong frame
+		 */
+		if (atomic_read(&rc->walks) & 1) {
+			struct spulse_uregs r = { .ip = 0x400010, .sp = at(0) };
+
+			n = spulse_unwind_walk_memo(&r, TASK_SZ, fake_read,
+						    rc->fs, ps, rc->memo, true,
+						    out, 16, &res);
+		} else {
+			n = uwalk(rc->fs, ps, true, 0x400010, at(0), 0, out,
+				  16, &res);
+		}
 		if (ps) {
 			atomic_inc(&rc->with_tables);
 			/* row 1: CFA = sp + 16, ra at sp + 8 -> END row */
@@ -1470,6 +1843,8 @@ static void publish_while_readers_walk(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rc);
 	rc->reg = new_reg(test, 1 << 20);
 	rc->fs = new_stack(test);
+	rc->memo = kunit_kzalloc(test, sizeof(*rc->memo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rc->memo);
 	rc->fs->w[0] = at(8);			/* saved bp */
 	rc->fs->w[1] = 0x400031;		/* ra: table 0x1030 = END row */
 	th = kthread_run(race_reader, rc, "spulse-ut-race");
@@ -1514,6 +1889,7 @@ static struct kunit_case spulse_unwind_table_cases[] = {
 	KUNIT_CASE(del_drops_the_table_from_every_map_set),
 	KUNIT_CASE(many_processes_hash_and_replace),
 	KUNIT_CASE(map_sets_per_bucket_bounded),
+	KUNIT_CASE(memo_follows_every_map_set_change),
 	KUNIT_CASE(publish_while_readers_walk),
 	{}
 };
