@@ -9,8 +9,11 @@
  *
  *  - sched_switch (scheduler, rq lock held, interrupts off): a target @prev
  *    leaving the CPU opens its slot (time, state, CPU, mixed stack of
- *    current == @prev); a target @next whose slot is open closes it and the
- *    interval is encoded as one batch into THIS CPU's stream.
+ *    current == @prev); a target @next whose slot is open closes it into
+ *    THIS CPU's queue of closed intervals (struct spulse_oc_queue) and
+ *    queues this CPU's irq_work, which encodes and writes the queued
+ *    intervals into this CPU's stream once the scheduler has dropped the
+ *    rq lock (spulse_oc_write_queued()).
  *  - sched_waking (try_to_wake_up(), the wakee's pi_lock held, or only
  *    preemption off when a task wakes itself): the waker (current, also in
  *    interrupt context), its CPU and mixed stack go into the wakee's slot;
@@ -24,9 +27,22 @@
  * switch-in of the next task and no wakeups. No allocation, no sleeping,
  * bounded work (depth limits, one bucket per lookup) in every probe; the
  * per-CPU busy flag excludes the NMI sampler from the shared scratch.
+ *
+ * The irq_work is IRQ_WORK_HARD_IRQ: on PREEMPT_RT it runs in hard IRQ
+ * context like on other kernels (the self-IPI taken when the context
+ * switch re-enables interrupts), not in the irq_work kthread. That thread
+ * is a task like any other here: in whole-system mode each of its runs
+ * would be a wakeup and two context switches that the probes record and
+ * that queue more work for it (a feedback loop), its SCHED_FIFO 1 can be
+ * starved for as long as RT tasks run (the queue would fill), and
+ * irq_work_sync() at stop and unload would wait for a thread that is
+ * parked while its CPU is offline. In hard IRQ the writer runs where the
+ * sampler's hrtimer already runs the same encode and relay write, and a
+ * CPU going offline runs it in its dying path (irq_work_run()). docs/RT.md.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -35,6 +51,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -68,6 +85,16 @@ static struct spulse_oc_tps spulse_oc_tp;
 static bool spulse_oc_live;
 /* The three probes are registered (from the first start to unload). */
 static bool spulse_oc_registered;
+
+/*
+ * Each CPU's closed intervals, written by its irq_work (spulse_oc_in(),
+ * spulse_oc_write_queued()); the entries and their stack storage, for all
+ * possible CPUs, are allocated by spulse_offcpu_init().
+ */
+static DEFINE_PER_CPU(struct spulse_oc_queue, spulse_oc_q);
+static DEFINE_PER_CPU(struct irq_work, spulse_oc_work);
+static struct spulse_oc_closed *spulse_oc_qent;
+static u64 *spulse_oc_qstore;
 
 static void spulse_oc_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -300,46 +327,112 @@ forget_early:
 		c->stats.early_stale++;
 }
 
-/* @next is switched in on this CPU: close and write its interval. */
-static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
-			 int cpu, u64 t)
-{
-	struct spulse_oc_slot *s = &c->oc_close;
-	bool ph = spulse.p.offcpu_phase_stats;
-	u64 blocked, runq, pt = spulse_oc_phase_start(ph);
+/* The state spulse_oc_write_one() works with. */
+struct spulse_oc_writer {
+	struct spulse_cpu *c;
+	int cpu;
+	bool ph;
+	u64 pt;
+};
 
-	if (!spulse_oc_close(&spulse.oc, task_pid_nr(next), s))
-		return;
-	spulse_oc_phase(ph, &pt, &c->stats.phase_in_close_ns);
-	spulse_oc_interval(s, t, &blocked, &runq);
-	if (blocked + runq < (u64)spulse.p.offcpu_min_us * NSEC_PER_USEC) {
-		c->stats.offcpu_filtered++;
-		return;
-	}
-	if (c->busy) {
-		c->stats.offcpu_dropped_busy++;
-		return;
-	}
-	c->busy = 1;
-	barrier();
-	if (spulse_batch_build_offcpu(&c->enc, &c->batch, s, t, cpu, c->frames,
-				      spulse.start_us, spulse.interval_us)) {
+/* Encode one closed interval and write it into this CPU's stream. */
+static void spulse_oc_write_one(void *arg, const struct spulse_oc_closed *e)
+{
+	struct spulse_oc_writer *w = arg;
+	struct spulse_cpu *c = w->c;
+
+	if (spulse_batch_build_offcpu(&c->enc, &c->batch, &e->s, e->t_in,
+				      w->cpu, c->frames, spulse.start_us,
+				      spulse.interval_us)) {
 		c->stats.offcpu_dropped_error++;
-		goto out;
+		return;
 	}
-	spulse_oc_phase(ph, &pt, &c->stats.phase_in_encode_ns);
+	spulse_oc_phase(w->ph, &w->pt, &c->stats.phase_write_encode_ns);
 	if (!spulse_batch_put(c)) {
 		c->stats.offcpu_dropped_buffer_full++;
 	} else {
-		spulse_batch_commit_event(&c->enc, &c->batch, s->t_out);
+		spulse_batch_commit_event(&c->enc, &c->batch, e->s.t_out);
 		c->stats.offcpu_written++;
 	}
-	spulse_oc_phase(ph, &pt, &c->stats.phase_in_relay_ns);
-	if (unlikely(ph))
-		c->stats.phase_in_n++;
-out:
+	spulse_oc_phase(w->ph, &w->pt, &c->stats.phase_write_relay_ns);
+	if (unlikely(w->ph))
+		c->stats.phase_write_n++;
+}
+
+/*
+ * Write this CPU's queued intervals into its stream, oldest first, under
+ * the busy flag like a sample. Runs on the queue's own CPU with interrupts
+ * off: from the irq_work (hard IRQ, after the scheduler dropped the rq
+ * lock) or from the stop drain's IPI. Busy set here would mean it
+ * interrupted a writer that holds the flag with interrupts on, and there
+ * is none (the sampler, the probes, the trigger and the flush IPI all run
+ * with interrupts off or in NMI): the entries would then stay queued for
+ * the next run (the next push queues the work again, stop drains).
+ */
+static void spulse_oc_write_queued(struct spulse_cpu *c,
+				   struct spulse_oc_queue *q, int cpu)
+{
+	struct spulse_oc_writer w = {
+		.c = c,
+		.cpu = cpu,
+		.ph = spulse.p.offcpu_phase_stats,
+	};
+	u64 t0;
+
+	if (c->busy || !spulse_oc_queue_len(q))
+		return;
+	c->busy = 1;
+	barrier();
+	t0 = ktime_get_mono_fast_ns();
+	w.pt = t0;
+	spulse_oc_queue_drain(q, spulse_oc_write_one, &w);
+	c->stats.offcpu_write_ns += ktime_get_mono_fast_ns() - t0;
 	barrier();
 	c->busy = 0;
+}
+
+/* The irq_work: this CPU's queue, after the switch that filled it. */
+static void spulse_oc_work_fn(struct irq_work *w)
+{
+	spulse_oc_write_queued(this_cpu_ptr(spulse.cpu),
+			       this_cpu_ptr(&spulse_oc_q), smp_processor_id());
+}
+
+/*
+ * @next is switched in on this CPU: close its interval into the CPU's
+ * queue and have the irq_work write it once the rq lock is dropped.
+ */
+static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
+			 u64 t)
+{
+	bool ph = spulse.p.offcpu_phase_stats;
+	u64 pt = spulse_oc_phase_start(ph);
+	int r;
+
+	/* c->busy here: busy for good (no writer state on this CPU) */
+	r = spulse_oc_close_queued(&spulse.oc, this_cpu_ptr(&spulse_oc_q),
+				   task_pid_nr(next), t,
+				   (u64)spulse.p.offcpu_min_us * NSEC_PER_USEC,
+				   c->busy);
+	switch (r) {
+	case SPULSE_OC_CLOSE_NONE:
+		return;
+	case SPULSE_OC_CLOSE_QUEUED:
+		irq_work_queue(this_cpu_ptr(&spulse_oc_work));
+		break;
+	case SPULSE_OC_CLOSE_FILTERED:
+		c->stats.offcpu_filtered++;
+		break;
+	case SPULSE_OC_CLOSE_BUSY:
+		c->stats.offcpu_dropped_busy++;
+		break;
+	default:
+		c->stats.offcpu_dropped_queue_full++;
+		break;
+	}
+	spulse_oc_phase(ph, &pt, &c->stats.phase_in_close_ns);
+	if (unlikely(ph))
+		c->stats.phase_in_n++;
 }
 
 static __always_inline void spulse_oc_switched(bool preempt,
@@ -362,7 +455,7 @@ static __always_inline void spulse_oc_switched(bool preempt,
 	else if (out && spulse_oc_wakeup_done(&spulse.oc, task_pid_nr(prev)))
 		c->stats.early_stale++;
 	if (in)
-		spulse_oc_in(c, next, cpu, t);
+		spulse_oc_in(c, next, t);
 	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
 }
 SPULSE_SCHED_SWITCH_PROBE(spulse_oc_switch, spulse_oc_switched)
@@ -453,6 +546,17 @@ static void spulse_oc_wakeup(void *data, struct task_struct *p)
 }
 SPULSE_TP_TYPECHECK(sched_wakeup, spulse_oc_wakeup)
 
+/* Hard IRQ on every kernel: see the top of this file. */
+static void spulse_oc_work_init(struct irq_work *w)
+{
+#ifdef IRQ_WORK_INIT_HARD
+	*w = IRQ_WORK_INIT_HARD(spulse_oc_work_fn);
+#else
+	/* older than the flag's initializer (5.10): no mainline RT, hard IRQ */
+	init_irq_work(w, spulse_oc_work_fn);
+#endif
+}
+
 /**
  * spulse_offcpu_init() - find the tracepoints and allocate the slot table
  *
@@ -466,8 +570,10 @@ int spulse_offcpu_init(void)
 	const struct spulse_params *p = &spulse.p;
 	u32 depth = p->max_user_depth + p->max_kernel_depth;
 	u32 n = spulse_oc_table_slots(p->offcpu_threads);
+	size_t qn = (size_t)nr_cpu_ids * SPULSE_OC_QUEUE;
 	struct spulse_oc_slot *slot;
 	u64 *store;
+	int cpu;
 
 	if (!p->offcpu)
 		return 0;
@@ -479,14 +585,30 @@ int spulse_offcpu_init(void)
 	slot = kvcalloc(n, sizeof(*slot), GFP_KERNEL);
 	store = kvcalloc((size_t)n * 2, (size_t)depth * sizeof(u64),
 			 GFP_KERNEL);
-	if (!slot || !store) {
+	spulse_oc_qent = kvcalloc(qn, sizeof(*spulse_oc_qent), GFP_KERNEL);
+	spulse_oc_qstore = kvcalloc(qn * 2, (size_t)depth * sizeof(u64),
+				    GFP_KERNEL);
+	if (!slot || !store || !spulse_oc_qent || !spulse_oc_qstore) {
 		kvfree(slot);
 		kvfree(store);
+		kvfree(spulse_oc_qent);
+		kvfree(spulse_oc_qstore);
+		spulse_oc_qent = NULL;
+		spulse_oc_qstore = NULL;
 		return -ENOMEM;
 	}
 	spulse_oc_table_init(&spulse.oc, slot, store, p->offcpu_threads, depth);
-	pr_info("offcpu: %u slots, %zu bytes\n", n,
-		spulse_oc_table_bytes(p->offcpu_threads, depth));
+	for_each_possible_cpu(cpu) {
+		spulse_oc_queue_init(per_cpu_ptr(&spulse_oc_q, cpu),
+				     spulse_oc_qent + (size_t)cpu * SPULSE_OC_QUEUE,
+				     spulse_oc_qstore + (size_t)cpu *
+				     SPULSE_OC_QUEUE * 2 * depth,
+				     SPULSE_OC_QUEUE, depth);
+		spulse_oc_work_init(per_cpu_ptr(&spulse_oc_work, cpu));
+	}
+	pr_info("offcpu: %u slots, %zu bytes, queues %zu bytes\n", n,
+		spulse_oc_table_bytes(p->offcpu_threads, depth),
+		qn * (sizeof(*spulse_oc_qent) + 2 * (size_t)depth * sizeof(u64)));
 	return 0;
 }
 
@@ -552,6 +674,38 @@ int spulse_offcpu_start(void)
 	return 0;
 }
 
+/* The stop drain on one CPU: what its irq_work has not written yet. */
+static void spulse_oc_drain_ipi(void *unused)
+{
+	spulse_oc_write_queued(this_cpu_ptr(spulse.cpu),
+			       this_cpu_ptr(&spulse_oc_q), smp_processor_id());
+}
+
+/*
+ * Write every queued interval (the probes are past the gate): wait for
+ * each CPU's irq_work, then drain what is left on its own CPU (an IPI;
+ * the stream is that CPU's). What still cannot be written (an offline CPU,
+ * whose dying path already ran its irq_work, so in practice nothing) is
+ * dropped and counted in offcpu_dropped_at_stop.
+ */
+static void spulse_oc_drain(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&spulse_oc_work, cpu));
+	for_each_possible_cpu(cpu) {
+		struct spulse_oc_queue *q = per_cpu_ptr(&spulse_oc_q, cpu);
+		struct spulse_cpu *c = per_cpu_ptr(spulse.cpu, cpu);
+
+		if (!spulse_oc_queue_len(q))
+			continue;
+		/* -ENXIO when offline: the discard below counts them */
+		smp_call_function_single(cpu, spulse_oc_drain_ipi, NULL, 1);
+		c->stats.offcpu_dropped_at_stop += spulse_oc_queue_discard(q);
+	}
+}
+
 /**
  * spulse_offcpu_stop() - close the gate and the books
  *
@@ -566,8 +720,9 @@ int spulse_offcpu_start(void)
  * the gate with preemption off (tracepoint calls run under
  * preempt_disable()), so after synchronize_rcu() none is past it; threads
  * still off CPU are counted (offcpu_open_at_stop) and every slot is
- * cleared, so the stats identities hold exactly once stopped. Caller holds
- * spulse.lock (or is the module exit).
+ * cleared, and every closed interval still queued is written
+ * (spulse_oc_drain()), so the stats identities hold exactly once stopped.
+ * Caller holds spulse.lock (or is the module exit).
  */
 void spulse_offcpu_stop(void)
 {
@@ -579,18 +734,33 @@ void spulse_offcpu_stop(void)
 	synchronize_rcu();
 	spulse.offcpu_open_at_stop += spulse_oc_sweep(&spulse.oc, &early);
 	spulse.early_at_stop += early;
+	spulse_oc_drain();
 	spulse.oc_on = false;
 }
 
 /**
  * spulse_offcpu_exit() - stop, unregister (if registered) and free
+ *
+ * Description:
+ * Once the probes are gone nothing queues the irq_work any more; each
+ * CPU's is waited for (irq_work_sync()) before the queues are freed.
  */
 void spulse_offcpu_exit(void)
 {
+	int cpu;
+
 	spulse_offcpu_stop();
 	if (spulse_oc_registered)
 		spulse_oc_unregister(true, true, true);
 	spulse_oc_registered = false;
+	if (spulse_oc_qent) {
+		for_each_possible_cpu(cpu)
+			irq_work_sync(per_cpu_ptr(&spulse_oc_work, cpu));
+	}
+	kvfree(spulse_oc_qent);
+	kvfree(spulse_oc_qstore);
+	spulse_oc_qent = NULL;
+	spulse_oc_qstore = NULL;
 	kvfree(spulse.oc.slot);
 	kvfree(spulse.oc.store);
 	spulse.oc.slot = NULL;

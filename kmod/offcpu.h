@@ -3,8 +3,10 @@
  * Off-CPU intervals: the slot table (offcpu_table.c, pure: no globals, no
  * allocation; the caller owns the memory (spulse_oc_table_bytes()) and
  * calls it with interrupts disabled; every call takes exactly one stripe
- * lock, a raw spinlock and a leaf: nothing else is taken under it) and the
- * sched_switch / sched_waking probes (offcpu.c). See docs/KERNEL.md.
+ * lock, a raw spinlock and a leaf: nothing else is taken under it), the
+ * per-CPU queue of closed intervals the switch-in hands to an irq_work
+ * (offcpu_table.c, pure too) and the sched_switch / sched_waking probes
+ * (offcpu.c). See docs/KERNEL.md.
  */
 #ifndef SPULSE_KMOD_OFFCPU_H
 #define SPULSE_KMOD_OFFCPU_H
@@ -101,12 +103,54 @@ struct spulse_oc_table {
 	raw_spinlock_t lock[SPULSE_OC_STRIPES];
 };
 
+/**
+ * struct spulse_oc_closed - a closed interval waiting to be written
+ * @s: the slot as spulse_oc_close() took it out of the table (its stacks in
+ *	the queue's own storage)
+ * @t_in: switch-in time (ns since session start)
+ */
+struct spulse_oc_closed {
+	struct spulse_oc_slot s;
+	u64 t_in;
+};
+
+#define SPULSE_OC_QUEUE		4	/* closed intervals queued per CPU */
+
+/**
+ * struct spulse_oc_queue - one CPU's closed intervals, in close order
+ * @ent: @n entries, each with stack storage of its own
+ * @n: capacity, a power of 2
+ * @head: entries taken out (spulse_oc_queue_pop())
+ * @tail: entries put in (spulse_oc_queue_push())
+ *
+ * Filled by the CPU's sched_switch probe and emptied by the same CPU's
+ * writer (irq_work, or the stop drain's IPI), each with interrupts off on
+ * that CPU, so the two never overlap and no lock is needed; nothing here
+ * waits, a full queue refuses. For KUnit the functions are pure, exported
+ * with EXPORT_SYMBOL_IF_KUNIT like the table's.
+ */
+struct spulse_oc_queue {
+	struct spulse_oc_closed *ent;
+	u32 n;
+	u32 head;
+	u32 tail;
+};
+
 /* What a switch-out did with the thread's slot. */
 enum spulse_oc_open_result {
 	SPULSE_OC_OPENED = 0,		/* new interval, no waker yet */
 	SPULSE_OC_OPENED_EARLY = 1,	/* an early wakeup was applied */
 	SPULSE_OC_OPENED_STALE = 2,	/* an early wakeup was stale, dropped */
 	SPULSE_OC_OPENED_LOST = 3,	/* an open interval was replaced */
+};
+
+/* What a switch-in did with the thread's interval (spulse_oc_close_queued()). */
+enum spulse_oc_close_result {
+	SPULSE_OC_CLOSE_NONE = 0,	/* no open interval */
+	SPULSE_OC_CLOSE_QUEUED = 1,	/* closed into the queue */
+	SPULSE_OC_CLOSE_FILTERED = 2,	/* closed, shorter than the minimum */
+	SPULSE_OC_CLOSE_BUSY = 3,	/* closed, the CPU's writer is busy */
+	SPULSE_OC_CLOSE_QUEUE_FULL = 4,	/* closed, no room in the queue */
 };
 
 /* What a wakeup did. */
@@ -138,6 +182,20 @@ void spulse_oc_interval(const struct spulse_oc_slot *s, u64 t_in,
 			u64 *blocked_ns, u64 *runq_ns);
 u32 spulse_oc_stack_frames(const struct spulse_oc_stack *st,
 			   struct spulse_frame *out);
+void spulse_oc_queue_init(struct spulse_oc_queue *q,
+			  struct spulse_oc_closed *ent, u64 *store, u32 n,
+			  u32 depth);
+u32 spulse_oc_queue_len(const struct spulse_oc_queue *q);
+struct spulse_oc_closed *spulse_oc_queue_tail(struct spulse_oc_queue *q);
+void spulse_oc_queue_push(struct spulse_oc_queue *q);
+struct spulse_oc_closed *spulse_oc_queue_head(struct spulse_oc_queue *q);
+void spulse_oc_queue_pop(struct spulse_oc_queue *q);
+u32 spulse_oc_queue_discard(struct spulse_oc_queue *q);
+int spulse_oc_close_queued(struct spulse_oc_table *t, struct spulse_oc_queue *q,
+			   u32 tid, u64 t_in, u64 min_ns, bool busy);
+u32 spulse_oc_queue_drain(struct spulse_oc_queue *q,
+			  void (*write)(void *arg, const struct spulse_oc_closed *e),
+			  void *arg);
 
 /* offcpu.c */
 int spulse_offcpu_init(void);

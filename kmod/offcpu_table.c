@@ -14,14 +14,21 @@
  *   spulse_oc_table_bytes(), spulse_oc_table_slots(), spulse_oc_table_init(),
  *   spulse_oc_stack_copy(), spulse_oc_open(), spulse_oc_wake(),
  *   spulse_oc_wake_peek(), spulse_oc_wakeup_done(), spulse_oc_close(), spulse_oc_sweep(),
- *   spulse_oc_interval(), spulse_oc_stack_frames().
+ *   spulse_oc_interval(), spulse_oc_stack_frames(), and the per-CPU queue
+ *   of closed intervals: spulse_oc_queue_init(), spulse_oc_queue_len(),
+ *   spulse_oc_queue_tail(), spulse_oc_queue_push(), spulse_oc_queue_head(),
+ *   spulse_oc_queue_pop(), spulse_oc_queue_discard(), spulse_oc_close_queued(),
+ *   spulse_oc_queue_drain().
  * Useful properties to test: open/close round trip keeps both stacks; a
  * full bucket refuses (-ENOSPC) and leaves the table intact; an EARLY slot
  * is applied at open only when nsw matches (nsw_at_wake or +1) and the
  * state is not R, otherwise reported stale; spulse_oc_wakeup_done() removes
  * an EARLY slot; sweep counts OFF slots and empties the table; interval
- * arithmetic (R, early wake, no waker, t_in before t_out).
+ * arithmetic (R, early wake, no waker, t_in before t_out); the queue keeps
+ * close order, refuses when full without touching what it holds, and
+ * discard empties it and says how many it dropped.
  */
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/hash.h>
 #include <linux/spinlock.h>
@@ -86,7 +93,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_oc_table_init);
 
 /**
  * spulse_oc_stack_copy() - copy a stack (the frames, not the pointer)
- * @dst: destination, room for the frames
+ * @dst: destination, room for the frames; a NULL @dst->addr takes the
+ *	counts only (a close whose interval has nowhere to go)
  * @src: source
  *
  * A word loop rather than memcpy(): the kernel's memcpy() is "rep movsb"
@@ -102,6 +110,8 @@ void spulse_oc_stack_copy(struct spulse_oc_stack *dst,
 	dst->trunc = src->trunc;
 	dst->nu = src->nu;
 	dst->nk = src->nk;
+	if (!dst->addr)
+		return;
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(dst->addr[i], src->addr[i]);
 }
@@ -346,7 +356,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_oc_wakeup_done);
  * spulse_oc_close() - a thread is switched in: take its open interval
  * @t: table
  * @tid: the thread
- * @out: receives the slot (its stacks copied into @out's own storage)
+ * @out: receives the slot (its stacks copied into @out's own storage;
+ *	none copied where that storage is NULL)
  *
  * The slot is freed. An EARLY slot is left alone (the thread had not left).
  *
@@ -471,3 +482,173 @@ u32 spulse_oc_stack_frames(const struct spulse_oc_stack *st,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_oc_stack_frames);
+
+/**
+ * spulse_oc_queue_init() - set up an empty queue over caller memory
+ * @q: queue
+ * @ent: @n entries
+ * @store: 2 * @depth u64 per entry (each entry's two stacks)
+ * @n: capacity, a power of 2
+ * @depth: frames per stack
+ */
+void spulse_oc_queue_init(struct spulse_oc_queue *q,
+			  struct spulse_oc_closed *ent, u64 *store, u32 n,
+			  u32 depth)
+{
+	u32 i;
+
+	q->ent = ent;
+	q->n = n;
+	q->head = 0;
+	q->tail = 0;
+	for (i = 0; i < n; i++) {
+		memset(&ent[i], 0, sizeof(ent[i]));
+		ent[i].s.self.st.addr = store + (size_t)i * 2 * depth;
+		ent[i].s.waker.st.addr = store + ((size_t)i * 2 + 1) * depth;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_init);
+
+/**
+ * spulse_oc_queue_len() - entries waiting in @q
+ * @q: queue
+ *
+ * Return: pushed and not yet popped.
+ */
+u32 spulse_oc_queue_len(const struct spulse_oc_queue *q)
+{
+	return READ_ONCE(q->tail) - READ_ONCE(q->head);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_len);
+
+/**
+ * spulse_oc_queue_tail() - the entry the next push will publish
+ * @q: queue
+ *
+ * The caller fills it (spulse_oc_close() into its slot, then @t_in) and
+ * publishes it with spulse_oc_queue_push(), or leaves it unpublished.
+ *
+ * Return: the free entry, or NULL when the queue is full.
+ */
+struct spulse_oc_closed *spulse_oc_queue_tail(struct spulse_oc_queue *q)
+{
+	if (spulse_oc_queue_len(q) >= q->n)
+		return NULL;
+	return &q->ent[q->tail & (q->n - 1)];
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_tail);
+
+/**
+ * spulse_oc_queue_push() - publish the entry spulse_oc_queue_tail() gave
+ * @q: queue (not full)
+ */
+void spulse_oc_queue_push(struct spulse_oc_queue *q)
+{
+	WRITE_ONCE(q->tail, q->tail + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_push);
+
+/**
+ * spulse_oc_queue_head() - the oldest entry waiting
+ * @q: queue
+ *
+ * Return: the entry (still queued until spulse_oc_queue_pop()), or NULL
+ * when the queue is empty.
+ */
+struct spulse_oc_closed *spulse_oc_queue_head(struct spulse_oc_queue *q)
+{
+	if (!spulse_oc_queue_len(q))
+		return NULL;
+	return &q->ent[q->head & (q->n - 1)];
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_head);
+
+/**
+ * spulse_oc_queue_pop() - drop the oldest entry (it has been written)
+ * @q: queue (not empty)
+ */
+void spulse_oc_queue_pop(struct spulse_oc_queue *q)
+{
+	WRITE_ONCE(q->head, q->head + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_pop);
+
+/**
+ * spulse_oc_queue_discard() - empty @q without writing
+ * @q: queue
+ *
+ * Return: the number of entries dropped.
+ */
+u32 spulse_oc_queue_discard(struct spulse_oc_queue *q)
+{
+	u32 n = spulse_oc_queue_len(q);
+
+	WRITE_ONCE(q->head, q->tail);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_discard);
+
+/**
+ * spulse_oc_close_queued() - a thread is switched in: close its interval
+ *	into the queue
+ * @t: table
+ * @q: the switch-in CPU's queue
+ * @tid: the thread
+ * @t_in: switch-in time
+ * @min_ns: intervals shorter than this (blocked + runq) are not kept
+ * @busy: the CPU cannot write records (its busy flag is set for good)
+ *
+ * The thread's slot is freed whatever happens to the interval; only a
+ * QUEUED interval is published (with @t_in), for spulse_oc_queue_drain().
+ * With the queue full the slot is closed without its stacks (nowhere to
+ * put them) and the interval is refused.
+ *
+ * Return: enum spulse_oc_close_result.
+ */
+int spulse_oc_close_queued(struct spulse_oc_table *t, struct spulse_oc_queue *q,
+			   u32 tid, u64 t_in, u64 min_ns, bool busy)
+{
+	struct spulse_oc_closed *e = spulse_oc_queue_tail(q);
+	struct spulse_oc_slot none = {};
+	struct spulse_oc_slot *s = e ? &e->s : &none;
+	u64 blocked, runq;
+
+	if (!spulse_oc_close(t, tid, s))
+		return SPULSE_OC_CLOSE_NONE;
+	spulse_oc_interval(s, t_in, &blocked, &runq);
+	if (blocked + runq < min_ns)
+		return SPULSE_OC_CLOSE_FILTERED;
+	if (busy)
+		return SPULSE_OC_CLOSE_BUSY;
+	if (!e)
+		return SPULSE_OC_CLOSE_QUEUE_FULL;
+	e->t_in = t_in;
+	spulse_oc_queue_push(q);
+	return SPULSE_OC_CLOSE_QUEUED;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_close_queued);
+
+/**
+ * spulse_oc_queue_drain() - hand every queued interval to @write, oldest
+ *	first, and empty the queue
+ * @q: queue
+ * @write: called once per entry; the entry is popped after it returns
+ * @arg: @write's first argument
+ *
+ * Return: the number of entries handed over.
+ */
+u32 spulse_oc_queue_drain(struct spulse_oc_queue *q,
+			  void (*write)(void *arg, const struct spulse_oc_closed *e),
+			  void *arg)
+{
+	struct spulse_oc_closed *e;
+	u32 n = 0;
+
+	while ((e = spulse_oc_queue_head(q))) {
+		write(arg, e);
+		spulse_oc_queue_pop(q);
+		n++;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_oc_queue_drain);

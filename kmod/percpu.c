@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU sampler state. Small scratch (capture buffers, with offcpu=1 the
- * off-CPU capture and close scratch) exists for every possible CPU from
+ * off-CPU capture scratch) exists for every possible CPU from
  * load on; the large part (encoder intern tables, batch buffer, with
  * offcpu=1 the encoder's stack cache: ~0.8 MiB at the defaults) only for
  * CPUs that have been online, allocated by a CPU-hotplug prepare state
@@ -44,10 +44,7 @@ static int spulse_cpu_alloc_small(struct spulse_cpu *c)
 	c->busy = 1;	/* until the large part exists */
 	if (p->offcpu) {
 		c->oc_cap.st.addr = spulse_zalloc(depth, sizeof(u64));
-		c->oc_close.self.st.addr = spulse_zalloc(depth, sizeof(u64));
-		c->oc_close.waker.st.addr = spulse_zalloc(depth, sizeof(u64));
-		if (!c->oc_cap.st.addr || !c->oc_close.self.st.addr ||
-		    !c->oc_close.waker.st.addr)
+		if (!c->oc_cap.st.addr)
 			return -ENOMEM;
 	}
 	c->frames = spulse_zalloc(depth + 1, sizeof(*c->frames));
@@ -212,8 +209,6 @@ void spulse_cpu_free(void)
 		kvfree(c->ubuf);
 		kvfree(c->kbuf);
 		kvfree(c->oc_cap.st.addr);
-		kvfree(c->oc_close.self.st.addr);
-		kvfree(c->oc_close.waker.st.addr);
 	}
 	free_percpu(spulse.cpu);
 	spulse.cpu = NULL;

@@ -47,9 +47,12 @@ struct spulse_cpu_stats {
 	u64 offcpu_dropped_no_slot;
 	u64 offcpu_dropped_too_deep;
 	u64 offcpu_dropped_error;
+	u64 offcpu_dropped_queue_full;
+	u64 offcpu_dropped_at_stop;
 	u64 offcpu_lost;
 	u64 offcpu_state_raced;
 	u64 offcpu_handler_ns;
+	u64 offcpu_write_ns;
 	/* sched_waking of target threads */
 	u64 wakeups_taken;
 	u64 wakeups_attached;
@@ -91,8 +94,9 @@ struct spulse_cpu_stats {
 	u64 phase_wake_slot_ns;
 	u64 phase_in_n;
 	u64 phase_in_close_ns;
-	u64 phase_in_encode_ns;
-	u64 phase_in_relay_ns;
+	u64 phase_write_n;
+	u64 phase_write_encode_ns;
+	u64 phase_write_relay_ns;
 };
 
 #define SPULSE_PID_RING		32
@@ -122,8 +126,6 @@ struct spulse_cpu_stats {
  * @pid_head: next slot in @pids
  * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
  *	@busy): a thread and its stack, copied into the slot table
- * @oc_close: the slot closed at switch-in (sched_switch probe only, which
- *	never nests on one CPU), with its own stack storage
  * @rpos: this CPU's relay buffer switches (relay.c)
  */
 struct spulse_cpu {
@@ -147,7 +149,6 @@ struct spulse_cpu {
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;
 	struct spulse_oc_who oc_cap;
-	struct spulse_oc_slot oc_close;
 };
 
 /* Remember a sampled tgid for the meta worker (whole-system mode). */

@@ -38,9 +38,12 @@ static const struct spulse_stat_key spulse_oc_keys[] = {
 	SPULSE_STAT(offcpu_dropped_no_slot),
 	SPULSE_STAT(offcpu_dropped_too_deep),
 	SPULSE_STAT(offcpu_dropped_error),
+	SPULSE_STAT(offcpu_dropped_queue_full),
+	SPULSE_STAT(offcpu_dropped_at_stop),
 	SPULSE_STAT(offcpu_lost),
 	SPULSE_STAT(offcpu_state_raced),
 	SPULSE_STAT(offcpu_handler_ns),
+	SPULSE_STAT(offcpu_write_ns),
 	SPULSE_STAT(wakeups_taken),
 	SPULSE_STAT(wakeups_attached),
 	SPULSE_STAT(wakeups_early),
@@ -69,8 +72,9 @@ static const struct spulse_stat_key spulse_ph_keys[] = {
 	SPULSE_STAT(phase_wake_slot_ns),
 	SPULSE_STAT(phase_in_n),
 	SPULSE_STAT(phase_in_close_ns),
-	SPULSE_STAT(phase_in_encode_ns),
-	SPULSE_STAT(phase_in_relay_ns),
+	SPULSE_STAT(phase_write_n),
+	SPULSE_STAT(phase_write_encode_ns),
+	SPULSE_STAT(phase_write_relay_ns),
 };
 
 /* Losses before the handler, kernel unwind truncation (sample.c). */

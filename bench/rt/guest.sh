@@ -92,7 +92,7 @@ run_one() {
 		if [ $ok = 1 ]; then
 			sleep 1
 			cyc $rep $mode || extra="$extra cyc_rc=$?"
-			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && ($1 ~ /^(offcpu_taken|offcpu_written|handler_ns|offcpu_handler_ns|seen)$/ || $1 ~ /^phase_/) { printf " spulse_%s=%s", $1, $2 }' $D/stats)
+			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && ($1 ~ /^(offcpu_taken|offcpu_written|handler_ns|offcpu_handler_ns|offcpu_write_ns|offcpu_dropped_queue_full|seen)$/ || $1 ~ /^phase_/) { printf " spulse_%s=%s", $1, $2 }' $D/stats)
 			extra="$extra$st"
 		else
 			extra="$extra not_running=1"

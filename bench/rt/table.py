@@ -105,7 +105,15 @@ def main():
                          ' (switch-out, wakeup and switch-in probes; IRQs off)'
                          % (cost['offcpu_taken'],
                             cost['offcpu_handler_ns'] / cost['offcpu_taken'] / 1e3))
-        for ph, what in (('out', 'switch-out'), ('wake', 'wakeup'), ('in', 'switch-in')):
+        if cost.get('offcpu_written') and 'offcpu_write_ns' in cost:
+            notes.append('spulse.ko: %d off-CPU intervals written, mean write %.1f us'
+                         ' (irq_work in hard IRQ after the switch, rq lock dropped;'
+                         ' queue full %d)'
+                         % (cost['offcpu_written'],
+                            cost['offcpu_write_ns'] / cost['offcpu_written'] / 1e3,
+                            cost.get('offcpu_dropped_queue_full', 0)))
+        for ph, what in (('out', 'switch-out'), ('wake', 'wakeup'), ('in', 'switch-in'),
+                         ('write', 'irq_work write')):
             n = cost.get('phase_%s_n' % ph)
             if not n:
                 continue

@@ -45,7 +45,8 @@ for s in "$d"/oc.sleep.stats "$d"/oc.pp.stats "$d"/oc.ppd.stats \
 	sum=0
 	for k in offcpu_written offcpu_filtered offcpu_dropped_buffer_full \
 		offcpu_dropped_busy offcpu_dropped_no_slot \
-		offcpu_dropped_too_deep offcpu_dropped_error offcpu_lost \
+		offcpu_dropped_too_deep offcpu_dropped_error \
+		offcpu_dropped_queue_full offcpu_dropped_at_stop offcpu_lost \
 		offcpu_open_at_stop; do
 		sum=$((sum + $(stat "$s" $k)))
 	done

@@ -7,14 +7,19 @@
  * (attached, repeat, unslotted, runnable), early wakeups validated by the
  * switch count, a full bucket, replaced intervals, sweep, interval
  * arithmetic, stack expansion, and the state numbering against the
- * kernel's own __task_state_index().
+ * kernel's own __task_state_index(); the per-CPU queue of closed
+ * intervals (close order kept across the index wrap, a full queue refuses
+ * and leaves its entries intact while the thread's slot is still freed,
+ * the minimum and busy outcomes, drain and discard).
  *
  * spulse_offcpu_encode: the interval, cpu and trigger records the batch
  * encoder writes, decoded by the independent stream_check.c field by field
  * (thread, stacks, state, cpus, blocked/runq, waker, the event clock), and
  * a random mix of samples, intervals and triggers with drops and tiny
  * intern tables that never dangles; the stack cache (hits reuse the ids,
- * rollback and reset invalidate it, only the exact chain hits).
+ * rollback and reset invalidate it, only the exact chain hits); the queue
+ * drained through the encoder as stop does writes every queued interval,
+ * in close order, with its own stacks and times.
  */
 #include <kunit/test.h>
 #include <linux/log2.h>
@@ -397,6 +402,197 @@ static void state_numbers_match_the_kernel(struct kunit *test)
 			(unsigned int)SPULSE_STATE_MAX);
 }
 
+
+/* ---- the queue of closed intervals ---- */
+
+#define QN 4
+
+struct q_fix {
+	struct spulse_oc_queue q;
+	struct spulse_oc_closed ent[QN];
+	u64 store[QN * 2 * DEPTH];
+};
+
+static struct q_fix *q_new(struct kunit *test)
+{
+	struct q_fix *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	spulse_oc_queue_init(&f->q, f->ent, f->store, QN, DEPTH);
+	return f;
+}
+
+/* Open tid's interval at t_out, woken at t_out + 10 by a fixed waker. */
+static void open_woken(struct kunit *test, struct oc_fix *o, u32 tid, u64 t_out)
+{
+	who(&o->a, 40, tid, "q", 2, 3, tid * 0x1000ULL);
+	KUNIT_ASSERT_EQ(test, spulse_oc_open(&o->t, &o->a, SPULSE_STATE_SLEEPING,
+					     1, t_out, 1), SPULSE_OC_OPENED);
+	who(&o->b, 41, 4100, "waker", 1, 2, tid * 0x2000ULL);
+	KUNIT_ASSERT_EQ(test, spulse_oc_wake(&o->t, tid, false, 1, &o->b, 0,
+					     t_out + 10),
+			SPULSE_OC_WAKE_ATTACHED);
+}
+
+/* The entry holds tid's interval as open_woken() made it, in at t_in. */
+static void expect_entry(struct kunit *test, const struct spulse_oc_closed *e,
+			 u32 tid, u64 t_out, u64 t_in)
+{
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, e->s.self.tid, tid);
+	KUNIT_EXPECT_EQ(test, e->s.t_out, t_out);
+	KUNIT_EXPECT_EQ(test, e->t_in, t_in);
+	KUNIT_EXPECT_TRUE(test, e->s.has_waker);
+	KUNIT_EXPECT_EQ(test, e->s.t_wake, t_out + 10);
+	KUNIT_EXPECT_EQ(test, e->s.self.st.nu, (u16)2);
+	KUNIT_EXPECT_EQ(test, e->s.self.st.nk, (u16)3);
+	KUNIT_EXPECT_EQ(test, e->s.self.st.addr[0], 0x400000ULL + tid * 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, e->s.self.st.addr[4],
+			0xffffffff81000000ULL + tid * 0x1000ULL + 4 * 0x10);
+	KUNIT_EXPECT_EQ(test, e->s.waker.st.addr[0], 0x400000ULL + tid * 0x2000ULL);
+	KUNIT_EXPECT_EQ(test, e->s.waker.st.nk, (u16)2);
+}
+
+static void queue_keeps_close_order_across_the_wrap(struct kunit *test)
+{
+	struct oc_fix *o = oc_new(test, 64);
+	struct q_fix *f = q_new(test);
+	u32 i, k;
+
+	/* the counters wrap around u32 on the way */
+	f->q.head = 0xfffffffeU;
+	f->q.tail = 0xfffffffeU;
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 3; i++) {
+			u32 tid = 300 + k * 10 + i;
+
+			open_woken(test, o, tid, 1000 * tid);
+			KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, tid,
+								     1000 * tid + 50,
+								     0, false),
+					SPULSE_OC_CLOSE_QUEUED);
+			KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), i + 1);
+		}
+		for (i = 0; i < 3; i++) {
+			u32 tid = 300 + k * 10 + i;
+
+			expect_entry(test, spulse_oc_queue_head(&f->q), tid,
+				     1000 * tid, 1000 * tid + 50);
+			spulse_oc_queue_pop(&f->q);
+		}
+		KUNIT_EXPECT_NULL(test, spulse_oc_queue_head(&f->q));
+		KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), 0U);
+	}
+	KUNIT_EXPECT_LT(test, f->q.tail, 0x10U);	/* it did wrap */
+	/* closed means freed */
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 300, 1, 0, false),
+			SPULSE_OC_CLOSE_NONE);
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), 0U);
+}
+
+static void full_queue_refuses_and_keeps_its_entries(struct kunit *test)
+{
+	struct oc_fix *o = oc_new(test, 64);
+	struct q_fix *f = q_new(test);
+	u32 i;
+
+	for (i = 0; i < QN; i++) {
+		open_woken(test, o, 500 + i, 100 + i);
+		KUNIT_ASSERT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 500 + i,
+							     1000, 0, false),
+				SPULSE_OC_CLOSE_QUEUED);
+	}
+	KUNIT_EXPECT_NULL(test, spulse_oc_queue_tail(&f->q));
+	/* one more: refused (the probe counts it), its slot freed all the same */
+	open_woken(test, o, 600, 200);
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 600, 1000, 0,
+						     false),
+			SPULSE_OC_CLOSE_QUEUE_FULL);
+	KUNIT_EXPECT_FALSE(test, spulse_oc_close(&o->t, 600, &o->out));
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), (u32)QN);
+	/* the queued ones were not touched by the refused close */
+	for (i = 0; i < QN; i++) {
+		expect_entry(test, spulse_oc_queue_head(&f->q), 500 + i, 100 + i, 1000);
+		spulse_oc_queue_pop(&f->q);
+	}
+	/* room again */
+	open_woken(test, o, 601, 300);
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 601, 1000, 0,
+						     false),
+			SPULSE_OC_CLOSE_QUEUED);
+	expect_entry(test, spulse_oc_queue_head(&f->q), 601, 300, 1000);
+}
+
+static void close_queued_minimum_and_busy(struct kunit *test)
+{
+	struct oc_fix *o = oc_new(test, 64);
+	struct q_fix *f = q_new(test);
+
+	/* 1000 -> 1500: shorter than 501 ns is filtered, freed, not queued */
+	open_woken(test, o, 700, 1000);
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 700, 1500, 501,
+						     false),
+			SPULSE_OC_CLOSE_FILTERED);
+	KUNIT_EXPECT_FALSE(test, spulse_oc_close(&o->t, 700, &o->out));
+	/* exactly the minimum is kept */
+	open_woken(test, o, 701, 1000);
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 701, 1500, 500,
+						     false),
+			SPULSE_OC_CLOSE_QUEUED);
+	/* a CPU that cannot write: closed, not queued */
+	open_woken(test, o, 702, 1000);
+	KUNIT_EXPECT_EQ(test, spulse_oc_close_queued(&o->t, &f->q, 702, 5000, 0,
+						     true),
+			SPULSE_OC_CLOSE_BUSY);
+	KUNIT_EXPECT_FALSE(test, spulse_oc_close(&o->t, 702, &o->out));
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), 1U);
+	expect_entry(test, spulse_oc_queue_head(&f->q), 701, 1000, 1500);
+}
+
+struct q_seen {
+	u32 n;
+	u32 tid[QN];
+};
+
+static void q_record(void *arg, const struct spulse_oc_closed *e)
+{
+	struct q_seen *seen = arg;
+
+	if (seen->n < QN)
+		seen->tid[seen->n] = e->s.self.tid;
+	seen->n++;
+}
+
+static void drain_and_discard_empty_the_queue(struct kunit *test)
+{
+	struct oc_fix *o = oc_new(test, 64);
+	struct q_fix *f = q_new(test);
+	struct q_seen seen = {};
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_drain(&f->q, q_record, &seen), 0U);
+	KUNIT_EXPECT_EQ(test, seen.n, 0U);
+	for (i = 0; i < 3; i++) {
+		open_woken(test, o, 800 + i, 10 + i);
+		spulse_oc_close_queued(&o->t, &f->q, 800 + i, 100, 0, false);
+	}
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_drain(&f->q, q_record, &seen), 3U);
+	KUNIT_ASSERT_EQ(test, seen.n, 3U);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, seen.tid[i], 800 + i);
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&f->q), 0U);
+	/* discard (an offline CPU at stop): counted, emptied, nothing handed */
+	for (i = 0; i < 2; i++) {
+		open_woken(test, o, 900 + i, 10);
+		spulse_oc_close_queued(&o->t, &f->q, 900 + i, 100, 0, false);
+	}
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_discard(&f->q), 2U);
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_discard(&f->q), 0U);
+	KUNIT_EXPECT_NULL(test, spulse_oc_queue_head(&f->q));
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_drain(&f->q, q_record, &seen), 0U);
+	KUNIT_EXPECT_EQ(test, seen.n, 3U);
+}
+
 static struct kunit_case spulse_offcpu_table_cases[] = {
 	KUNIT_CASE(table_sizes),
 	KUNIT_CASE(open_close_round_trip_keeps_both_stacks),
@@ -409,6 +605,10 @@ static struct kunit_case spulse_offcpu_table_cases[] = {
 	KUNIT_CASE(interval_arithmetic_edges),
 	KUNIT_CASE(stack_frames_order_and_marker),
 	KUNIT_CASE(state_numbers_match_the_kernel),
+	KUNIT_CASE(queue_keeps_close_order_across_the_wrap),
+	KUNIT_CASE(full_queue_refuses_and_keeps_its_entries),
+	KUNIT_CASE(close_queued_minimum_and_busy),
+	KUNIT_CASE(drain_and_discard_empty_the_queue),
 	{}
 };
 
@@ -917,6 +1117,65 @@ static void stack_cache_compares_the_whole_chain(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, spulse_scache_find(&c, 5, h, &sa, &leaf));
 }
 
+
+struct q_enc {
+	struct kunit *test;
+	struct enc_fix *f;
+	u32 n;
+	s64 t[QN];
+	u64 blocked[QN], runq[QN], leaf[QN];
+};
+
+/* Stop's writer, in miniature: encode, check, commit, note what came out. */
+static void q_encode(void *arg, const struct spulse_oc_closed *e)
+{
+	struct q_enc *x = arg;
+	struct enc_fix *f = x->f;
+
+	KUNIT_ASSERT_EQ(x->test, spulse_batch_build_offcpu(&f->e, &f->b, &e->s,
+							   e->t_in, 5, f->scratch,
+							   1, 1000), 0);
+	feed(x->test, f);
+	spulse_batch_commit_event(&f->e, &f->b, e->s.t_out);
+	KUNIT_ASSERT_LT(x->test, x->n, (u32)QN);
+	x->t[x->n] = f->sk->oc_t;
+	x->blocked[x->n] = f->sk->oc.blocked_ns;
+	x->runq[x->n] = f->sk->oc.runq_ns;
+	x->leaf[x->n] = f->sk->oc_leaf_addr;
+	x->n++;
+}
+
+static void queued_intervals_drain_into_the_stream_in_order(struct kunit *test)
+{
+	struct enc_fix *f = enc_new(test, 8, 8192, 5);
+	struct q_fix *q = q_new(test);
+	struct q_enc x = { .test = test, .f = f };
+	/* close order, not switch-out order: the second left first */
+	static const u32 tid[3] = { 1201, 1202, 1203 };
+	static const u64 t_out[3] = { 9000, 2000, 7000 };
+	u32 i;
+
+	for (i = 0; i < 3; i++) {
+		open_woken(test, f->oc, tid[i], t_out[i]);
+		KUNIT_ASSERT_EQ(test, spulse_oc_close_queued(&f->oc->t, &q->q, tid[i],
+							     20000 + i * 100, 0,
+							     false),
+				SPULSE_OC_CLOSE_QUEUED);
+	}
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_drain(&q->q, q_encode, &x), 3U);
+	KUNIT_ASSERT_EQ(test, x.n, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->n_offcpu, 3U);
+	KUNIT_EXPECT_EQ(test, f->sk->cpu, 5);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, x.t[i], (s64)t_out[i]);
+		KUNIT_EXPECT_EQ(test, x.blocked[i], 10ULL);
+		KUNIT_EXPECT_EQ(test, x.runq[i], 20000 + i * 100 - t_out[i] - 10);
+		KUNIT_EXPECT_EQ(test, x.leaf[i], 0xffffffff81000000ULL +
+				tid[i] * 0x1000ULL + 4 * 0x10);
+	}
+	KUNIT_EXPECT_EQ(test, spulse_oc_queue_len(&q->q), 0U);
+}
+
 static struct kunit_case spulse_offcpu_encode_cases[] = {
 	KUNIT_CASE(stack_cache_hit_reuses_the_ids),
 	KUNIT_CASE(stack_cache_invalidated_by_rollback_and_reset),
@@ -928,6 +1187,7 @@ static struct kunit_case spulse_offcpu_encode_cases[] = {
 	KUNIT_CASE(interval_too_big_rolls_back),
 	KUNIT_CASE(trigger_record_and_text_clamp),
 	KUNIT_CASE(random_mix_never_dangles),
+	KUNIT_CASE(queued_intervals_drain_into_the_stream_in_order),
 	{}
 };
 
