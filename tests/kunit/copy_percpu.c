@@ -12,9 +12,16 @@
 
 #include "kmod_copy.h"
 
+/*
+ * kvmalloc() is a function up to 6.9 and a macro (memory allocation
+ * profiling's alloc_hooks()) since: keep the kernel's own across the copy.
+ */
+#pragma push_macro("kvmalloc")
+#undef kvmalloc
 #define kvmalloc(size, flags) spulse_kunit_kvmalloc(size, flags)
 #include "../../kmod/percpu.c"
 #undef kvmalloc
+#pragma pop_macro("kvmalloc")
 
 atomic_t spulse_kunit_alloc_fail = ATOMIC_INIT(0);
 
