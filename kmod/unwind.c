@@ -361,7 +361,8 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 			 * A frame-pointer frame (the body of a function that
 			 * keeps one): the CFA_BP step below, to the letter,
 			 * in registers: [BP] = caller's BP, [BP + 8] = return
-			 * address, one read.
+			 * address, one read; then the table step's common
+			 * end.
 			 */
 			cfa = bp + 16;
 			why = SPULSE_UW_CUT_BAD_FRAME;
@@ -372,21 +373,7 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 			if (!spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp,
 					     &ra))
 				goto cut;
-			if (!ra)
-				return n;
-			why = SPULSE_UW_CUT_BAD_FRAME;
-			if (ra >= task_size)
-				goto cut;
-			if (n >= max) {
-				why = SPULSE_UW_CUT_DEPTH;
-				goto cut;
-			}
-			out[n++] = ra - 1;
-			res->table_steps++;
-			sp = cfa;
-			bp = nbp;
-			pc = ra - 1;
-			continue;
+			goto table_step;
 		}
 		kind = row ? row->kind : SPULSE_UT_NONE;
 		switch (kind) {
@@ -503,6 +490,7 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 				goto cut;
 			ra = w[1];
 		}
+table_step:	/* a table row's CFA, caller's BP and return address */
 		if (!ra)
 			return n;
 		why = SPULSE_UW_CUT_BAD_FRAME;
