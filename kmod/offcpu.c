@@ -10,15 +10,17 @@
  *  - sched_switch (scheduler, rq lock held, interrupts off): a target @prev
  *    leaving the CPU opens its slot (time, state, CPU, mixed stack of
  *    current == @prev); a target @next whose slot is open closes it into
- *    THIS CPU's queue of closed intervals (struct spulse_oc_queue) and
- *    queues this CPU's irq_work, which encodes and writes the queued
- *    intervals into this CPU's stream once the scheduler has dropped the
- *    rq lock (spulse_oc_write_queued()).
+ *    THIS CPU's queue of closed intervals (struct spulse_oc_queue); unless
+ *    @next is a user RT task, the probe queues this CPU's irq_work, which
+ *    encodes and writes the queued intervals into this CPU's stream once
+ *    the scheduler has dropped the rq lock (spulse_oc_write_queued()); an
+ *    RT task's wakeup does not wait for that (spulse_oc_switched()).
  *  - sched_waking (try_to_wake_up(), the wakee's pi_lock held, or only
- *    preemption off when a task wakes itself): the waker (current, also in
- *    interrupt context), its CPU and mixed stack go into the wakee's slot;
- *    a wakee still on a CPU gets an EARLY slot that its switch-out applies
- *    (see spulse_oc_open()).
+ *    preemption off when a task wakes itself): the waker (current), its
+ *    CPU and mixed stack go into the wakee's slot; a wakeup in interrupt
+ *    context records the interrupt's kernel stack only, down to the
+ *    interrupt entry (spulse_oc_capture()); a wakee still on a CPU gets
+ *    an EARLY slot that its switch-out applies (see spulse_oc_open()).
  *  - sched_wakeup (wakeup done): an EARLY slot that is still there belongs
  *    to a wakeup that found the thread running (it never slept): removed.
  *
@@ -147,76 +149,24 @@ static inline u64 spulse_oc_phase_start(bool on)
 }
 
 /*
- * The current kernel stack for the off-CPU probes, leaf first: the ORC
- * unwinder started at the current frame (the same walk stack_trace_save()
- * does), with the leading frames inside spulse.ko left out, so the leaf is
- * the scheduler or wakeup code that fired the tracepoint. Every frame is a
- * return address (stored - 1) except one reached through an interrupt
- * register frame, which is an exact IP. Without ORC: stack_trace_save(),
- * same trimming. Returns the number of frames in @out (room for
- * @max + SPULSE_KSTACK_SLACK); *@too_deep is set when there are more than
- * @max.
- *
- * Always inlined (as is spulse_oc_capture()) into the probe, so the
- * unwinder steps through one spulse.ko frame (the probe's) instead of
- * three: each module frame costs two module-tree lookups (ORC table and
- * kernel-text check), ~0.3 us each under TCG.
- */
-static __always_inline int spulse_oc_kstack_here(unsigned long *out, u32 max,
-						 bool *too_deep)
-{
-	bool mine = true;
-	u32 n = 0;
-#ifdef CONFIG_UNWINDER_ORC
-	struct unwind_state st;
-	unsigned long addr;
-
-	*too_deep = false;
-	if (!max)
-		return 0;
-	for (unwind_start(&st, current, NULL, NULL); !unwind_done(&st);
-	     unwind_next_frame(&st)) {
-		addr = unwind_get_return_address(&st);
-		if (!addr)
-			break;
-		if (mine && within_module(addr, THIS_MODULE))
-			continue;
-		mine = false;
-		if (n >= max) {
-			*too_deep = true;
-			break;
-		}
-		out[n++] = st.signal ? addr : addr - 1;
-	}
-	return n;
-#else
-	u32 i, got;
-
-	*too_deep = false;
-	got = stack_trace_save(out, max + SPULSE_KSTACK_SLACK, 0);
-	for (i = 0; i < got; i++) {
-		if (mine && within_module(out[i], THIS_MODULE))
-			continue;
-		mine = false;
-		if (n >= max) {
-			*too_deep = true;
-			break;
-		}
-		out[n++] = out[i] - 1;
-	}
-	return n;
-#endif
-}
-
-/*
  * Capture current (thread + mixed stack) into c->oc_cap. Caller holds
  * c->busy (kbuf, ubuf and the user window are the sampler's). Returns false
  * when the kernel stack is deeper than max_kernel_depth. With phase stats,
  * the kernel unwind goes into *@kns, the user walk and the copy into
  * c->oc_cap into *@uns (*@pt is the phase clock).
+ *
+ * @irq: a waker in interrupt context (hard IRQ, or a softirq it runs on
+ * its way out). The waker is the interrupt: its kernel stack ends at the
+ * interrupt entry and it has no user stack; current (the thread and CPU
+ * recorded as the waker) is only the task the interrupt happened to hit.
+ * Walking the interrupted task's kernel and user stacks under the wakee's
+ * pi_lock with interrupts off was most of the waker capture's cost on the
+ * path of a timer wakeup (docs/RT.md), and named code that did not wake
+ * anything.
  */
 static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
-					      u64 *pt, u64 *kns, u64 *uns)
+					      bool irq, u64 *pt, u64 *kns,
+					      u64 *uns)
 {
 	const struct spulse_params *p = &spulse.p;
 	struct task_struct *tsk = current;
@@ -228,11 +178,11 @@ static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
 	w->pid = task_tgid_nr(tsk);
 	w->tid = task_pid_nr(tsk);
 	memcpy(w->comm, tsk->comm, sizeof(w->comm));
-	nk = spulse_oc_kstack_here(c->kbuf, p->max_kernel_depth, &too_deep);
+	nk = spulse_kstack_here(c->kbuf, p->max_kernel_depth, &too_deep, irq);
 	spulse_oc_phase(ph, pt, kns);
 	if (too_deep)
 		return false;
-	if (spulse_task_has_user(tsk)) {
+	if (!irq && spulse_task_has_user(tsk)) {
 		nu = spulse_ustack_capture(task_pt_regs(tsk), p->unwind,
 					   &c->uc, c->ubuf, p->max_user_depth,
 					   &res);
@@ -252,7 +202,7 @@ static __always_inline bool spulse_oc_capture(struct spulse_cpu *c, bool ph,
 	return true;
 }
 
-/* @prev (== current) leaves the CPU. Inlined: see spulse_oc_kstack_here(). */
+/* @prev (== current) leaves the CPU. Inlined: see spulse_kstack_here(). */
 static __always_inline void spulse_oc_out(struct spulse_cpu *c, struct task_struct *prev,
 			  bool preempt, unsigned int prev_state, int cpu,
 			  u64 t)
@@ -291,7 +241,8 @@ static __always_inline void spulse_oc_out(struct spulse_cpu *c, struct task_stru
 	c->busy = 1;
 	barrier();
 	pt = spulse_oc_phase_start(ph);
-	if (!spulse_oc_capture(c, ph, &pt, &c->stats.phase_out_kstack_ns,
+	if (!spulse_oc_capture(c, ph, false, &pt,
+			       &c->stats.phase_out_kstack_ns,
 			       &c->stats.phase_out_ustack_ns)) {
 		barrier();
 		c->busy = 0;
@@ -400,7 +351,8 @@ static void spulse_oc_work_fn(struct irq_work *w)
 
 /*
  * @next is switched in on this CPU: close its interval into the CPU's
- * queue and have the irq_work write it once the rq lock is dropped.
+ * queue (spulse_oc_switched() has the irq_work write it once the rq lock
+ * is dropped, or later when @next is an RT task).
  */
 static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
 			 u64 t)
@@ -418,7 +370,8 @@ static void spulse_oc_in(struct spulse_cpu *c, struct task_struct *next,
 	case SPULSE_OC_CLOSE_NONE:
 		return;
 	case SPULSE_OC_CLOSE_QUEUED:
-		irq_work_queue(this_cpu_ptr(&spulse_oc_work));
+		if (spulse_oc_defer(next))
+			c->stats.offcpu_write_deferred++;
 		break;
 	case SPULSE_OC_CLOSE_FILTERED:
 		c->stats.offcpu_filtered++;
@@ -456,6 +409,19 @@ static __always_inline void spulse_oc_switched(bool preempt,
 		c->stats.early_stale++;
 	if (in)
 		spulse_oc_in(c, next, t);
+	/*
+	 * The writer runs as a hard irq_work when the scheduler re-enables
+	 * interrupts after this switch, i.e. on @next's way to its own code:
+	 * with a user RT task switching in, that is its wakeup latency (each
+	 * interval ~70 us under TCG, docs/RT.md). Then the queue waits for
+	 * the next switch to a task that is not (the RT task blocking again
+	 * at the latest: it is a target, or nothing was queued for it),
+	 * holding up to SPULSE_OC_QUEUE intervals (more are counted in
+	 * offcpu_dropped_queue_full), and is written at stop in any case.
+	 */
+	if (!spulse_oc_defer(next) &&
+	    spulse_oc_queue_len(this_cpu_ptr(&spulse_oc_q)))
+		irq_work_queue(this_cpu_ptr(&spulse_oc_work));
 	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
 }
 SPULSE_SCHED_SWITCH_PROBE(spulse_oc_switch, spulse_oc_switched)
@@ -465,7 +431,7 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	bool ph = spulse.p.offcpu_phase_stats;
 	struct spulse_cpu *c;
 	unsigned long flags;
-	bool on_cpu;
+	bool on_cpu, irq;
 	u32 tid;
 	int cpu, r;
 	u64 t, pt;
@@ -480,6 +446,10 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	tid = task_pid_nr(p);
 	on_cpu = READ_ONCE(p->on_cpu);
 	c->stats.wakeups_taken++;
+	/* hard IRQ, or a softirq (at IRQ exit; on RT, wherever it is run) */
+	irq = !in_task();
+	if (irq)
+		c->stats.wakeups_in_irq++;
 	r = spulse_oc_wake_peek(&spulse.oc, tid, on_cpu);
 	spulse_oc_phase(ph, &pt, &c->stats.phase_wake_peek_ns);
 	if (r != SPULSE_OC_WAKE_ATTACHED && r != SPULSE_OC_WAKE_EARLY) {
@@ -490,7 +460,7 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	} else {
 		c->busy = 1;
 		barrier();
-		if (spulse_oc_capture(c, ph, &pt,
+		if (spulse_oc_capture(c, ph, irq, &pt,
 				      &c->stats.phase_wake_kstack_ns,
 				      &c->stats.phase_wake_ustack_ns))
 			r = spulse_oc_wake(&spulse.oc, tid, on_cpu,

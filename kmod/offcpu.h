@@ -13,6 +13,8 @@
 
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
 #include <linux/types.h>
 
 #include "encoder.h"
@@ -196,6 +198,25 @@ int spulse_oc_close_queued(struct spulse_oc_table *t, struct spulse_oc_queue *q,
 u32 spulse_oc_queue_drain(struct spulse_oc_queue *q,
 			  void (*write)(void *arg, const struct spulse_oc_closed *e),
 			  void *arg);
+
+/**
+ * spulse_oc_defer() - is @p a task whose switch-in does not run the writer?
+ * @p: the task switched in
+ *
+ * Description:
+ * A user RT or deadline task (also one boosted by priority inheritance):
+ * the writer is not run while it is current (spulse_oc_switched() in
+ * offcpu.c). Not kernel threads: the CPU stopper (migration/N, SCHED_FIFO) is the last
+ * task of a CPU going offline, and what it queued must be written before
+ * the CPU's dying path runs its irq_work; IRQ threads and ktimers are
+ * written right away, as before.
+ *
+ * Return: true for a user RT or deadline task.
+ */
+static inline bool spulse_oc_defer(const struct task_struct *p)
+{
+	return p->prio < MAX_RT_PRIO && !(p->flags & PF_KTHREAD);
+}
 
 /* offcpu.c */
 int spulse_offcpu_init(void);

@@ -53,8 +53,10 @@ struct spulse_cpu_stats {
 	u64 offcpu_state_raced;
 	u64 offcpu_handler_ns;
 	u64 offcpu_write_ns;
+	u64 offcpu_write_deferred;
 	/* sched_waking of target threads */
 	u64 wakeups_taken;
+	u64 wakeups_in_irq;
 	u64 wakeups_attached;
 	u64 wakeups_early;
 	u64 wakeups_runnable;

@@ -7,6 +7,9 @@
 #   spulse     spulse record (whole system, on-CPU sampling at FREQ Hz)
 #   offcpu     spulse record --off-cpu --offcpu-min-us 0 (whole system)
 #   perfsw     perf record -a -e sched:sched_switch -g (the anchor)
+#   perfboth   perf record -a -g -e cpu-clock/freq=FREQ/ -e sched:sched_switch
+#              (a second anchor doing what --off-cpu does: on-CPU samples
+#              and the switches, all with stacks)
 # In every mode the load is tests/workload/pingpong (two threads passing a
 # byte over pipes: two voluntary switches per round trip, with wakeups
 # across the pipes) and the measurement is
@@ -92,7 +95,7 @@ run_one() {
 		if [ $ok = 1 ]; then
 			sleep 1
 			cyc $rep $mode || extra="$extra cyc_rc=$?"
-			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && ($1 ~ /^(offcpu_taken|offcpu_written|handler_ns|offcpu_handler_ns|offcpu_write_ns|offcpu_dropped_queue_full|seen)$/ || $1 ~ /^phase_/) { printf " spulse_%s=%s", $1, $2 }' $D/stats)
+			st=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ && ($1 ~ /^(handler_ns|seen)$/ || $1 ~ /^(offcpu_|wakeups_|early_|phase_)/) { printf " spulse_%s=%s", $1, $2 }' $D/stats)
 			extra="$extra$st"
 		else
 			extra="$extra not_running=1"
@@ -106,14 +109,18 @@ run_one() {
 		[ -s /host/tmp/rt.spulse ] && extra="$extra bytes=$(wc -c < /host/tmp/rt.spulse)" &&
 			cp /host/tmp/rt.spulse /out/$mode.spulse
 		;;
-	perfsw)
+	perfsw|perfboth)
+		pev="-e sched:sched_switch -g"
+		# the second anchor: what spulse record --off-cpu does, in perf
+		# (on-CPU samples at FREQ Hz and the switches, both with stacks)
+		[ $mode = perfboth ] && pev="-g -e cpu-clock/freq=$FREQ/ -e sched:sched_switch"
 		rm -f /host/tmp/perf.data /host/tmp/perf.ctl /host/tmp/perf.ack
 		mkfifo /host/tmp/perf.ctl /host/tmp/perf.ack
 		# started with its events off (-D -1); "enable" on the control
 		# fifo turns them on, and the ack says it is done
 		chroot /host /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			perf record -D -1 --control fifo:/tmp/perf.ctl,/tmp/perf.ack \
-			-a -e sched:sched_switch -g -o /tmp/perf.data \
+			-a $pev -o /tmp/perf.data \
 			> /tmp/perf.log 2>&1 &
 		rec=$!
 		# (bounded: a perf that died before opening the fifos never answers)
@@ -133,7 +140,7 @@ run_one() {
 		n=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/perf.log | tail -n 1)
 		extra="$extra perf_samples=${n:-0}"
 		[ $prc = 0 ] || tail -n 5 /tmp/perf.log >&2
-		cp /tmp/perf.log /out/rep$rep-perfsw.log
+		cp /tmp/perf.log /out/rep$rep-$mode.log
 		;;
 	esac
 	load_stop

@@ -13,7 +13,10 @@
 #   BENCH_RT_SECS    cyclictest duration per run in s (default 20)
 #   BENCH_RT_REPS    repetitions per mode (default 3)
 #   BENCH_RT_FREQ    spulse record -F (default 999, its default)
-#   BENCH_RT_MODES   subset of "base spulse offcpu perfsw" (default all)
+#   BENCH_RT_MODES   subset of "base spulse offcpu perfsw perfboth"
+#                    (default "base spulse offcpu perfsw"; perfboth: perf
+#                    record -g -e cpu-clock/freq=FREQ/ -e sched:sched_switch,
+#                    with the on-CPU samples --off-cpu also takes)
 #   BENCH_RT_CPUS    vCPUs (default 1: with two, single-threaded TCG runs
 #                    one vCPU at a time and a wakeup waits for the other's
 #                    time slice, so any work a profiler adds on the other
@@ -57,7 +60,7 @@ done
 [[ $icount =~ ^([0-9]|10|off)$ ]] || kl_die "BENCH_RT_ICOUNT must be 0..10 or off (got '$icount')"
 case $srcmode in head|worktree) ;; *) kl_die "BENCH_RT_SRC must be head or worktree (got '$srcmode')" ;; esac
 for m in $modes; do
-	case $m in base|spulse|offcpu|perfsw) ;; *) kl_die "unknown mode '$m' (base spulse offcpu perfsw)" ;; esac
+	case $m in base|spulse|offcpu|perfsw|perfboth) ;; *) kl_die "unknown mode '$m' (base spulse offcpu perfsw perfboth)" ;; esac
 done
 
 # cyclictest: the host release's rt-tests, cached by version.

@@ -18,7 +18,8 @@ import sys
 MODES = [('base', 'no profiler'),
          ('spulse', 'spulse record'),
          ('offcpu', 'spulse record --off-cpu'),
-         ('perfsw', 'perf record -e sched:sched_switch -g')]
+         ('perfsw', 'perf record -e sched:sched_switch -g'),
+         ('perfboth', 'perf record cpu-clock+sched_switch -g')]
 
 
 def pct(hist, over, total, q):
@@ -112,6 +113,23 @@ def main():
                          % (cost['offcpu_written'],
                             cost['offcpu_write_ns'] / cost['offcpu_written'] / 1e3,
                             cost.get('offcpu_dropped_queue_full', 0)))
+        if cost.get('offcpu_taken') and 'offcpu_filtered' in cost:
+            # where the switch-outs went (the identity of docs/KERNEL.md,
+            # read while recording: the rest is still open or queued)
+            lost = sorted((k, v) for k, v in cost.items()
+                          if v and (k.startswith('offcpu_dropped_')
+                                    or k in ('offcpu_filtered', 'offcpu_lost')))
+            rest = cost['offcpu_taken'] - cost['offcpu_written'] - sum(v for _, v in lost)
+            notes.append('spulse.ko: off-CPU intervals taken %d = written %d + %s'
+                         ' + open or queued at the stats read %d'
+                         % (cost['offcpu_taken'], cost['offcpu_written'],
+                            ' + '.join('%s %d' % kv for kv in lost) or 'no drops', rest))
+        if cost.get('wakeups_taken') and 'wakeups_in_irq' in cost:
+            notes.append('spulse.ko: %d wakeups of targets, %d in interrupt context'
+                         ' (kernel stack to the interrupt entry, no user stack);'
+                         ' %d intervals written later (switched in a user RT task)'
+                         % (cost['wakeups_taken'], cost['wakeups_in_irq'],
+                            cost.get('offcpu_write_deferred', 0)))
         for ph, what in (('out', 'switch-out'), ('wake', 'wakeup'), ('in', 'switch-in'),
                          ('write', 'irq_work write')):
             n = cost.get('phase_%s_n' % ph)

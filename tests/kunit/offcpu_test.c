@@ -10,7 +10,9 @@
  * kernel's own __task_state_index(); the per-CPU queue of closed
  * intervals (close order kept across the index wrap, a full queue refuses
  * and leaves its entries intact while the thread's slot is still freed,
- * the minimum and busy outcomes, drain and discard).
+ * the minimum and busy outcomes, drain and discard); a waker's kernel
+ * stack taken in hard IRQ ends at the interrupt entry (kstack.h), and
+ * which switched-in tasks leave the writer for later (spulse_oc_defer()).
  *
  * spulse_offcpu_encode: the interval, cpu and trigger records the batch
  * encoder writes, decoded by the independent stream_check.c field by field
@@ -22,6 +24,8 @@
  * in close order, with its own stacks and times.
  */
 #include <kunit/test.h>
+#include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
@@ -29,6 +33,7 @@
 
 #include "offcpu.h"
 #include "encoder.h"
+#include "kstack.h"
 #include "params.h"
 #include "stream_check.h"
 
@@ -593,6 +598,99 @@ static void drain_and_discard_empty_the_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.n, 3U);
 }
 
+/* ---- the waker's kernel stack in interrupt context (kstack.h) ---- */
+
+#define KS_MAX 64
+
+struct ks_irq {
+	struct irq_work w;
+	unsigned long cut[KS_MAX + SPULSE_KSTACK_SLACK];
+	unsigned long full[KS_MAX + SPULSE_KSTACK_SLACK];
+	int ncut, nfull;
+	bool cut_deep, full_deep, in_task;
+};
+
+/* Both walks from the same function: the same frames up to the cut. */
+static void ks_walk(struct ks_irq *k)
+{
+	k->in_task = in_task();
+	k->nfull = spulse_kstack_here(k->full, KS_MAX, &k->full_deep, false);
+	k->ncut = spulse_kstack_here(k->cut, KS_MAX, &k->cut_deep, true);
+}
+
+static void ks_irq_fn(struct irq_work *w)
+{
+	ks_walk(container_of(w, struct ks_irq, w));
+}
+
+/*
+ * In hard IRQ (an irq_work raised on this CPU: the self-IPI), the cut
+ * walk is the full walk's prefix that ends at the interrupt entry: its
+ * last frame is an asm_ entry and the full walk goes on into the task the
+ * interrupt hit. In task context the cut changes nothing.
+ */
+static void waker_stack_in_irq_ends_at_the_entry(struct kunit *test)
+{
+	struct ks_irq *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	char name[KSYM_SYMBOL_LEN];
+	int i;
+
+	if (!IS_ENABLED(CONFIG_UNWINDER_ORC) || !IS_ENABLED(CONFIG_X86_64))
+		kunit_skip(test, "needs the x86-64 ORC unwinder");
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	ks_walk(k);
+	KUNIT_EXPECT_TRUE(test, k->in_task);
+	KUNIT_EXPECT_GT(test, k->nfull, 0);
+	KUNIT_EXPECT_EQ(test, k->ncut, k->nfull);
+	for (i = 0; i < k->ncut && i < k->nfull; i++)
+		KUNIT_EXPECT_EQ(test, k->cut[i], k->full[i]);
+
+	memset(k, 0, sizeof(*k));
+#ifdef IRQ_WORK_INIT_HARD
+	k->w = IRQ_WORK_INIT_HARD(ks_irq_fn);
+#else
+	init_irq_work(&k->w, ks_irq_fn);
+#endif
+	KUNIT_ASSERT_TRUE(test, irq_work_queue(&k->w));
+	irq_work_sync(&k->w);
+	KUNIT_ASSERT_FALSE(test, k->in_task);
+	KUNIT_EXPECT_FALSE(test, k->cut_deep);
+	KUNIT_ASSERT_GT(test, k->ncut, 0);
+	KUNIT_EXPECT_LT(test, k->ncut, k->nfull);
+	for (i = 0; i < k->ncut && i < k->nfull; i++)
+		KUNIT_EXPECT_EQ(test, k->cut[i], k->full[i]);
+	sprint_symbol_no_offset(name, k->cut[k->ncut - 1]);
+	KUNIT_EXPECT_EQ_MSG(test, strncmp(name, "asm_", 4), 0,
+			    "last frame %s, not an interrupt entry", name);
+	for (i = 0; i < k->ncut; i++) {
+		sprint_symbol_no_offset(name, k->cut[i]);
+		kunit_info(test, "cut frame %d: %s", i, name);
+	}
+}
+
+/* Who makes the switch-in leave the writer for later. */
+static void defer_only_user_rt_tasks(struct kunit *test)
+{
+	struct task_struct *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->prio = MAX_RT_PRIO - 1 - 95;		/* SCHED_FIFO 95 */
+	KUNIT_EXPECT_TRUE(test, spulse_oc_defer(p));
+	p->prio = -1;				/* SCHED_DEADLINE */
+	KUNIT_EXPECT_TRUE(test, spulse_oc_defer(p));
+	p->prio = MAX_RT_PRIO - 1;		/* SCHED_FIFO 0 (boosted) */
+	KUNIT_EXPECT_TRUE(test, spulse_oc_defer(p));
+	p->prio = MAX_RT_PRIO;			/* nice -20 */
+	KUNIT_EXPECT_FALSE(test, spulse_oc_defer(p));
+	p->prio = DEFAULT_PRIO;
+	KUNIT_EXPECT_FALSE(test, spulse_oc_defer(p));
+	p->prio = MAX_RT_PRIO - 1 - 99;		/* migration/N, irq threads */
+	p->flags = PF_KTHREAD;
+	KUNIT_EXPECT_FALSE(test, spulse_oc_defer(p));
+	/* this KUnit thread: a kernel thread, not RT */
+	KUNIT_EXPECT_FALSE(test, spulse_oc_defer(current));
+}
+
 static struct kunit_case spulse_offcpu_table_cases[] = {
 	KUNIT_CASE(table_sizes),
 	KUNIT_CASE(open_close_round_trip_keeps_both_stacks),
@@ -609,6 +707,8 @@ static struct kunit_case spulse_offcpu_table_cases[] = {
 	KUNIT_CASE(full_queue_refuses_and_keeps_its_entries),
 	KUNIT_CASE(close_queued_minimum_and_busy),
 	KUNIT_CASE(drain_and_discard_empty_the_queue),
+	KUNIT_CASE(waker_stack_in_irq_ends_at_the_entry),
+	KUNIT_CASE(defer_only_user_rt_tasks),
 	{}
 };
 
