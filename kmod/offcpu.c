@@ -449,7 +449,7 @@ static void spulse_oc_waking(void *data, struct task_struct *p)
 	/* hard IRQ, or a softirq (at IRQ exit; on RT, wherever it is run) */
 	irq = !in_task();
 	if (irq)
-		c->stats.wakeups_in_irq++;
+		c->stats.offcpu_wakers_in_irq++;
 	r = spulse_oc_wake_peek(&spulse.oc, tid, on_cpu);
 	spulse_oc_phase(ph, &pt, &c->stats.phase_wake_peek_ns);
 	if (r != SPULSE_OC_WAKE_ATTACHED && r != SPULSE_OC_WAKE_EARLY) {

@@ -56,7 +56,7 @@ struct spulse_cpu_stats {
 	u64 offcpu_write_deferred;
 	/* sched_waking of target threads */
 	u64 wakeups_taken;
-	u64 wakeups_in_irq;
+	u64 offcpu_wakers_in_irq;
 	u64 wakeups_attached;
 	u64 wakeups_early;
 	u64 wakeups_runnable;

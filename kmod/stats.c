@@ -46,7 +46,7 @@ static const struct spulse_stat_key spulse_oc_keys[] = {
 	SPULSE_STAT(offcpu_write_ns),
 	SPULSE_STAT(offcpu_write_deferred),
 	SPULSE_STAT(wakeups_taken),
-	SPULSE_STAT(wakeups_in_irq),
+	SPULSE_STAT(offcpu_wakers_in_irq),
 	SPULSE_STAT(wakeups_attached),
 	SPULSE_STAT(wakeups_early),
 	SPULSE_STAT(wakeups_runnable),

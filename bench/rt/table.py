@@ -124,11 +124,11 @@ def main():
                          ' + open or queued at the stats read %d'
                          % (cost['offcpu_taken'], cost['offcpu_written'],
                             ' + '.join('%s %d' % kv for kv in lost) or 'no drops', rest))
-        if cost.get('wakeups_taken') and 'wakeups_in_irq' in cost:
+        if cost.get('wakeups_taken') and 'offcpu_wakers_in_irq' in cost:
             notes.append('spulse.ko: %d wakeups of targets, %d in interrupt context'
                          ' (kernel stack to the interrupt entry, no user stack);'
                          ' %d intervals written later (switched in a user RT task)'
-                         % (cost['wakeups_taken'], cost['wakeups_in_irq'],
+                         % (cost['wakeups_taken'], cost['offcpu_wakers_in_irq'],
                             cost.get('offcpu_write_deferred', 0)))
         for ph, what in (('out', 'switch-out'), ('wake', 'wakeup'), ('in', 'switch-in'),
                          ('write', 'irq_work write')):
