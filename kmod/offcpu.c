@@ -395,6 +395,7 @@ static __always_inline void spulse_oc_switched(bool preempt,
 {
 	bool out = spulse_oc_target(prev), in = spulse_oc_target(next);
 	struct spulse_cpu *c;
+	u32 qlen;
 	int cpu;
 	u64 t;
 
@@ -415,12 +416,14 @@ static __always_inline void spulse_oc_switched(bool preempt,
 	 * with a user RT task switching in, that is its wakeup latency (each
 	 * interval ~70 us under TCG, docs/RT.md). Then the queue waits for
 	 * the next switch to a task that is not (the RT task blocking again
-	 * at the latest: it is a target, or nothing was queued for it),
-	 * holding up to SPULSE_OC_QUEUE intervals (more are counted in
-	 * offcpu_dropped_queue_full), and is written at stop in any case.
+	 * at the latest: it is a target, or nothing was queued for it), or
+	 * until only one entry is left free: user RT tasks can switch among
+	 * themselves (on RT a sleeping spinlock boosts its owner), and the
+	 * writer then runs anyway rather than let the next close find the
+	 * queue full. Written at stop in any case.
 	 */
-	if (!spulse_oc_defer(next) &&
-	    spulse_oc_queue_len(this_cpu_ptr(&spulse_oc_q)))
+	qlen = spulse_oc_queue_len(this_cpu_ptr(&spulse_oc_q));
+	if (qlen && (!spulse_oc_defer(next) || qlen >= SPULSE_OC_QUEUE - 1))
 		irq_work_queue(this_cpu_ptr(&spulse_oc_work));
 	c->stats.offcpu_handler_ns += spulse_oc_now() - t;
 }
