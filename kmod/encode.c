@@ -142,18 +142,54 @@ static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
 	return 0;
 }
 
+/*
+ * How many of @frames' first frames the previous frame-by-frame stack
+ * shares (struct spulse_enc_pfx): their nodes are @e->pfx.node[].
+ */
+static u32 spulse_pfx_match(const struct spulse_enc *e,
+			    const struct spulse_frame *frames, u32 n)
+{
+	const struct spulse_enc_pfx *p = &e->pfx;
+	u32 i, lim = min(n, p->n);
+
+	if (p->gen != e->gen || p->resets_frames != e->resets_frames ||
+	    p->resets_stacks != e->resets_stacks)
+		return 0;
+	/* a truncated marker is stored only as frame 0, with address 0 */
+	for (i = 0; i < lim; i++) {
+		u64 a = frames[i].kind == SPULSE_FRAME_TRUNCATED ? 0 :
+			frames[i].addr;
+
+		if (frames[i].kind != p->kind[i] || a != p->addr[i])
+			break;
+	}
+	return i;
+}
+
 /* Intern a stack root..leaf (defining what is new in @b); leaf in *@leaf. */
 static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			      const struct spulse_frame *frames, u32 n,
 			      u32 *leaf)
 {
+	struct spulse_enc_pfx *p = &e->pfx;
 	u64 parent = SPULSE_STACK_ROOT;
-	u32 i, id = 0, frame, limit = spulse_enc_id_limit(e);
+	u32 i, id = 0, frame, limit = spulse_enc_id_limit(e), same;
 	int r;
 
 	if (!n)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
+	same = spulse_pfx_match(e, frames, n);
+	if (same) {
+		id = p->node[same - 1];
+		parent = (u64)id + 1;
+		e->pfx_hits += same;
+	}
+	/* from here on @p holds this stack's nodes, once complete */
+	p->n = same;
+	p->gen = e->gen;
+	p->resets_frames = e->resets_frames;
+	p->resets_stacks = e->resets_stacks;
+	for (i = same; i < n; i++) {
 		const struct spulse_frame *f = &frames[i];
 		u64 fk[3] = { f->kind, f->addr, 0 };
 
@@ -191,7 +227,20 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			b->records++;
 		}
 		parent = (u64)id + 1;
+		if (i < SPULSE_ENC_PFX_DEPTH) {
+			p->addr[i] = f->kind == SPULSE_FRAME_TRUNCATED ? 0 :
+				     f->addr;
+			p->node[i] = id;
+			p->kind[i] = f->kind;
+		}
 	}
+	/*
+	 * A table reset on the way (probes exhausted) changed its generation:
+	 * the nodes stored before it are not its answers any more.
+	 */
+	if (p->resets_frames == e->resets_frames &&
+	    p->resets_stacks == e->resets_stacks)
+		p->n = min_t(u32, n, SPULSE_ENC_PFX_DEPTH);
 	*leaf = id;
 	return 0;
 }
@@ -268,11 +317,14 @@ u64 spulse_scache_hash(const struct spulse_oc_stack *st)
 		0x9e3779b97f4a7c15ULL;
 	u32 i, n = (u32)st->nu + st->nk;
 
-	for (i = 0; i < n; i++) {
-		h ^= st->addr[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
+	/*
+	 * Multiply per address, no shift: bit k of a product depends on
+	 * bits 0..k of its operand, so the top bits (the slot) depend on
+	 * every bit of every address; a hash only picks the slot and
+	 * filters, the stack is compared whole.
+	 */
+	for (i = 0; i < n; i++)
+		h = (h ^ st->addr[i]) * 0xff51afd7ed558ccdULL;
 	return h;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_scache_hash);

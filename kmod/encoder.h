@@ -57,6 +57,38 @@ struct spulse_scache {
 	u64 misses;
 };
 
+/* Stack nodes of the previous frame-by-frame stack remembered (encode.c). */
+#define SPULSE_ENC_PFX_DEPTH	64
+
+/**
+ * struct spulse_enc_pfx - the root side of the last stack interned frame by
+ *	frame, to skip the lookups of a next stack that starts the same way
+ * @addr: frame @i's address as interned (0 for the truncated marker)
+ * @node: the stack node id frame @i got (its parent: @node[@i - 1])
+ * @kind: frame @i's kind
+ * @n: valid entries
+ * @gen: the encoder's @gen when they were stored
+ * @resets_frames: its @resets_frames then
+ * @resets_stacks: its @resets_stacks then
+ *
+ * Frame @i's node is the stacks table's answer for (node @i - 1, the
+ * frames table's answer for (kind, addr)); neither table loses an entry
+ * but by a reset, and every reset bumps one of the three 64-bit counters
+ * (spulse_enc_reset() the generation, a table's reset alone its count),
+ * so while all three are the ones stored a stack whose first @i frames
+ * equal these has the same first @i nodes, all defined: the lookups would
+ * find exactly these ids and write nothing.
+ */
+struct spulse_enc_pfx {
+	u64 addr[SPULSE_ENC_PFX_DEPTH];
+	u32 node[SPULSE_ENC_PFX_DEPTH];
+	u8 kind[SPULSE_ENC_PFX_DEPTH];
+	u32 n;
+	u64 gen;
+	u64 resets_frames;
+	u64 resets_stacks;
+};
+
 /**
  * struct spulse_enc - per-CPU encoder state (one SPULSE stream)
  * @frames: frames by (kind, addr)
@@ -82,6 +114,8 @@ struct spulse_scache {
  * @resets_frames: resets of @frames alone (table full or probes exhausted)
  * @resets_stacks: resets of @stacks alone
  * @resets_threads: resets of @threads alone
+ * @pfx: the last frame-by-frame stack's first nodes (zeroed: none)
+ * @pfx_hits: frames whose two lookups @pfx answered
  */
 struct spulse_enc {
 	struct spulse_intern frames;
@@ -103,6 +137,8 @@ struct spulse_enc {
 	u64 resets_frames;
 	u64 resets_stacks;
 	u64 resets_threads;
+	struct spulse_enc_pfx pfx;
+	u64 pfx_hits;
 };
 
 /*

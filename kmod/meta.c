@@ -25,6 +25,7 @@
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/relay.h>
 #include <linux/sched/mm.h>
@@ -177,6 +178,26 @@ static struct {
 	u32 nspans;
 } meta;
 
+/**
+ * struct spulse_meta_hint - the span a CPU's spulse_meta_known() found last
+ * @seq: meta.seq when it was read (even; the table has not changed while
+ *	meta.seq still holds it: every publication adds 2)
+ * @pid: the span's process
+ * @start: its first address
+ * @end: its end (exclusive); 0 with @start: no hint
+ *
+ * Written only by its CPU's sampler or off-CPU probe, under the CPU's busy
+ * flag (no nesting).
+ */
+struct spulse_meta_hint {
+	unsigned int seq;
+	u32 pid;
+	u64 start;
+	u64 end;
+};
+
+static DEFINE_PER_CPU(struct spulse_meta_hint, spulse_meta_hint);
+
 static int spulse_span_cmp(const void *a, const void *b)
 {
 	const struct spulse_span *x = a, *y = b;
@@ -199,6 +220,29 @@ void spulse_span_sort(struct spulse_span *s, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_span_sort);
 
+/* spulse_span_lookup()'s search: the span, or NULL */
+static const struct spulse_span *spulse_span_find(const struct spulse_span *s,
+						  u32 n, u32 pid, u64 addr)
+{
+	u32 lo = 0, hi = n;
+
+	/* first span > (pid, addr); the candidate is the one before it */
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		u32 mp = READ_ONCE(s[mid].pid);
+
+		if (mp < pid || (mp == pid && READ_ONCE(s[mid].start) <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s += lo - 1;
+	return READ_ONCE(s->pid) == pid && addr >= READ_ONCE(s->start) &&
+	       addr < READ_ONCE(s->end) ? s : NULL;
+}
+
 /**
  * spulse_span_lookup() - whether a span covers (pid, addr)
  * @s: spans sorted by (pid, start) (spulse_span_sort()); the spans of one
@@ -215,23 +259,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_span_sort);
  */
 bool spulse_span_lookup(const struct spulse_span *s, u32 n, u32 pid, u64 addr)
 {
-	u32 lo = 0, hi = n;
-
-	/* first span > (pid, addr); the candidate is the one before it */
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		u32 mp = READ_ONCE(s[mid].pid);
-
-		if (mp < pid || (mp == pid && READ_ONCE(s[mid].start) <= addr))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	s += lo - 1;
-	return READ_ONCE(s->pid) == pid && addr >= READ_ONCE(s->start) &&
-	       addr < READ_ONCE(s->end);
+	return spulse_span_find(s, n, pid, addr);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_span_lookup);
 
@@ -289,6 +317,9 @@ static void spulse_meta_note_miss(u32 pid)
  *
  * Reads the span table without locking; a concurrent update (odd or changed
  * sequence) answers "known", since the periodic rescan catches up anyway.
+ * The span found last on this CPU (struct spulse_meta_hint) answers first,
+ * while the table is unchanged: one sample after another mostly lands in
+ * the same module of the same process.
  * On a miss, current's mm is left for the worker (spulse_meta_kick() then
  * has it scan that process only).
  *
@@ -296,16 +327,34 @@ static void spulse_meta_note_miss(u32 pid)
  */
 bool spulse_meta_known(u32 pid, u64 addr)
 {
+	struct spulse_meta_hint *h = this_cpu_ptr(&spulse_meta_hint);
 	unsigned int seq = raw_read_seqcount(&meta.seq);
+	const struct spulse_span *sp;
+	u64 start, end;
 	u32 n;
-	bool hit;
 
 	if (seq & 1)
 		return true;
-	n = min_t(u32, READ_ONCE(meta.nspans), SPULSE_META_MAX_MODS);
-	hit = spulse_span_lookup(meta.spans, n, pid, addr);
-	if (hit || read_seqcount_retry(&meta.seq, seq))
+	/* the span this CPU found last, while the table is the same */
+	if (h->seq == seq && h->pid == pid && addr >= h->start &&
+	    addr < h->end)
 		return true;
+	n = min_t(u32, READ_ONCE(meta.nspans), SPULSE_META_MAX_MODS);
+	sp = spulse_span_find(meta.spans, n, pid, addr);
+	if (sp) {
+		start = READ_ONCE(sp->start);
+		end = READ_ONCE(sp->end);
+	}
+	if (read_seqcount_retry(&meta.seq, seq))
+		return true;
+	if (sp) {
+		/* read while the table was the one of @seq */
+		h->seq = seq;
+		h->pid = pid;
+		h->start = start;
+		h->end = end;
+		return true;
+	}
 	spulse_meta_note_miss(pid);
 	return false;
 }

@@ -286,63 +286,187 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
 	return !rd(ctx, addr, dst, len);
 }
 
+/* A frame-pointer body row: CFA = BP + 16, caller's BP at CFA - 16. */
+static __always_inline bool spulse_uw_run_row(const struct spulse_ut_row *row)
+{
+	return row && row->kind == SPULSE_UT_CFA_BP && row->cfa_off == 16 &&
+	       row->bp_off == -16;
+}
+
 /**
- * spulse_unwind_walk_memo() - walk a user stack with unwind tables
- * @r: user registers at kernel entry (ip exact, sp, bp)
- * @task_size: first address that is not user memory (TASK_SIZE_MAX)
- * @rd: reads @len bytes at user address @addr into @dst; 0 on success;
- *	NULL: the current task's memory, spulse_ustack_read(@ctx, ...)
- * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
- * @ps: the process's map set, or NULL (no tables)
- * @memo: recent lookups to reuse and extend (the calling CPU's), or NULL;
- *	used only with a @ps whose serial is non-zero (a registry's)
- * @fp_fallback: where no row covers the PC (no mapping, outside a table,
- *	a NONE row), take the frame-pointer step; else cut the walk there
- * @out: receives the frames, leaf (= @r->ip) first; return addresses are
- *	normalized (return address - 1), a frame below a signal frame is the
- *	exact interrupted IP
- * @max: capacity of @out, the depth limit (>= 1)
- * @res: what the walk did
- *
- * Per frame the PC (the leaf's IP, a caller's return address - 1, or the
- * exact IP read from a signal frame) selects a row. CFA_SP, CFA_BP, PLT
- * and CFA_DEREF_BP compute the CFA (the caller's SP); the return address
- * is read at CFA - 8 and the caller's BP at CFA + bp_off (unchanged when
- * bp_off is 0; for CFA_DEREF_BP, GCC's DRAP frame, at BP, with CFA =
- * *(BP + cfa_off)). Where bp_off is -16 (a standard frame: push %rbp
- * right after the call) both are one 16-byte read at CFA - 16, which
- * fails exactly when one of the two 8-byte reads would; a frame-pointer
- * body (CFA_BP 16, bp_off -16) takes that step first, in registers. SIGNAL reads the interrupted BP, SP and IP from the
- * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
- * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
- * [BP + 8] = return address, caller's SP = BP + 16.
- *
- * Safety: every step must move the SP strictly up (CFA > SP, a signal
- * frame's SP above it, BP >= SP for the frame-pointer step), a CFA and a
- * frame pointer are 8-byte aligned, every read lies below @task_size, a
- * return address or signal IP that is not a user address is never
- * followed, and at most @max frames are stored. Any violation or failed
- * read cuts the walk (@res->truncated). The walk ends cleanly, neither
- * complete nor truncated, at a return address of 0 or (frame-pointer step)
- * a frame pointer of 0. A cut walk says why in @res->cut (enum
- * spulse_uw_cut): a frame-pointer step is taken only where no row covers
- * the PC, so its failures are the missing rule's cause (no map set, no
- * mapping, a mapping without a table, no row), the depth limit apart; a table step's are UNKNOWN,
- * DEPTH, UNREADABLE or BAD_FRAME.
- *
- * Return: number of frames stored in @out (0 only if @r->ip is not a user
- * address).
+ * struct spulse_uw_st - a walk's state across a run of frame-pointer frames
+ * @sp: the frame's SP
+ * @bp: its BP
+ * @pc: its PC
+ * @row: the row of @pc (set by the run: the first it does not step)
+ * @n: frames stored
+ * @steps: steps the run took
+ * @miss: the last lookup's *@miss
+ * @w: room for a read through a call (so that no local of the run has its
+ *	address taken and all stay in registers)
  */
-int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
-			    spulse_read_fn rd, void *ctx,
-			    const struct spulse_ut_pset *ps,
-			    struct spulse_ut_memo *memo, bool fp_fallback,
-			    u64 *out, u32 max, struct spulse_uw_res *res)
+struct spulse_uw_st {
+	u64 sp;
+	u64 bp;
+	u64 pc;
+	const struct spulse_ut_row *row;
+	u32 n;
+	u32 steps;
+	u8 miss;
+	u64 w[2];
+};
+
+/* spulse_uw_run(): the walk ended cleanly (a return address of 0) */
+#define SPULSE_UW_RUN_DONE	0xff
+static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_DONE);
+
+/* spulse_uw_lookup()'s memo miss, out of line; *@miss set */
+static noinline const struct spulse_ut_row *
+spulse_uw_lookup_slow(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
+		      u64 pc, u8 *miss)
+{
+	return spulse_uw_lookup(m, ps, pc, miss);
+}
+
+/*
+ * A run of frame-pointer body frames (functions that keep one, rows
+ * CFA_BP 16 with the caller's BP at CFA - 16): from a frame whose row is
+ * one, the walk's table step for that row to the letter (CFA = BP + 16,
+ * [CFA - 16] = caller's BP, [CFA - 8] = return address in one 16-byte
+ * read; its checks in its order), frame after frame while the next row is
+ * one too; the lookups are spulse_uw_lookup()'s. In a function of its
+ * own, with no local whose address is taken, so that what a step needs
+ * stays in registers.
+ *
+ * Return: SPULSE_UW_CUT_NONE (@st->row is not such a row: the walk goes
+ * on from @st), SPULSE_UW_RUN_DONE (a return address of 0), or the cut's
+ * enum spulse_uw_cut (@st at the frame it was cut at).
+ */
+static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
+					u64 task_size, spulse_read_fn rd,
+					void *ctx,
+					const struct spulse_ut_pset *ps,
+					struct spulse_ut_memo *memo,
+					u64 *out, u32 max)
+{
+	u64 sp = st->sp, bp = st->bp, pc = st->pc, cfa, nbp, ra;
+	struct spulse_ucache *uc = ctx;
+	const u64 __user *p;
+	const struct spulse_ut_row *row;
+	struct spulse_ut_memo_ent *e;
+	u32 n = st->n, steps = 0;
+	u8 why, miss = st->miss;
+
+	for (;;) {
+		cfa = bp + 16;
+		why = SPULSE_UW_CUT_BAD_FRAME;
+		if (cfa <= sp || (cfa & 7) || cfa > task_size ||
+		    cfa - 16 < sp)
+			break;
+		/* spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp, &ra) */
+		why = SPULSE_UW_CUT_UNREADABLE;
+		/*
+		 * [cfa - 16, cfa) below task_size: cfa <= task_size holds,
+		 * so only a cfa - 16 that wraps (cfa 8) is refused here
+		 */
+		if (cfa < 16)
+			break;
+		if (!rd && likely(uc->ok)) {
+			p = (const u64 __user *)(uintptr_t)(cfa - 16);
+			if (!user_access_begin(p, 16))
+				break;
+			unsafe_get_user(nbp, p, fault);
+			unsafe_get_user(ra, p + 1, fault);
+			user_access_end();
+		} else {
+			if (rd ? rd(ctx, cfa - 16, st->w, 16) :
+				 !spulse_ustack_read_slow(uc, cfa - 16, st->w,
+							  16))
+				break;
+			nbp = st->w[0];
+			ra = st->w[1];
+		}
+		why = SPULSE_UW_RUN_DONE;
+		if (!ra)
+			break;
+		why = SPULSE_UW_CUT_BAD_FRAME;
+		if (ra >= task_size)
+			break;
+		why = SPULSE_UW_CUT_DEPTH;
+		if (n >= max)
+			break;
+		out[n++] = ra - 1;
+		steps++;
+		sp = cfa;
+		bp = nbp;
+		pc = ra - 1;
+		/* spulse_uw_lookup(memo, ps, pc, &miss) */
+		if (likely(memo)) {
+			e = &memo->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
+			if (likely(e->stamp == memo->stamp && e->pc == pc)) {
+				row = e->row;
+				miss = e->miss;
+				goto looked_up;
+			}
+		}
+		row = spulse_uw_lookup_slow(memo, ps, pc, &st->miss);
+		miss = st->miss;
+looked_up:
+		if (!spulse_uw_run_row(row)) {
+			st->row = row;
+			why = SPULSE_UW_CUT_NONE;
+			break;
+		}
+	}
+out:
+	st->sp = sp;
+	st->bp = bp;
+	st->pc = pc;
+	st->n = n;
+	st->steps = steps;
+	st->miss = miss;
+	return why;
+fault:
+	user_access_end();
+	why = SPULSE_UW_CUT_UNREADABLE;
+	goto out;
+}
+
+/* spulse_uw_run() through the sampler's inline reads (@rd NULL) */
+static noinline u8 spulse_uw_run_uc(struct spulse_uw_st *st, u64 task_size,
+				    void *ctx, const struct spulse_ut_pset *ps,
+				    struct spulse_ut_memo *memo, u64 *out,
+				    u32 max)
+{
+	return spulse_uw_run(st, task_size, NULL, ctx, ps, memo, out, max);
+}
+
+/* spulse_uw_run() through a reader */
+static noinline u8 spulse_uw_run_rd(struct spulse_uw_st *st, u64 task_size,
+				    spulse_read_fn rd, void *ctx,
+				    const struct spulse_ut_pset *ps,
+				    struct spulse_ut_memo *memo, u64 *out,
+				    u32 max)
+{
+	return spulse_uw_run(st, task_size, rd, ctx, ps, memo, out, max);
+}
+
+/*
+ * spulse_unwind_walk_memo()'s walk; inlined twice, once with @rd NULL
+ * (the sampler's reads, inline loads) and once with a reader.
+ */
+static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
+					  u64 task_size, spulse_read_fn rd,
+					  void *ctx,
+					  const struct spulse_ut_pset *ps,
+					  struct spulse_ut_memo *memo,
+					  bool fp_fallback, u64 *out, u32 max,
+					  struct spulse_uw_res *res)
 {
 	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a, w[2];
 	const struct spulse_ut_row *row;
 	u8 kind, why, miss = SPULSE_UW_CUT_NO_SET;
-	u32 n = 0;
+	u32 n = 0, tsteps = 0, fsteps = 0;
 
 	memset(res, 0, sizeof(*res));
 	why = SPULSE_UW_CUT_BAD_FRAME;
@@ -353,27 +477,29 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 	else
 		memo = NULL;
 	out[n++] = r->ip;
+	row = spulse_uw_lookup(memo, ps, pc, &miss);
 	for (;;) {
-		row = spulse_uw_lookup(memo, ps, pc, &miss);
-		if (row && row->kind == SPULSE_UT_CFA_BP &&
-		    row->cfa_off == 16 && row->bp_off == -16) {
-			/*
-			 * A frame-pointer frame (the body of a function that
-			 * keeps one): the CFA_BP step below, to the letter,
-			 * in registers: [BP] = caller's BP, [BP + 8] = return
-			 * address, one read; then the table step's common
-			 * end.
-			 */
-			cfa = bp + 16;
-			why = SPULSE_UW_CUT_BAD_FRAME;
-			if (cfa <= sp || (cfa & 7) || cfa > task_size ||
-			    cfa - 16 < sp)
+		if (spulse_uw_run_row(row)) {
+			struct spulse_uw_st st = {
+				.sp = sp, .bp = bp, .pc = pc, .row = row,
+				.n = n, .miss = miss,
+			};
+
+			why = rd ? spulse_uw_run_rd(&st, task_size, rd, ctx, ps,
+						    memo, out, max) :
+				   spulse_uw_run_uc(&st, task_size, ctx, ps,
+						    memo, out, max);
+			sp = st.sp;
+			bp = st.bp;
+			pc = st.pc;
+			n = st.n;
+			miss = st.miss;
+			row = st.row;
+			tsteps += st.steps;
+			if (why == SPULSE_UW_RUN_DONE)
+				goto done;
+			if (why != SPULSE_UW_CUT_NONE)
 				goto cut;
-			why = SPULSE_UW_CUT_UNREADABLE;
-			if (!spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp,
-					     &ra))
-				goto cut;
-			goto table_step;
 		}
 		kind = row ? row->kind : SPULSE_UT_NONE;
 		switch (kind) {
@@ -383,12 +509,12 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 			if (!fp_fallback)
 				goto cut;
 			if (!bp)
-				return n;
+				goto done;
 			if ((bp & 7) || bp < sp || bp > task_size - 16 ||
 			    !spulse_uw_read2(rd, ctx, task_size, bp, &nbp, &ra))
 				goto cut;
 			if (!ra)
-				return n;
+				goto done;
 			if (ra >= task_size)
 				goto cut;
 			if (n >= max) {
@@ -396,14 +522,15 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 				goto cut;
 			}
 			out[n++] = ra - 1;
-			res->fp_steps++;
+			fsteps++;
 			sp = bp + 16;
 			bp = nbp;
 			pc = ra - 1;
+			row = spulse_uw_lookup(memo, ps, pc, &miss);
 			continue;
 		case SPULSE_UT_END:
 			res->complete = true;
-			return n;
+			goto done;
 		case SPULSE_UT_SIGNAL:
 			why = SPULSE_UW_CUT_UNREADABLE;
 			if ((sp & 7) ||
@@ -427,10 +554,11 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 				goto cut;
 			}
 			out[n++] = w[1];
-			res->table_steps++;
+			tsteps++;
 			sp = w[0];
 			bp = nbp;
 			pc = w[1];
+			row = spulse_uw_lookup(memo, ps, pc, &miss);
 			continue;
 		case SPULSE_UT_CFA_SP:
 			cfa = sp + (s64)row->cfa_off;
@@ -490,9 +618,8 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 				goto cut;
 			ra = w[1];
 		}
-table_step:	/* a table row's CFA, caller's BP and return address */
 		if (!ra)
-			return n;
+			goto done;
 		why = SPULSE_UW_CUT_BAD_FRAME;
 		if (ra >= task_size)
 			goto cut;
@@ -501,16 +628,83 @@ table_step:	/* a table row's CFA, caller's BP and return address */
 			goto cut;
 		}
 		out[n++] = ra - 1;
-		res->table_steps++;
+		tsteps++;
 		sp = cfa;
 		bp = nbp;
 		pc = ra - 1;
+		row = spulse_uw_lookup(memo, ps, pc, &miss);
 	}
+done:
+	res->table_steps = tsteps;
+	res->fp_steps = fsteps;
+	return n;
 cut:
+	res->table_steps = tsteps;
+	res->fp_steps = fsteps;
 	res->truncated = true;
 	res->cut = why;
 	res->cut_pc = n ? pc : 0;
 	return n;
+}
+
+/**
+ * spulse_unwind_walk_memo() - walk a user stack with unwind tables
+ * @r: user registers at kernel entry (ip exact, sp, bp)
+ * @task_size: first address that is not user memory (TASK_SIZE_MAX)
+ * @rd: reads @len bytes at user address @addr into @dst; 0 on success;
+ *	NULL: the current task's memory, spulse_ustack_read(@ctx, ...)
+ * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
+ * @ps: the process's map set, or NULL (no tables)
+ * @memo: recent lookups to reuse and extend (the calling CPU's), or NULL;
+ *	used only with a @ps whose serial is non-zero (a registry's)
+ * @fp_fallback: where no row covers the PC (no mapping, outside a table,
+ *	a NONE row), take the frame-pointer step; else cut the walk there
+ * @out: receives the frames, leaf (= @r->ip) first; return addresses are
+ *	normalized (return address - 1), a frame below a signal frame is the
+ *	exact interrupted IP
+ * @max: capacity of @out, the depth limit (>= 1)
+ * @res: what the walk did
+ *
+ * Per frame the PC (the leaf's IP, a caller's return address - 1, or the
+ * exact IP read from a signal frame) selects a row. CFA_SP, CFA_BP, PLT
+ * and CFA_DEREF_BP compute the CFA (the caller's SP); the return address
+ * is read at CFA - 8 and the caller's BP at CFA + bp_off (unchanged when
+ * bp_off is 0; for CFA_DEREF_BP, GCC's DRAP frame, at BP, with CFA =
+ * *(BP + cfa_off)). Where bp_off is -16 (a standard frame: push %rbp
+ * right after the call) both are one 16-byte read at CFA - 16, which
+ * fails exactly when one of the two 8-byte reads would; a frame-pointer
+ * body (CFA_BP 16, bp_off -16) takes that step first, in registers. SIGNAL reads the interrupted BP, SP and IP from the
+ * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
+ * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
+ * [BP + 8] = return address, caller's SP = BP + 16.
+ *
+ * Safety: every step must move the SP strictly up (CFA > SP, a signal
+ * frame's SP above it, BP >= SP for the frame-pointer step), a CFA and a
+ * frame pointer are 8-byte aligned, every read lies below @task_size, a
+ * return address or signal IP that is not a user address is never
+ * followed, and at most @max frames are stored. Any violation or failed
+ * read cuts the walk (@res->truncated). The walk ends cleanly, neither
+ * complete nor truncated, at a return address of 0 or (frame-pointer step)
+ * a frame pointer of 0. A cut walk says why in @res->cut (enum
+ * spulse_uw_cut): a frame-pointer step is taken only where no row covers
+ * the PC, so its failures are the missing rule's cause (no map set, no
+ * mapping, a mapping without a table, no row), the depth limit apart; a table step's are UNKNOWN,
+ * DEPTH, UNREADABLE or BAD_FRAME.
+ *
+ * Return: number of frames stored in @out (0 only if @r->ip is not a user
+ * address).
+ */
+int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
+			    spulse_read_fn rd, void *ctx,
+			    const struct spulse_ut_pset *ps,
+			    struct spulse_ut_memo *memo, bool fp_fallback,
+			    u64 *out, u32 max, struct spulse_uw_res *res)
+{
+	if (!rd)
+		return spulse_uw_walk(r, task_size, NULL, ctx, ps, memo,
+				      fp_fallback, out, max, res);
+	return spulse_uw_walk(r, task_size, rd, ctx, ps, memo, fp_fallback,
+			      out, max, res);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_memo);
 

@@ -19,6 +19,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -62,6 +64,42 @@ static bool spulse_ut_zero(const void *p, size_t n)
 	return !memchr_inv(p, 0, n);
 }
 
+/*
+ * Kinds whose bp_off must be 0 (NONE, CFA_DEREF_BP, SIGNAL, END, UNKNOWN)
+ * and whose cfa_off must be 0 (NONE, SIGNAL, END, UNKNOWN), as bit masks
+ * by kind.
+ */
+#define SPULSE_UT_ZERO_BP	(BIT(SPULSE_UT_NONE) | BIT(SPULSE_UT_CFA_DEREF_BP) | \
+				 BIT(SPULSE_UT_SIGNAL) | BIT(SPULSE_UT_END) | \
+				 BIT(SPULSE_UT_UNKNOWN))
+#define SPULSE_UT_ZERO_CFA	(BIT(SPULSE_UT_NONE) | BIT(SPULSE_UT_SIGNAL) | \
+				 BIT(SPULSE_UT_END) | BIT(SPULSE_UT_UNKNOWN))
+static_assert(SPULSE_UT_KIND_MAX < 32);
+
+/*
+ * Whether a row breaks a per-row rule (kind, flags, bp_off, the offsets
+ * of the kinds without any), in few instructions: ADD checks every row
+ * of tables of up to SPULSE_UT_ROWS_MAX rows.
+ */
+static __always_inline bool spulse_ut_row_bad(const struct spulse_ut_row *r)
+{
+	u32 kind = r->kind;
+
+	if (kind > SPULSE_UT_KIND_MAX || r->flags)
+		return true;
+	/*
+	 * bp_off 0, -8, ..., -2048: -bp_off a multiple of 8 up to 2048, so
+	 * rotated right by 3 it is at most 256 (set low bits land on top)
+	 */
+	if (ror32(-(s32)r->bp_off, 3) > 2048 >> 3)
+		return true;
+	if (!((SPULSE_UT_ZERO_BP | SPULSE_UT_ZERO_CFA) & BIT(kind)) ||
+	    (!r->bp_off && !r->cfa_off))
+		return false;
+	return ((SPULSE_UT_ZERO_BP & BIT(kind)) && r->bp_off) ||
+	       ((SPULSE_UT_ZERO_CFA & BIT(kind)) && r->cfa_off);
+}
+
 /**
  * spulse_ut_check_rows() - validate an ADD body
  * @a: the table header
@@ -74,37 +112,33 @@ static bool spulse_ut_zero(const void *p, size_t n)
  * whose caller's BP is *(BP)), cfa_off and bp_off 0 for NONE, SIGNAL, END
  * and UNKNOWN (docs/UNWIND.md), the first start 0, starts strictly
  * increasing and below @a->hi - @a->lo. (For the CFA kinds cfa_off is not
- * restricted: every step checks the CFA it yields.)
+ * restricted: every step checks the CFA it yields.) A refused table is
+ * refused whole, whichever rule it breaks first.
  *
  * Return: 0 or -EINVAL.
  */
 int spulse_ut_check_rows(const struct spulse_ut_add *a,
 			 const struct spulse_ut_row *rows)
 {
-	u64 span;
-	u32 i;
+	u32 i, n = a->n_rows;
 
-	if (!a->table_id || !a->n_rows || a->n_rows > SPULSE_UT_ROWS_MAX ||
+	if (!a->table_id || !n || n > SPULSE_UT_ROWS_MAX ||
 	    a->lo >= a->hi || a->hi - a->lo > U32_MAX ||
 	    a->build_id_len > SPULSE_UT_BUILD_ID_MAX ||
 	    !spulse_ut_zero(a->rsvd, sizeof(a->rsvd)))
 		return -EINVAL;
-	span = a->hi - a->lo;
-	for (i = 0; i < a->n_rows; i++) {
-		const struct spulse_ut_row *r = &rows[i];
-
-		if (r->kind > SPULSE_UT_KIND_MAX || r->flags)
+	/*
+	 * Starts strictly increasing from 0: then the last one below the
+	 * span puts every one below it.
+	 */
+	if (rows[0].start || rows[n - 1].start >= a->hi - a->lo)
+		return -EINVAL;
+	if (spulse_ut_row_bad(&rows[0]))
+		return -EINVAL;
+	for (i = 1; i < n; i++)
+		if (spulse_ut_row_bad(&rows[i]) ||
+		    rows[i].start <= rows[i - 1].start)
 			return -EINVAL;
-		if (r->bp_off > 0 || r->bp_off < -2048 || (r->bp_off & 7) ||
-		    (r->kind == SPULSE_UT_CFA_DEREF_BP && r->bp_off))
-			return -EINVAL;
-		if (r->start >= span || (i && r->start <= rows[i - 1].start) ||
-		    (!i && r->start))
-			return -EINVAL;
-		if ((r->kind == SPULSE_UT_NONE || r->kind >= SPULSE_UT_SIGNAL) &&
-		    (r->cfa_off || r->bp_off))
-			return -EINVAL;
-	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_check_rows);

@@ -354,6 +354,69 @@ static void batch_larger_than_epoch_fails(struct kunit *test)
 }
 
 /*
+ * The prefix memo (struct spulse_enc_pfx) changes no byte: two encoders
+ * fed the same random samples (shared prefixes, truncated markers, small
+ * tables that reset alone and run out of probes, dropped batches, an
+ * epoch limit), one with its memo wiped before every build, write the same
+ * batches; and the memo did answer lookups.
+ */
+static void batch_prefix_memo_writes_the_same_bytes(struct kunit *test)
+{
+	struct enc_fix *a = new_fix(test, 6, 8192);
+	struct enc_fix *r = new_fix(test, 6, 8192);
+	struct spulse_frame fr[80];
+	struct spulse_sample s;
+	u32 i, j, n = 0;
+	struct rnd_state rnd;
+	int ra, rr;
+
+	a->e.id_limit = 700;
+	r->e.id_limit = 700;
+	prandom_seed_state(&rnd, 7);
+	for (i = 0; i < 4000; i++) {
+		u32 keep = n ? prandom_u32_state(&rnd) % (n + 1) : 0;
+
+		/* keep a random prefix of the previous stack, redo the rest */
+		n = 1 + prandom_u32_state(&rnd) % ARRAY_SIZE(fr);
+		for (j = keep < n ? keep : n; j < n; j++) {
+			fr[j].kind = j < n / 2 ? SPULSE_FRAME_USER :
+						 SPULSE_FRAME_KERNEL;
+			fr[j].addr = 0x1000 + 16 * (prandom_u32_state(&rnd) % 24);
+		}
+		if (fr[0].kind == SPULSE_FRAME_TRUNCATED ||
+		    prandom_u32_state(&rnd) % 8 == 0) {
+			fr[0].kind = prandom_u32_state(&rnd) % 2 ?
+				     SPULSE_FRAME_TRUNCATED : SPULSE_FRAME_USER;
+			fr[0].addr = 0x1000;
+		}
+		mk_sample(&s, fr, n, 100 + prandom_u32_state(&rnd) % 3, i * 10);
+		memset(&r->e.pfx, 0, sizeof(r->e.pfx));
+		ra = spulse_batch_build(&a->e, &a->b, &s, 1, 1000);
+		rr = spulse_batch_build(&r->e, &r->b, &s, 1, 1000);
+		KUNIT_ASSERT_EQ_MSG(test, ra, rr, "sample %u", i);
+		if (ra)
+			continue;
+		KUNIT_ASSERT_EQ_MSG(test, a->b.len, r->b.len, "sample %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, r->b.buf, a->b.len),
+				    0, "sample %u", i);
+		if (prandom_u32_state(&rnd) % 5 == 0) {	/* relay full */
+			spulse_batch_rollback(&a->e, &a->b);
+			spulse_batch_rollback(&r->e, &r->b);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, sk_feed(a->sk, a->b.buf, a->b.len), 0,
+				    "sample %u: %s at offset %zu", i, a->sk->err,
+				    a->sk->err_off);
+		spulse_batch_commit(&a->e, &a->b, s.t_ns);
+		spulse_batch_commit(&r->e, &r->b, s.t_ns);
+	}
+	KUNIT_EXPECT_GT(test, a->e.pfx_hits, 10000ULL);
+	KUNIT_EXPECT_EQ(test, r->e.pfx_hits, 0ULL);
+	KUNIT_EXPECT_GT(test, a->e.resets_frames + a->e.resets_stacks, 0ULL);
+	KUNIT_EXPECT_GT(test, a->e.epochs, 0ULL);
+}
+
+/*
  * A full thread table is reset alone: the frames and stack nodes stay
  * defined and are not written again (before, >= 3/4 of the thread table
  * reset all three tables).
@@ -466,6 +529,7 @@ static struct kunit_case spulse_encode_cases[] = {
 	KUNIT_CASE(batch_shares_common_prefix_between_stacks),
 	KUNIT_CASE(batch_rollback_redefines_after_dropped_batch),
 	KUNIT_CASE(batch_random_drops_never_dangle),
+	KUNIT_CASE(batch_prefix_memo_writes_the_same_bytes),
 	KUNIT_CASE(batch_too_big_is_rolled_back),
 	KUNIT_CASE(batch_rejects_truncated_marker_below_root),
 	KUNIT_CASE(batch_thread_redefined_when_comm_changes),

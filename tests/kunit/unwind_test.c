@@ -15,6 +15,7 @@
 #include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/prandom.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
@@ -901,6 +902,13 @@ static u32 rnd(u64 *st)
 	return (u32)(x >> 32);
 }
 
+/* a row the walk's inner run steps (a frame-pointer body) */
+static bool is_run_row(const struct spulse_ut_row *w)
+{
+	return w && w->kind == SPULSE_UT_CFA_BP && w->cfa_off == 16 &&
+	       w->bp_off == -16;
+}
+
 static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 {
 	const u32 nrows = 64, span = 0x40 * 64;
@@ -909,7 +917,7 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 						    GFP_KERNEL);
 	struct spulse_ut_row *rows = kunit_kcalloc(test, nrows, sizeof(*rows),
 						   GFP_KERNEL);
-	u32 iter, i, bad = 0, deep = 0, std_steps = 0, round;
+	u32 iter, i, bad = 0, deep = 0, std_steps = 0, runs = 0, round;
 	struct spulse_uw_res rr, rf, rm;
 	u64 ref[24], fast[24], memod[24];
 	u64 st = get_random_u64() | 1;
@@ -926,7 +934,8 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 	ps = one_map(test, t);
 	for (round = 0; round < 20; round++) {
 		for (i = 0; i < nrows; i++) {
-			u32 c = rnd(&st) % 16;
+			/* odd rounds: mostly frame-pointer bodies */
+			u32 c = round & 1 && rnd(&st) % 4 ? 0 : rnd(&st) % 16;
 
 			rows[i] = (struct spulse_ut_row){ .start = 0x40 * i };
 			if (c < 7) {
@@ -958,13 +967,23 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 					      c < 19 ? 0 :
 					      rnd(&st) & 1 ? KADDR :
 					      (u64)rnd(&st) << 32 | rnd(&st);
+				/*
+				 * odd rounds: mostly a frame-pointer chain
+				 * (even words link 2 or 4 words up, odd ones
+				 * are return addresses)
+				 */
+				if (round & 1 && c < 17)
+					hs->fs.w[i] = i & 1 ?
+						RA(TEXT + rnd(&st) % span) :
+						at(min(i + 2 + 2 * (rnd(&st) % 2),
+						       FAKE_WORDS - 1U));
 				hs->hole[i] = rnd(&st) % 64 == 0;
 			}
 			i = rnd(&st) % 64;
 			r = (struct spulse_uregs){
 				.ip = TEXT + rnd(&st) % span,
 				.sp = at(i),
-				.bp = at(i + rnd(&st) % 4),
+				.bp = at((i + rnd(&st) % 4) & ~(round & 1)),
 			};
 			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, 24, &rr);
 			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
@@ -983,6 +1002,9 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 
 				std_steps += w && w->kind != SPULSE_UT_NONE &&
 					     w->bp_off == -16;
+				runs += is_run_row(w) && i + 2 < (u32)nr &&
+					is_run_row(spulse_ut_lookup(ps,
+								    ref[i + 1]));
 			}
 		}
 		cond_resched();
@@ -991,8 +1013,11 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 	/* the cases were there: deep walks, many one-read frames */
 	KUNIT_EXPECT_GT(test, deep, 100U);
 	KUNIT_EXPECT_GT(test, std_steps, 500U);
-	kunit_info(test, "3000 walks: %u of 4+ frames, %u one-read frames\n",
-		   deep, std_steps);
+	/* frame-pointer bodies one after the other: the walk's inner run */
+	KUNIT_EXPECT_GT(test, runs, 200U);
+	kunit_info(test,
+		   "3000 walks: %u of 4+ frames, %u one-read frames, %u run steps\n",
+		   deep, std_steps, runs);
 }
 
 /* ---- why a walk was cut (res.cut, the ustack_cut_* causes) ---- */
@@ -1432,6 +1457,69 @@ static void msg_add_rules(struct kunit *test)
 	/* the edges that are allowed */
 	KUNIT_EXPECT_EQ(test, add(reg, 1, 1), (ssize_t)(HDR + sizeof(struct spulse_ut_add) + 12));
 	spulse_ut_reg_free(reg);
+}
+
+/* spulse_ut_check_rows()'s per-row rules as first written, branch by branch */
+static int ref_check_rows(const struct spulse_ut_add *a,
+			  const struct spulse_ut_row *rows)
+{
+	u64 span = a->hi - a->lo;
+	u32 i;
+
+	for (i = 0; i < a->n_rows; i++) {
+		const struct spulse_ut_row *r = &rows[i];
+
+		if (r->kind > SPULSE_UT_KIND_MAX || r->flags)
+			return -EINVAL;
+		if (r->bp_off > 0 || r->bp_off < -2048 || (r->bp_off & 7) ||
+		    (r->kind == SPULSE_UT_CFA_DEREF_BP && r->bp_off))
+			return -EINVAL;
+		if (r->start >= span || (i && r->start <= rows[i - 1].start) ||
+		    (!i && r->start))
+			return -EINVAL;
+		if ((r->kind == SPULSE_UT_NONE || r->kind >= SPULSE_UT_SIGNAL) &&
+		    (r->cfa_off || r->bp_off))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The branch-free row check refuses exactly what the rules refuse: random
+ * small tables of near-valid rows (every field drawn around its edges),
+ * against the rules written out one by one.
+ */
+static void check_rows_matches_rules(struct kunit *test)
+{
+	static const s16 bps[] = { 0, -8, -16, -2048, -2056, -12, 8, -32768,
+				   32767, -1 };
+	static const s32 cfas[] = { 0, 8, 16, -8, 0x7fffffff };
+	struct spulse_ut_add a = { .table_id = 1, .lo = 0x1000, .hi = 0x1100 };
+	struct spulse_ut_row r[6];
+	u32 i, j, bad = 0;
+	struct rnd_state rnd;
+
+	prandom_seed_state(&rnd, 5);
+	for (i = 0; i < 20000; i++) {
+		a.n_rows = 1 + prandom_u32_state(&rnd) % ARRAY_SIZE(r);
+		for (j = 0; j < a.n_rows; j++) {
+			u32 x = prandom_u32_state(&rnd);
+
+			r[j].start = j * 16 + (x % 8 == 0 ? (x >> 8) % 40 : 0);
+			if (x % 97 == 0)
+				r[j].start = 0x100;
+			r[j].kind = (x >> 4) % 9;
+			r[j].flags = x % 53 == 0;
+			r[j].bp_off = x % 3 ? 0 : bps[(x >> 12) % ARRAY_SIZE(bps)];
+			r[j].cfa_off = x % 2 ? 0 : cfas[(x >> 16) % ARRAY_SIZE(cfas)];
+		}
+		KUNIT_ASSERT_EQ_MSG(test, spulse_ut_check_rows(&a, r),
+				    ref_check_rows(&a, r), "table %u", i);
+		bad += !!ref_check_rows(&a, r);
+	}
+	/* both verdicts were drawn often */
+	KUNIT_EXPECT_GT(test, bad, 2000U);
+	KUNIT_EXPECT_LT(test, bad, 18000U);
 }
 
 static void msg_add_edges_accepted(struct kunit *test)
@@ -1883,6 +1971,7 @@ static struct kunit_case spulse_unwind_table_cases[] = {
 	KUNIT_CASE(msg_good_add_map_del_round_trip),
 	KUNIT_CASE(msg_header_rules),
 	KUNIT_CASE(msg_add_rules),
+	KUNIT_CASE(check_rows_matches_rules),
 	KUNIT_CASE(msg_add_edges_accepted),
 	KUNIT_CASE(msg_map_rules),
 	KUNIT_CASE(mem_bound_refuses_and_recovers),
