@@ -61,7 +61,7 @@ fail() {
 	exit 1
 }
 
-mkdir -p $GB /host/tmp/uwc
+mkdir -p $GB /host/tmp/uwc /host/tmp/ksc
 cp /host$BIN/gt /host$BIN/pingpong /host$BIN/pywork.py /host$BIN/spulse \
 	/host$BIN/spulse.ko /host$BIN/mark /host$BIN/markrun $GB/ || fail "cannot copy the binaries"
 
@@ -83,13 +83,13 @@ wl_cmd() {
 	esac
 }
 
-SP="$B/spulse record -F 999 --module $B/spulse.ko --unwind-cache /tmp/uwc -o /tmp/sp.spulse"
+SP="$B/spulse record -F 999 --module $B/spulse.ko --unwind-cache /tmp/uwc --kallsyms-cache /tmp/ksc -o /tmp/sp.spulse"
 pre_cmd() {
 	case $1 in
 	base) echo "" ;;
 	sp) echo "$SP --" ;;
 	sn) echo "$SP --module-params sample_null=1 --" ;;
-	so) echo "$B/spulse record -F 1 --off-cpu --offcpu-min-us 0 --module $B/spulse.ko -o /tmp/sp.spulse --" ;;
+	so) echo "$B/spulse record -F 1 --off-cpu --offcpu-min-us 0 --module $B/spulse.ko --kallsyms-cache /tmp/ksc -o /tmp/sp.spulse --" ;;
 	pg) echo "perf record -g -F 999 -e cpu-clock -o /tmp/perf.data --" ;;
 	pn) echo "perf record -F 999 -e cpu-clock -o /tmp/perf.data --" ;;
 	pd) echo "perf record --call-graph dwarf -F 999 -e cpu-clock -o /tmp/perf.data --" ;;
