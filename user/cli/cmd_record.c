@@ -57,12 +57,6 @@ static void rec_on_usr1(int sig)
 	rec_usr1++;
 }
 
-/* Only interrupts the drainer's poll(): the command ended. */
-static void rec_on_chld(int sig)
-{
-	(void)sig;
-}
-
 static void rec_usage(FILE *f)
 {
 	fprintf(f,
@@ -686,7 +680,7 @@ int cmd_record(int argc, char **argv)
 		.control = true,
 		.unwind_wait_ms = 1000,
 	};
-	struct sigaction sa, old_int, old_term, old_usr1, old_chld;
+	struct sigaction sa, old_int, old_term, old_usr1;
 	struct drain_flight_opts fo;
 	unsigned long pid_arg = 0, freq = 999, offcpu_min_us = 0;
 	unsigned long unwind_wait_ms = 3000;
@@ -865,8 +859,6 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	sa.sa_handler = o.flight ? rec_on_usr1 : SIG_DFL;
 	sigaction(SIGUSR1, &sa, &old_usr1);
-	sa.sa_handler = rec_on_chld;
-	sigaction(SIGCHLD, &sa, &old_chld);
 	rec_stop = 0;
 	rec_usr1 = 0;
 
@@ -981,22 +973,16 @@ int cmd_record(int argc, char **argv)
 		release_fd = -1;
 	}
 	for (;;) {
-		int wake = o.flight || pid_arg ? DRAIN_WAKE_MS_DEFAULT :
-			   DRAIN_RECORD_WAKE_MS;
-		double now;
-
 		if (held < 0)
 			break;	/* the command ended before it ran */
 		if (rec_stop) {
 			why = "signal";
 			break;
 		}
-		if (duration >= 0 && (now = mono_s() - t0) >= duration) {
+		if (duration >= 0 && mono_s() - t0 >= duration) {
 			why = "duration";
 			break;
 		}
-		if (duration >= 0 && (duration - now) * 1000 < wake)
-			wake = (int)((duration - now) * 1000) + 1;
 		if (child > 0) {
 			pid_t w = waitpid(child, &status, WNOHANG);
 
@@ -1011,7 +997,7 @@ int cmd_record(int argc, char **argv)
 			why = "target exit";
 			break;
 		}
-		if (drain_step(d, wake) < 0) {
+		if (drain_step(d, DRAIN_WAKE_MS_DEFAULT) < 0) {
 			why = "error";
 			break;
 		}
@@ -1072,7 +1058,6 @@ out:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGUSR1, &old_usr1, NULL);
-	sigaction(SIGCHLD, &old_chld, NULL);
 	free(module);
 	free(params);
 	return rc;

@@ -93,15 +93,6 @@ int drain_control(struct drain *d, const char *cmd);
  */
 #define DRAIN_WAKE_MS_DEFAULT	200
 /*
- * `spulse record -- CMD` and whole-system recording without --flight:
- * nothing reads the spool while it is written, so partial sub-buffers are
- * published once a second (a full one still wakes the drainer at once);
- * the command's exit interrupts the wait (SIGCHLD), -d bounds it. Each
- * wake-up costs a control flush (an IPI per CPU), a poll and a read round
- * whatever the samples: time-driven work (docs/DRAIN.md "Waking").
- */
-#define DRAIN_RECORD_WAKE_MS	1000
-/*
  * One round: unless the previous round stopped at its per-input byte
  * limit, wait up to @timeout_ms for input (relay poll wakes on a sub-buffer
  * switch; at the timeout the partial sub-buffers are read), then read every

@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -1147,16 +1146,7 @@ int drain_unwind_open(const struct drain_unwind_opts *o,
 	}
 	if (u->skip_pid)
 		read_self_maps(u);
-	/* the worker takes no signals: they go to the drainer's thread,
-	 * whose poll() they are meant to interrupt (spulse record's SIGCHLD) */
-	{
-		sigset_t all, old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		ret = pthread_create(&u->thr, NULL, worker, u);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	ret = pthread_create(&u->thr, NULL, worker, u);
 	if (ret) {
 		drain_unwind_close(u);
 		return -ret;
