@@ -203,7 +203,12 @@ for wl in $WLS; do
 done
 
 # warm-up, no markers (its cost lands in the next run's gap): the page
-# cache, spulse's unwind-table cache, perf's first start
+# cache, spulse's unwind-table and kernel-symbol caches, perf's first start.
+# The warm-up runs the workloads without markrun, which every marked run
+# execs first: its table is built here, else the first marked spulse run
+# builds it (~15M user instructions in its start-up, one rep's intercept)
+hrun $B/spulse unwind build $B/markrun -o /tmp/uwc > /dev/null ||
+	fail "spulse unwind build markrun failed"
 for wl in $WLS; do
 	for m in $(modes_of $wl); do
 		case $wl in gt) l=2 ;; py) l=20 ;; pp) l=200 ;; esac
