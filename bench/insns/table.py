@@ -167,6 +167,7 @@ def main():
         r['wfuncs']['[user]'] = d[2]
         r['startup'] = s[0]
         r['teardown'] = e[0]
+        r['phases'] = {'start-up': s, 'teardown': e}
         for k in ('rep', 'len', 'samples', 'bytes', 'switches'):
             r[k] = int(r[k])
         runs.setdefault((r['wl'], r['mode']), []).append(r)
@@ -284,6 +285,26 @@ def main():
         for mode, v in res.items():
             print('    %-20s %s' % (MODE_NAMES.get(mode, mode), ', '.join(
                 '%s %s' % (name, g(s)) for s, name in v['funcs'][:top])))
+        print('  start-up (pre->start) and teardown (done->end), mean per run, '
+              'minus unprofiled; M instructions: total = kernel + user, top kernel functions:')
+        for (w, mode), rs in runs.items():
+            if w != wl or mode == 'base':
+                continue
+            for ph in ('start-up', 'teardown'):
+                def mean_of(runs_, i):
+                    return sum(r['phases'][ph][i] for r in runs_) / len(runs_)
+                tot = [mean_of(rs, i) - mean_of(base, i) for i in range(3)]
+                fun = {}
+                for r in rs:
+                    for k, v in r['phases'][ph][3].items():
+                        fun[k] = fun.get(k, 0) + v / len(rs)
+                for r in base:
+                    for k, v in r['phases'][ph][3].items():
+                        fun[k] = fun.get(k, 0) - v / len(base)
+                tf = sorted(fun.items(), key=lambda x: -x[1])[:top]
+                print('    %-20s %-9s %7.1f = %6.1f + %5.1f: %s'
+                      % (MODE_NAMES.get(mode, mode), ph, tot[0] / 1e6, tot[1] / 1e6,
+                         tot[2] / 1e6, ', '.join('%s %.1f' % (n, v / 1e6) for n, v in tf)))
         verdicts += wl_verdicts(wl, res)
     print()
     print('== verdicts (exact counts; MET: spulse\'s worst rep vs perf\'s best, NOT MET: '

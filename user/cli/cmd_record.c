@@ -71,7 +71,8 @@ static void rec_usage(FILE *f)
 "                  [--off-cpu [--offcpu-min-us N]]\n"
 "                  [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                   [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
-"                  [--debugfs DIR] [--kallsyms PATH] [--no-load]\n"
+"                  [--debugfs DIR] [--kallsyms PATH] [--kallsyms-cache DIR]\n"
+"                  [--no-load]\n"
 "                  [--module-params 'KEY=VALUE ...'] [-v]\n"
 "\n"
 "DESCRIPTION\n"
@@ -125,6 +126,11 @@ static void rec_usage(FILE *f)
 "                     Secure Boot) or the default one is absent,\n"
 "                     " DRAIN_PROCFS_DIR " (the same files) is used instead\n"
 "    --kallsyms PATH  kernel symbols saved as FILE.kallsyms (default %s)\n"
+"    --kallsyms-cache DIR  keep /proc/kallsyms's text symbols in DIR, keyed\n"
+"                     by the boot, the modules (build-id, address) and the\n"
+"                     BPF program/link ids, and link FILE.kallsyms to the\n"
+"                     cached copy while they are unchanged (default\n"
+"                     $HOME/.cache/spulse/kallsyms; \"\" = none)\n"
 "    --no-load        do not load/unload the module (use what DIR provides)\n"
 "    --module-params 'KEY=VALUE ...'  more spulse.ko parameters for the load\n"
 "                     (docs/KERNEL.md), e.g. 'subbuf_size=1048576' or the\n"
@@ -651,6 +657,7 @@ int cmd_record(int argc, char **argv)
 		{ "event", required_argument, NULL, 'E' },
 		{ "debugfs", required_argument, NULL, 'D' },
 		{ "kallsyms", required_argument, NULL, 'K' },
+		{ "kallsyms-cache", required_argument, NULL, 'k' },
 		{ "no-load", no_argument, NULL, 'N' },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "offcpu-min-us", required_argument, NULL, 'U' },
@@ -742,6 +749,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'K':
 			o.kallsyms = optarg;
+			break;
+		case 'k':
+			o.kallsyms_cache = optarg;
 			break;
 		case 'N':
 			no_load = true;

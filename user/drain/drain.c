@@ -193,6 +193,16 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	 * reads them now either way (a dump is wanted while recording) and
 	 * keeps them for every dump.
 	 */
+	if (opts->kallsyms && !opts->kallsyms_cache) {
+		const char *home = getenv("HOME");
+
+		if (home && *home &&
+		    asprintf(&d->ks_cache, "%s/.cache/spulse/kallsyms", home) < 0)
+			d->ks_cache = NULL;
+	} else if (opts->kallsyms && opts->kallsyms_cache[0]) {
+		d->ks_cache = strdup(opts->kallsyms_cache);
+	}
+	d->ks.cache_dir = d->ks_cache;
 	if (opts->kallsyms && d->flight) {
 		long n = drain_ksyms_load(&d->ks, opts->kallsyms);
 
@@ -382,6 +392,7 @@ int drain_close(struct drain *d)
 	free(d->grp_order);
 	drain_meta_free(&d->fwd);
 	drain_ksyms_free(&d->ks);
+	free(d->ks_cache);
 	free(d->stats_path);
 	free(d);
 	return ret;

@@ -21,6 +21,9 @@ struct drain_opts {
 				   debugfs spulse/ or /proc/spulse (iface.h) */
 	const char *output;	/* spool path (truncated if it exists) */
 	const char *kallsyms;	/* copied to OUTPUT.kallsyms; NULL = don't */
+	/* the kernel-symbol cache for /proc/kallsyms (docs/DRAIN.md "Kernel
+	 * symbols"): NULL = $HOME/.cache/spulse/kallsyms, "" = none */
+	const char *kallsyms_cache;
 	unsigned int sync_ms;	/* fsync period; 0 = only at the end */
 	unsigned int window_ms;	/* merge window */
 	bool control;		/* write start/stop to DIR/control */

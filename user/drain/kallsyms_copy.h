@@ -22,9 +22,22 @@ struct drain_ksyms {
 	size_t sig_len;
 	bool loaded;
 	unsigned int reads;	/* times @src was read (tests, statistics) */
+	/*
+	 * The kernel-symbol cache (set by the caller before the first load;
+	 * docs/DRAIN.md "Kernel symbols"): @cache_dir NULL or "" = none.
+	 * Used only when the source is @sysroot/proc/kallsyms (@sysroot NULL
+	 * = "", the real one; tests set a fake tree, which also skips the BPF
+	 * lookup). A hit leaves @text NULL and @cache_file naming the cached
+	 * copy, which is hard-linked (else copied) to each destination.
+	 */
+	const char *cache_dir;
+	const char *sysroot;
+	char *cache_file;
+	unsigned int cache_hits, cache_stores;
 };
 
-/* Read @src (large reads) and keep its text lines. Lines kept or -errno. */
+/* Read @src (large reads) and keep its text lines, or take them from the
+ * cache (k->cache_dir). Lines kept or -errno. */
 long drain_ksyms_load(struct drain_ksyms *k, const char *src);
 /*
  * Did @src change since it was loaded? For a file under /proc: did

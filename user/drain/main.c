@@ -42,6 +42,7 @@ static void usage(FILE *f)
 "                    [--wake-ms N] [--duration S] [--control] [--once]\n"
 "                    [--verbose]\n"
 "                    [--kallsyms PATH | --no-kallsyms]\n"
+"                    [--kallsyms-cache DIR]\n"
 "                    [--unwind-cache DIR | --no-unwind-tables]\n"
 "                    [--flight SECONDS [--trigger SPEC]... [--post SECONDS]\n"
 "                     [--max-dumps N] [--min-gap SECONDS] [--gen-bytes N]]\n"
@@ -59,6 +60,9 @@ static void usage(FILE *f)
 "  --once              drain what is readable now, then stop\n"
 "  --kallsyms PATH     kernel symbols saved as FILE.kallsyms (default %s)\n"
 "  --no-kallsyms       do not save kernel symbols\n"
+"  --kallsyms-cache DIR  cache of /proc/kallsyms's text symbols, keyed by\n"
+"                      boot, modules (build-ids, addresses) and BPF ids\n"
+"                      (default $HOME/.cache/spulse/kallsyms; \"\" = none)\n"
 "  --unwind-cache DIR  unwind-table cache (default $HOME/.cache/spulse/unwind;\n"
 "                      \"\" = none): tables of the modules meta reports are\n"
 "                      built or read from it and loaded into DIR/unwind\n"
@@ -121,6 +125,7 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, '1' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "no-kallsyms", no_argument, NULL, 'N' },
+		{ "kallsyms-cache", required_argument, NULL, 'k' },
 		{ "unwind-cache", required_argument, NULL, 'U' },
 		{ "no-unwind-tables", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -200,6 +205,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			o.kallsyms = NULL;
+			break;
+		case 'k':
+			o.kallsyms_cache = optarg;
 			break;
 		case 'U':
 			o.unwind_cache = optarg;

@@ -139,6 +139,7 @@ struct drain {
 	 * control before start, else drain_finish after the last read); flight
 	 * dumps reuse them while /proc/modules is unchanged */
 	struct drain_ksyms ks;
+	char *ks_cache;			/* ks.cache_dir's storage */
 	bool ks_pending;		/* the spool's .kallsyms not written yet */
 	char *stats_path;
 	struct drain_stats st;

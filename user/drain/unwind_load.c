@@ -604,6 +604,7 @@ static struct ufile *vdso_get(struct drain_unwind *u, const struct uev *e)
 	struct sut_table *t = NULL;
 	char err[256] = "";
 	size_t len, bytes = 0, tlen;
+	bool hit = false;
 	struct ufile *f;
 	int64_t t0;
 	int ret;
@@ -634,7 +635,10 @@ static struct ufile *vdso_get(struct drain_unwind *u, const struct uev *e)
 		u->capfiles = cap;
 	}
 	t0 = now_ns();
-	ret = sut_build_image(eh, len, "[vdso]", NULL, &t, err, sizeof(err));
+	/* by build-id from the cache: the image is the kernel's, the same
+	 * in every recording of this kernel */
+	ret = sut_cache_load_image(u->cache, eh, len, "[vdso]", NULL, &t, &hit,
+				   err, sizeof(err));
 	STAT_ADD(u, build_ns, (uint64_t)(now_ns() - t0));
 	if (ret < 0) {
 		STAT_ADD(u, failed, 1);
@@ -675,6 +679,7 @@ static struct ufile *vdso_get(struct drain_unwind *u, const struct uev *e)
 	u->vdso_idx = (long)u->nfiles++;
 	pthread_mutex_lock(&u->mu);
 	u->st.loaded++;
+	u->st.cache_hits += hit;
 	u->st.rows += sut_table_rows(t, NULL, NULL, NULL);
 	u->st.bytes += bytes;
 	pthread_mutex_unlock(&u->mu);

@@ -7,6 +7,7 @@
  * the kernel checks them, checksum); anything wrong means it is rebuilt.
  * Writes go to a temporary file in the same directory, renamed into place.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,8 +19,9 @@
 #include "internal.h"
 
 #define CACHE_MAGIC	0x43545553u	/* "SUTC" */
-/* Bump when the builder's output for the same input changes. */
-#define CACHE_VERSION	2
+/* Bump when the builder's output for the same input changes (3: the
+ * checksum taken a 64-bit word at a time). */
+#define CACHE_VERSION	3
 
 struct cache_hdr {
 	uint32_t magic;
@@ -29,13 +31,28 @@ struct cache_hdr {
 	uint32_t n_loads;
 	uint8_t build_id[SPULSE_UT_BUILD_ID_MAX];
 	uint32_t build_id_len;
-	uint64_t checksum;	/* FNV-1a 64 of the file with this field 0 */
+	uint64_t checksum;	/* sum64() of the file with this field 0 */
 };
 
+/*
+ * The file's checksum: FNV-1a's step taken over 64-bit little-endian
+ * words (an odd tail byte by byte) with a multiplier that carries every
+ * bit up, folded back down. A cache hit checksums the whole table (1.3 MB
+ * for python3.11) at every recording's start: a word at a time is about
+ * a sixth of the instructions of the byte loop it replaces (version 2).
+ */
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 
+	for (; n >= 8; n -= 8, c += 8) {
+		uint64_t w;
+
+		memcpy(&w, c, 8);
+		h ^= w;
+		h *= 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
 	while (n--) {
 		h ^= *c++;
 		h *= 0x100000001b3ull;
@@ -243,6 +260,81 @@ int sut_cache_load(const char *dir, const char *path,
 		return 0;
 	}
 	rc = sut_build_file(path, o, out, err, errlen);
+	if (rc)
+		return rc;
+	cache_write(dir, *out);
+	return 0;
+}
+
+/* The GNU build-id note of an ELF image in memory (its PT_NOTEs); 0 when
+ * it has none or the headers do not fit in @len. */
+static size_t image_build_id(const void *image, size_t len,
+			     uint8_t id[SPULSE_UT_BUILD_ID_MAX])
+{
+	const unsigned char *b = image;
+	const Elf64_Ehdr *eh = image;
+	unsigned int i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > len ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len - eh->e_phoff)
+		return 0;
+	for (i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint64_t off, end;
+
+		memcpy(&ph, b + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_NOTE || ph.p_offset > len ||
+		    ph.p_filesz > len - ph.p_offset)
+			continue;
+		off = ph.p_offset;
+		end = ph.p_offset + ph.p_filesz;
+		while (end - off >= sizeof(Elf64_Nhdr)) {
+			Elf64_Nhdr nh;
+			uint64_t name, desc, next;
+
+			memcpy(&nh, b + off, sizeof(nh));
+			name = off + sizeof(nh);
+			desc = name + ((nh.n_namesz + 3ull) & ~3ull);
+			next = desc + ((nh.n_descsz + 3ull) & ~3ull);
+			if (next > end)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(b + name, "GNU", 4) && nh.n_descsz &&
+			    nh.n_descsz <= SPULSE_UT_BUILD_ID_MAX) {
+				memcpy(id, b + desc, nh.n_descsz);
+				return nh.n_descsz;
+			}
+			off = next;
+		}
+	}
+	return 0;
+}
+
+int sut_cache_load_image(const char *dir, const void *image, size_t len,
+			 const char *name, const struct sut_build_opts *o,
+			 struct sut_table **out, bool *hit, char *err,
+			 size_t errlen)
+{
+	uint8_t id[SPULSE_UT_BUILD_ID_MAX];
+	char file[4096];
+	size_t id_len;
+	int rc;
+
+	*out = NULL;
+	if (hit)
+		*hit = false;
+	id_len = image_build_id(image, len, id);
+	if (id_len < 2 || !dir)
+		return sut_build_image(image, len, name, o, out, err, errlen);
+	cache_path(file, sizeof(file), dir, id, id_len, NULL);
+	if (cache_read(file, id, id_len, out) == 0) {
+		if (hit)
+			*hit = true;
+		return 0;
+	}
+	rc = sut_build_image(image, len, name, o, out, err, errlen);
 	if (rc)
 		return rc;
 	cache_write(dir, *out);

@@ -147,6 +147,19 @@ int sut_cache_load(const char *dir, const char *path,
 		   bool *hit, char *err, size_t errlen);
 
 /**
+ * sut_cache_load_image() - sut_cache_load() for an ELF image in memory
+ *	(the vDSO): keyed by the build-id note in its program headers, else
+ *	built by sut_build_image() and stored; without a build-id, built
+ *	and not cached
+ *
+ * Return: 0 or -errno as sut_build_image().
+ */
+int sut_cache_load_image(const char *dir, const void *image, size_t len,
+			 const char *name, const struct sut_build_opts *o,
+			 struct sut_table **out, bool *hit, char *err,
+			 size_t errlen);
+
+/**
  * sut_cache_file() - where sut_cache_load() keeps a table
  * @dir: cache directory
  * @t: the table
