@@ -231,15 +231,18 @@ scenario_cpu_hotplug() {
 	rmmod spulse
 }
 
+# the target outlives the load (insmod of the KASAN build is slow on a
+# loaded host) and is killed once spulse.ko is gone
 scenario_rmmod_while_recording_and_reading() {
-	$busy 3 & pid=$!
-	insmod $ko target_pid=$pid freq=999 autostart=1 || return 1
+	$busy 120 & pid=$!
+	insmod $ko target_pid=$pid freq=999 autostart=1 || { kill $pid; wait $pid; return 1; }
 	reader_start
 	sleep 1
-	[ "$(cat $D/control)" = running ] || { reader_stop; rmmod spulse; return 1; }
+	[ "$(cat $D/control)" = running ] ||
+		{ reader_stop; rmmod spulse; kill $pid; wait $pid; return 1; }
 	rmmod spulse; rc=$?
 	reader_stop
-	wait $pid
+	kill $pid; wait $pid
 	[ $rc -eq 0 ] && [ ! -e $D ]
 }
 
@@ -455,7 +458,7 @@ scenario_task_events_target_exits() {
 # perf's context swap (parent <-> clone child) handed it to the creator:
 # samples stopped for good (kmod/sample.c, spulse_event_create()).
 scenario_task_events_fan_starts() {
-	taskset 1 $busy 60 fan & pid=$!
+	taskset 1 $busy 600 fan & pid=$!	# killed after the 8th start
 	sleep 1
 	insmod $ko target_pid=$pid freq=499 || { kill $pid; wait $pid; return 1; }
 	ok=0 k=0 msg=
