@@ -10,6 +10,9 @@
 #   perfboth   perf record -a -g -e cpu-clock/freq=FREQ/ -e sched:sched_switch
 #              (a second anchor doing what --off-cpu does: on-CPU samples
 #              and the switches, all with stacks)
+#   perfwake   perfboth + sched:sched_waking with stacks (a third anchor,
+#              like for like: on-CPU samples, switches and wakers, each
+#              with its stack, as spulse record --off-cpu takes them)
 # In every mode the load is tests/workload/pingpong (two threads passing a
 # byte over pipes: two voluntary switches per round trip, with wakeups
 # across the pipes) and the measurement is
@@ -109,11 +112,12 @@ run_one() {
 		[ -s /host/tmp/rt.spulse ] && extra="$extra bytes=$(wc -c < /host/tmp/rt.spulse)" &&
 			cp /host/tmp/rt.spulse /out/$mode.spulse
 		;;
-	perfsw|perfboth)
+	perfsw|perfboth|perfwake)
 		pev="-e sched:sched_switch -g"
 		# the second anchor: what spulse record --off-cpu does, in perf
 		# (on-CPU samples at FREQ Hz and the switches, both with stacks)
 		[ $mode = perfboth ] && pev="-g -e cpu-clock/freq=$FREQ/ -e sched:sched_switch"
+		[ $mode = perfwake ] && pev="-g -e cpu-clock/freq=$FREQ/ -e sched:sched_switch -e sched:sched_waking"
 		rm -f /host/tmp/perf.data /host/tmp/perf.ctl /host/tmp/perf.ack
 		mkfifo /host/tmp/perf.ctl /host/tmp/perf.ack
 		# started with its events off (-D -1); "enable" on the control

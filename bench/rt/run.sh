@@ -13,7 +13,7 @@
 #   BENCH_RT_SECS    cyclictest duration per run in s (default 20)
 #   BENCH_RT_REPS    repetitions per mode (default 3)
 #   BENCH_RT_FREQ    spulse record -F (default 999, its default)
-#   BENCH_RT_MODES   subset of "base spulse offcpu perfsw perfboth"
+#   BENCH_RT_MODES   subset of "base spulse offcpu perfsw perfboth perfwake"
 #                    (default "base spulse offcpu perfsw"; perfboth: perf
 #                    record -g -e cpu-clock/freq=FREQ/ -e sched:sched_switch,
 #                    with the on-CPU samples --off-cpu also takes)
@@ -60,7 +60,7 @@ done
 [[ $icount =~ ^([0-9]|10|off)$ ]] || kl_die "BENCH_RT_ICOUNT must be 0..10 or off (got '$icount')"
 case $srcmode in head|worktree) ;; *) kl_die "BENCH_RT_SRC must be head or worktree (got '$srcmode')" ;; esac
 for m in $modes; do
-	case $m in base|spulse|offcpu|perfsw|perfboth) ;; *) kl_die "unknown mode '$m' (base spulse offcpu perfsw perfboth)" ;; esac
+	case $m in base|spulse|offcpu|perfsw|perfboth|perfwake) ;; *) kl_die "unknown mode '$m' (base spulse offcpu perfsw perfboth perfwake)" ;; esac
 done
 
 # cyclictest: the host release's rt-tests, cached by version.

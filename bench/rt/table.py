@@ -19,7 +19,8 @@ MODES = [('base', 'no profiler'),
          ('spulse', 'spulse record'),
          ('offcpu', 'spulse record --off-cpu'),
          ('perfsw', 'perf record -e sched:sched_switch -g'),
-         ('perfboth', 'perf record cpu-clock+sched_switch -g')]
+         ('perfboth', 'perf record cpu-clock+sched_switch -g'),
+         ('perfwake', 'perf record cpu-clock+sched_switch+sched_waking -g')]
 
 
 def pct(hist, over, total, q):
