@@ -141,7 +141,8 @@ def main():
             notes.append('spulse.ko %s probe (offcpu_phase_stats): %d, mean us %s' %
                          (what, n, ' '.join('%s %.1f' % (k, v / n / 1e3) for k, v in parts)))
         if cost.get('perf_samples'):
-            notes.append('perf: %d sched_switch samples' % cost['perf_samples'])
+            notes.append('perf: %d %ssamples' % (cost['perf_samples'],
+                         'sched_switch ' if mode == 'perfsw' else ''))
         p99 = pct(hist, over, cycles, 0.99)
         p50 = pct(hist, over, cycles, 0.50)
         if mode == 'base':
