@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recorder's own memory out of transparent huge pages (thp.h).
+ *
+ * On a kernel whose THP mode is "always" (Debian's), khugepaged collapses
+ * any 2 MiB-aligned stretch of anonymous memory that holds one touched
+ * page: the recorder's thread stacks, heap and buffers, each collapse
+ * clearing or copying 512 pages, on the profiled machine while it records
+ * (docs/BENCH-INSNS.md, "Page clearing in the null handler"). The
+ * recorder gains nothing from huge pages, so it opts out as a whole,
+ * before it allocates anything large; its children that exec the user's
+ * command put the flag back.
+ */
+#include <sys/prctl.h>
+
+#include "thp.h"
+
+bool drain_thp_disable(void)
+{
+	/* 0: not set (THP as the system says); 1 or more: set already;
+	 * -1: no such prctl (before 3.15) */
+	if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0)
+		return false;
+	return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
+}
+
+void drain_thp_child_restore(bool changed)
+{
+	if (changed)
+		(void)prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+}
