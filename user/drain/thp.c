@@ -2,14 +2,15 @@
 /*
  * The recorder's own memory out of transparent huge pages (thp.h).
  *
- * On a kernel whose THP mode is "always" (Debian's), khugepaged collapses
- * any 2 MiB-aligned stretch of anonymous memory that holds one touched
- * page: the recorder's thread stacks, heap and buffers, each collapse
- * clearing or copying 512 pages, on the profiled machine while it records
- * (docs/BENCH-INSNS.md, "Page clearing in the null handler"). The
- * recorder gains nothing from huge pages, so it opts out as a whole,
- * before it allocates anything large; its children that exec the user's
- * command put the flag back.
+ * On a kernel whose THP mode is "always" (Debian's), a fault in a 2 MiB
+ * stretch of a large anonymous mapping takes a whole huge page, and
+ * khugepaged collapses any stretch that holds one touched page, each
+ * clearing or copying 512 pages on the profiled machine while it records.
+ * Seen in the bench VM: the recorder's brk heap and a large malloc'd
+ * mapping (docs/DRAIN.md "The recorder's memory and THP"): growing
+ * allocations of their own, so the recorder opts out as a whole, before
+ * it allocates anything large, rather than madvise() one buffer; its
+ * children that exec the user's command put the flag back.
  */
 #include <sys/prctl.h>
 
