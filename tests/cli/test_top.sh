@@ -153,6 +153,29 @@ test_top_errors_and_usage() {
 	grep -q 'bad.spulse: offset [0-9]*:' err || die "no offset: $(cat err)"
 }
 
+# top keeps its own memory out of THP as a recorder does, and starts its
+# recorder with THP as top found it (PR_SET_THP_DISABLE is inherited
+# across fork and exec; docs/DRAIN.md "The recorder's memory and THP"): a
+# fake recorder reads its own THP_enabled and top's (its parent), fails
+test_top_thp_off_its_recorder_as_found() {
+	local mine
+	mine=$(sed -n 's/^THP_enabled:[[:space:]]*//p' /proc/self/status)
+	if [ -z "$mine" ]; then
+		echo "no THP_enabled line in /proc/self/status"
+		return 77
+	fi
+	cat >thp_rec <<EOS || return 1
+#!/bin/sh
+sed -n 's/^THP_enabled:[[:space:]]*/recorder /p' /proc/self/status >$PWD/thp.txt
+sed -n 's/^THP_enabled:[[:space:]]*/top /p' /proc/\$PPID/status >>$PWD/thp.txt
+exit 3
+EOS
+	chmod +x thp_rec
+	SPULSE_TOP_RECORD_CMD=$PWD/thp_rec expect_rc 1 "$SP" top -p 1 || return 1
+	grep -qx "recorder $mine" thp.txt && grep -qx 'top 0' thp.txt ||
+		die "this shell $mine, seen: $(cat thp.txt 2>&1)"
+}
+
 if command -v tmux >/dev/null && [ -x "$TOP_WRITER" ]; then
 test_top_live_screen_follows_the_writer_in_tmux() {
 	local sock=spulse-top-$$-$RANDOM i first seen_alpha="" seen_beta=""

@@ -623,6 +623,47 @@ else
 	fail record-duration-ends-command "exit $rc after $ms ms: $out"
 fi
 
+# ---- THP: the recorder keeps its memory out of THP, its command does not --
+# (docs/DRAIN.md "The recorder's memory and THP"). The command must see
+# what this shell has (PR_SET_THP_DISABLE is inherited across exec), the
+# recorder (the command's parent while it runs) 0. /proc/PID/status has
+# the THP_enabled line since Linux 5.0 with CONFIG_TRANSPARENT_HUGEPAGE.
+thp_of() { sed -n 's/^THP_enabled:[[:space:]]*//p' "$1" 2>/dev/null; }
+thp_mine=$(thp_of /proc/self/status)
+if [ -z "$thp_mine" ]; then
+	echo "SKIP record-thp, drain-thp: no THP_enabled line in /proc/self/status"
+else
+	fake thp --cpus 2 --samples 50 --seed 31
+	out=$("$rec" --debugfs "$work/thp/spulse" --no-load -o "$work/thp/out.spulse" \
+		--kallsyms "$work/thp/kallsyms" -- sh -c \
+		'sed -n "s/^THP_enabled:[[:space:]]*/command /p" /proc/self/status
+		 sed -n "s/^THP_enabled:[[:space:]]*/recorder /p" /proc/$PPID/status' 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qx "command $thp_mine" <<<"$out" &&
+		grep -qx "recorder 0" <<<"$out"; then
+		pass "record-thp-off-command-as-found (command $thp_mine)"
+	else
+		fail record-thp-off-command-as-found "exit $rc, this shell $thp_mine: $out"
+	fi
+	# spulse-drain: off once it runs (its spool exists: past the prctl)
+	"$drain_opt" --debugfs "$work/thp/spulse" -o "$work/thp/d.spulse" \
+		--no-kallsyms --duration 600 2>"$work/thp/derr" &
+	dpid=$!
+	for _ in $(seq 3000); do
+		[ -e "$work/thp/d.spulse" ] || ! kill -0 $dpid 2>/dev/null && break
+		sleep 0.01
+	done
+	dthp=$(thp_of /proc/$dpid/status)
+	kill -INT $dpid 2>/dev/null
+	wait $dpid
+	rc=$?
+	if [ "$dthp" = 0 ] && [ $rc -eq 0 ]; then
+		pass drain-thp-off
+	else
+		fail drain-thp-off "THP_enabled '${dthp}' (this shell $thp_mine), exit $rc: $(cat "$work/thp/derr")"
+	fi
+fi
+
 # ---- live progress only on a terminal -----------------------------------
 fake tty --cpus 2 --samples 100 --seed 14
 if command -v script >/dev/null; then

@@ -36,6 +36,7 @@
 #include "drain/drain.h"
 #include "drain/drain_ucut.h"
 #include "drain/iface.h"
+#include "drain/thp.h"
 #include "drain/unwind_load.h"
 #include "unwind_build.h"
 
@@ -314,8 +315,11 @@ static int ensure_debugfs(const char *dir)
  * one byte: 'g' execs at once; 't' first asks to be traced
  * (PTRACE_TRACEME: the kernel then stops it right after the exec, before
  * its first instruction) and answers 'T' (traced) or 'N', then execs.
+ * @thp_changed: drain_thp_disable()'s answer in this process: the child
+ * puts THP back as the recorder found it, before anything else.
  */
-static pid_t fork_stopped(char **argv, int *release, int *status)
+static pid_t fork_stopped(char **argv, int *release, int *status,
+			  bool thp_changed)
 {
 	int p[2], q[2];
 	pid_t pid;
@@ -339,6 +343,7 @@ static pid_t fork_stopped(char **argv, int *release, int *status)
 		char c;
 		ssize_t n;
 
+		drain_thp_child_restore(thp_changed);
 		close(p[1]);
 		close(q[0]);
 		/* named apart from CMD until the exec: flight triggers ignore
@@ -692,7 +697,7 @@ int cmd_record(int argc, char **argv)
 	const char *more_params = NULL;
 	char min_us[40] = "";
 	bool no_load = false, loaded = false, target_gone = false;
-	bool verbose = false;
+	bool verbose = false, thp_changed;
 	const char *iface_why;
 	double duration = -1, t0;
 	struct drain_stats st;
@@ -852,6 +857,10 @@ int cmd_record(int argc, char **argv)
 		return EXIT_INVALID;
 	}
 
+	/* the recorder's memory stays out of THP (docs/DRAIN.md "The
+	 * recorder's memory and THP"); the command gets it back */
+	thp_changed = drain_thp_disable();
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = rec_on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -864,7 +873,8 @@ int cmd_record(int argc, char **argv)
 
 	target = (pid_t)pid_arg;
 	if (cmd) {
-		child = fork_stopped(cmd, &release_fd, &status_fd);
+		child = fork_stopped(cmd, &release_fd, &status_fd,
+				     thp_changed);
 		if (child < 0) {
 			fprintf(stderr, "spulse record: fork: %s\n", strerror(errno));
 			rc = EXIT_INVALID;

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "drain/thp.h"
 #include "sym/symbolize.h"
 
 int cmd_top(int argc, char **argv);
@@ -607,6 +608,7 @@ static bool wait_key(struct top *t, bool tty_in)
 struct rec {
 	pid_t pid;		/* the recorder, 0 none */
 	char *dir, *file, *log;
+	bool thp_changed;	/* drain_thp_disable() in top: undo in the child */
 };
 
 static void rm_tree(const char *dir)
@@ -669,6 +671,9 @@ static int rec_start(struct rec *r, const struct top *t)
 		return EXIT_INVALID;
 	}
 	if (!r->pid) {
+		/* the recorder starts with THP as top found it (spulse record
+		 * opts out itself, and gives its command back that value) */
+		drain_thp_child_restore(r->thp_changed);
 		/* own process group: the terminal's ^C reaches top only, and
 		 * top stops the recorder; no terminal input or output */
 		setpgid(0, 0);
@@ -924,6 +929,9 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* top's own memory (symbolizer, sample ring) stays out of THP as a
+	 * recorder's does (docs/DRAIN.md "The recorder's memory and THP") */
+	rec.thp_changed = drain_thp_disable();
 	if (argc == optind) {
 		rc = rec_start(&rec, &t);
 		if (!rc)

@@ -20,6 +20,7 @@
 
 #include "drain.h"
 #include "iface.h"
+#include "thp.h"
 
 static volatile sig_atomic_t stop_requested, usr1_requested;
 
@@ -247,6 +248,10 @@ int main(int argc, char **argv)
 		sigaction(SIGUSR1, &sa, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
+
+	/* its memory stays out of THP (docs/DRAIN.md "The recorder's
+	 * memory and THP"); it execs nothing, so nothing to give back */
+	(void)drain_thp_disable();
 
 	o.debugfs = drain_iface_pick(o.debugfs, &why);
 	if (why || verbose)
