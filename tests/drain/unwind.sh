@@ -142,13 +142,28 @@ else
 	mkdir -p "$uw/live"
 	"$um" meta "$uw/live" "M:0:300:$py_start:$py_end:$py_pg:$PY:file" \
 		"M:1:300:$lc1:$lc1e:$lc_pg:$LC:file"
+	# each step waits for the drainer's answer to the last one (the
+	# sanitizer build takes seconds per table on a loaded host), bounded
 	"$drain_san" --debugfs "$uw/live" -o "$uw/live.spulse" --no-kallsyms \
-		--unwind-cache "$uw/cache" --duration 4 2>"$uw/errl" &
+		--unwind-cache "$uw/cache" 2>"$uw/errl" &
 	dpid=$!
-	sleep 1.2
+	uw_wait_map() {	# $1: n= of the last MAP the drainer has sent
+		local i
+		for ((i = 0; i < 1200; i++)); do
+			[ "$("$um" dump "$uw/live/unwind" 2>/dev/null |
+				grep '^MAP pid=300 ' | tail -n 1 | awk '{print $3}')" = "n=$1" ] &&
+				return 0
+			kill -0 $dpid 2>/dev/null || return 1
+			sleep 0.1
+		done
+		return 1
+	}
+	uw_wait_map 2
 	"$um" append "$uw/live" "D:1"
-	sleep 1.2
+	uw_wait_map 1
 	"$um" append "$uw/live" "P:300"
+	uw_wait_map 0
+	kill -INT $dpid 2>/dev/null
 	wait $dpid
 	rc=$?
 	ml=$("$um" dump "$uw/live/unwind" 2>&1)
