@@ -15,6 +15,9 @@
  *   drain_stats.c    drain_get_stats(), drain_print_stats(), the module's
  *                    cut user stacks by cause (drain_ucut.h)
  *   iface.c          debugfs spulse/ or its lockdown-safe twin /proc/spulse
+ *   kallsyms_copy.c  /proc/kallsyms's text symbols for SPOOL.kallsyms, and
+ *                    their cache keyed by boot and modules (--kallsyms-cache)
+ *   thp.c            the recorder's own memory out of transparent huge pages
  */
 #ifndef SPULSE_DRAIN_SESSION_H
 #define SPULSE_DRAIN_SESSION_H
