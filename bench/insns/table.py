@@ -363,10 +363,14 @@ def wl_verdicts(wl, res):
                                       'perf -g', get('pg', 'rep_m'), 0.6, '0.6x', '  info'))
     elif wl == 'pp':
         name = 'off-CPU (pingpong)'
+        # issue 24: per switch <= 0.6x of the cheaper of the two perf modes
+        # (the target line); the other one's ratio as information
+        refs = [r for r in ('ps', 'pS') if get(r, 'rep_m')]
+        cheaper = min(refs, key=lambda r: get(r, 'rep_m')[0]) if refs else None
         for ref, who in (('ps', 'perf sched_switch -g'), ('pS', 'perf sched record')):
             out.append(ratio_line(name, 'marginal insns/switch', 'spulse --off-cpu',
-                                  get('so', 'rep_m'), who, get(ref, 'rep_m'), 0.5, '1/2',
-                                  '  info'))
+                                  get('so', 'rep_m'), who, get(ref, 'rep_m'), 0.6, '0.6x',
+                                  'target' if ref == cheaper else '  info'))
             out.append(ratio_line(name, 'bytes/switch', 'spulse --off-cpu', get('so', 'bps'),
                                   who, get(ref, 'bps'), 0.1, '1/10', '  info'))
     return out
