@@ -24,25 +24,34 @@ void drain_idmap_free(struct drain_idmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static struct drain_idmap_ent *slot(struct drain_idvec *vec, uint32_t id)
+/* slot()'s slow path: grow @vec to hold @id (new entries zeroed). */
+static __attribute__((noinline)) struct drain_idmap_ent *
+slot_grow(struct drain_idvec *vec, uint32_t id)
 {
-	if (id >= vec->cap) {
-		size_t cap = vec->cap ? vec->cap : 64;
-		struct drain_idmap_ent *v;
+	size_t cap = vec->cap ? vec->cap : 64;
+	struct drain_idmap_ent *v;
 
-		while (cap <= id)
-			cap *= 2;
-		v = realloc(vec->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v + vec->cap, 0, (cap - vec->cap) * sizeof(*v));
-		vec->v = v;
-		vec->cap = cap;
-	}
+	while (cap <= id)
+		cap *= 2;
+	v = realloc(vec->v, cap * sizeof(*v));
+	if (!v)
+		return NULL;
+	memset(v + vec->cap, 0, (cap - vec->cap) * sizeof(*v));
+	vec->v = v;
+	vec->cap = cap;
 	return &vec->v[id];
 }
 
-static bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
+/* The entry of @id, growing @vec when needed (NULL: no memory). Per
+ * sample and per stack node: the common case inlines to a compare. */
+static inline struct drain_idmap_ent *slot(struct drain_idvec *vec, uint32_t id)
+{
+	if (__builtin_expect(id < vec->cap, 1))
+		return &vec->v[id];
+	return slot_grow(vec, id);
+}
+
+static inline bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
 {
 	return e->gen && (e->pid == PID_ANY ||
 			  (e->pid == pid && e->gen == gen));
@@ -118,7 +127,7 @@ static int alt_put(struct drain_idvec *vec, uint32_t id, uint32_t pid,
  * The cached mapping of local @id for (@pid, @gen): 1 and *@global (and
  * *@dep: whether it depends on the pid) when there is one, else 0.
  */
-static int cached(const struct drain_idvec *vec, const struct drain_idmap_ent *e,
+static inline int cached(const struct drain_idvec *vec, const struct drain_idmap_ent *e,
 		  uint32_t id, uint32_t pid, uint32_t gen, uint32_t *global,
 		  bool *dep)
 {
