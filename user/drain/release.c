@@ -184,7 +184,20 @@ static int release_grouped(struct drain *d, bool all)
 			drain_group_clear(d);
 			return ret;
 		}
-		d->grp[d->ngrp].s = s;
+		if (s.kind == DRAIN_ITEM_SAMPLE) {
+			/* a sample has no payload: not the union's bytes */
+			struct drain_msample *g = &d->grp[d->ngrp].s;
+
+			g->time_ns = s.time_ns;
+			g->thread = s.thread;
+			g->stack = s.stack;
+			g->queued_ns = s.queued_ns;
+			g->kind = s.kind;
+			g->cpu = s.cpu;
+			g->epoch = s.epoch;
+		} else {
+			d->grp[d->ngrp].s = s;
+		}
 		d->grp[d->ngrp].src = src;
 		d->ngrp++;
 	}

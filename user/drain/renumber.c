@@ -300,11 +300,26 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
 		     uint32_t stack, uint32_t *gthread, uint32_t *gstack)
 {
+	const struct drain_idmap_ent *e;
 	uint32_t pid;
-	int ret = drain_map_thread(rec, defs, map, thread, gthread, &pid);
+	int ret;
 
-	if (ret < 0)
-		return ret;
+	/* per sample: the thread and the leaf are nearly always mapped */
+	if (thread < map->threads.cap && map->threads.v[thread].gen) {
+		*gthread = map->threads.v[thread].global;
+		pid = map->threads.v[thread].pid;
+	} else {
+		ret = drain_map_thread(rec, defs, map, thread, gthread, &pid);
+		if (ret < 0)
+			return ret;
+	}
+	if (stack < map->stacks.cap) {
+		e = &map->stacks.v[stack];
+		if (valid(e, pid, gen)) {
+			*gstack = e->global;
+			return 0;
+		}
+	}
 	return map_stack(rec, defs, map, gen, pid, stack, gstack);
 }
 
