@@ -79,10 +79,11 @@ void drain_group_clear(struct drain *d)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->ngrp; i++)
+	for (i = 0; d->ngrp_trig && i < d->ngrp; i++)
 		if (d->grp[i].s.kind == DRAIN_ITEM_TRIGGER)
 			free(d->grp[i].s.x.trig.text);
 	d->ngrp = 0;
+	d->ngrp_trig = 0;
 }
 
 /*
@@ -197,6 +198,8 @@ static int release_grouped(struct drain *d, bool all)
 			g->epoch = s.epoch;
 		} else {
 			d->grp[d->ngrp].s = s;
+			if (s.kind == DRAIN_ITEM_TRIGGER)
+				d->ngrp_trig++;
 		}
 		d->grp[d->ngrp].src = src;
 		d->ngrp++;

@@ -211,7 +211,9 @@ static int map_frame(struct spulse_recorder *rec,
 	return 0;
 }
 
-static int map_stack(struct spulse_recorder *rec,
+/* Out of line: its frame (two SPULSE_MAX_DEPTH arrays) would otherwise cost
+ * drain_map_sample()'s mapped-leaf fast path a full prologue per sample. */
+static __attribute__((noinline)) int map_stack(struct spulse_recorder *rec,
 		     const struct spulse_defs *defs, struct drain_idmap *map,
 		     uint32_t gen, uint32_t pid, uint32_t leaf, uint32_t *out)
 {
