@@ -13,12 +13,20 @@
 /* Write one released item into the spool (or the current generation). */
 static int write_item(struct drain *d, unsigned int src, struct drain_msample *s)
 {
+	struct drain_input *in = &d->cpu[src];
 	const struct spulse_defs *defs;
 	struct drain_idmap *map;
 	uint32_t th, st;
 	int ret;
 
-	ret = drain_input_epoch(&d->cpu[src], s->epoch, &defs, &map);
+	/* per item: the current epoch with none older held is the case */
+	if (s->epoch == in->epoch && !in->nold) {
+		defs = spulse_stream_defs(in->stream);
+		map = &in->map;
+		ret = 0;
+	} else {
+		ret = drain_input_epoch(in, s->epoch, &defs, &map);
+	}
 	if (ret < 0 && s->kind != DRAIN_ITEM_TRIGGER)
 		return ret;
 	switch (s->kind) {
