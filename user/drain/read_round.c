@@ -63,6 +63,10 @@ static int cpu_record(struct drain *d, unsigned int i,
 			(uint32_t)in->cpu;
 		return drain_merge_push(&d->merge, i, &s);
 	}
+	/* definitions stay in the stream's defs: nothing to queue (and no
+	 * 200-byte clear of s per definition record) */
+	if (r->tag != SPULSE_TAG_EXT)
+		return 0;
 	memset(&s, 0, sizeof(s));
 	s.epoch = in->epoch;
 	if (r->tag == SPULSE_TAG_EXT && r->ext_kind == SPULSE_EXT_OFFCPU) {
@@ -110,11 +114,14 @@ static int epoch_header_refused(struct drain *d, struct drain_input *in,
 				unsigned int i)
 {
 	const struct spulse_info *info = spulse_stream_info(in->stream);
-	struct spulse_error err = { .code = -EBADMSG };
+	struct spulse_error err;
 
+	/* called per record: the error (a 200-byte clear) only when refused */
 	if (!in->epoch || (info->start_us == in->start_us &&
 			   info->interval_us == in->interval_us))
 		return 0;
+	memset(&err, 0, sizeof(err));
+	err.code = -EBADMSG;
 	if (info->start_us != in->start_us) {
 		err.offset = SPULSE_MAGIC_LEN;
 		snprintf(err.msg, sizeof(err.msg), "epoch %u header start_us %"

@@ -300,7 +300,8 @@ int drain_input_epoch(struct drain_input *in, uint32_t epoch,
 {
 	unsigned int i;
 
-	drop_old(in, epoch);
+	if (in->nold)	/* per sample: no call when there is nothing old */
+		drop_old(in, epoch);
 	if (epoch == in->epoch) {
 		*defs = spulse_stream_defs(in->stream);
 		*map = &in->map;

@@ -13,12 +13,20 @@
 /* Write one released item into the spool (or the current generation). */
 static int write_item(struct drain *d, unsigned int src, struct drain_msample *s)
 {
+	struct drain_input *in = &d->cpu[src];
 	const struct spulse_defs *defs;
 	struct drain_idmap *map;
 	uint32_t th, st;
 	int ret;
 
-	ret = drain_input_epoch(&d->cpu[src], s->epoch, &defs, &map);
+	/* per item: the current epoch with none older held is the case */
+	if (s->epoch == in->epoch && !in->nold) {
+		defs = spulse_stream_defs(in->stream);
+		map = &in->map;
+		ret = 0;
+	} else {
+		ret = drain_input_epoch(in, s->epoch, &defs, &map);
+	}
 	if (ret < 0 && s->kind != DRAIN_ITEM_TRIGGER)
 		return ret;
 	switch (s->kind) {
@@ -79,10 +87,11 @@ void drain_group_clear(struct drain *d)
 {
 	uint32_t i;
 
-	for (i = 0; i < d->ngrp; i++)
+	for (i = 0; d->ngrp_trig && i < d->ngrp; i++)
 		if (d->grp[i].s.kind == DRAIN_ITEM_TRIGGER)
 			free(d->grp[i].s.x.trig.text);
 	d->ngrp = 0;
+	d->ngrp_trig = 0;
 }
 
 /*
@@ -184,7 +193,22 @@ static int release_grouped(struct drain *d, bool all)
 			drain_group_clear(d);
 			return ret;
 		}
-		d->grp[d->ngrp].s = s;
+		if (s.kind == DRAIN_ITEM_SAMPLE) {
+			/* a sample has no payload: not the union's bytes */
+			struct drain_msample *g = &d->grp[d->ngrp].s;
+
+			g->time_ns = s.time_ns;
+			g->thread = s.thread;
+			g->stack = s.stack;
+			g->queued_ns = s.queued_ns;
+			g->kind = s.kind;
+			g->cpu = s.cpu;
+			g->epoch = s.epoch;
+		} else {
+			d->grp[d->ngrp].s = s;
+			if (s.kind == DRAIN_ITEM_TRIGGER)
+				d->ngrp_trig++;
+		}
 		d->grp[d->ngrp].src = src;
 		d->ngrp++;
 	}

@@ -24,25 +24,34 @@ void drain_idmap_free(struct drain_idmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static struct drain_idmap_ent *slot(struct drain_idvec *vec, uint32_t id)
+/* slot()'s slow path: grow @vec to hold @id (new entries zeroed). */
+static __attribute__((noinline)) struct drain_idmap_ent *
+slot_grow(struct drain_idvec *vec, uint32_t id)
 {
-	if (id >= vec->cap) {
-		size_t cap = vec->cap ? vec->cap : 64;
-		struct drain_idmap_ent *v;
+	size_t cap = vec->cap ? vec->cap : 64;
+	struct drain_idmap_ent *v;
 
-		while (cap <= id)
-			cap *= 2;
-		v = realloc(vec->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v + vec->cap, 0, (cap - vec->cap) * sizeof(*v));
-		vec->v = v;
-		vec->cap = cap;
-	}
+	while (cap <= id)
+		cap *= 2;
+	v = realloc(vec->v, cap * sizeof(*v));
+	if (!v)
+		return NULL;
+	memset(v + vec->cap, 0, (cap - vec->cap) * sizeof(*v));
+	vec->v = v;
+	vec->cap = cap;
 	return &vec->v[id];
 }
 
-static bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
+/* The entry of @id, growing @vec when needed (NULL: no memory). Per
+ * sample and per stack node: the common case inlines to a compare. */
+static inline struct drain_idmap_ent *slot(struct drain_idvec *vec, uint32_t id)
+{
+	if (__builtin_expect(id < vec->cap, 1))
+		return &vec->v[id];
+	return slot_grow(vec, id);
+}
+
+static inline bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
 {
 	return e->gen && (e->pid == PID_ANY ||
 			  (e->pid == pid && e->gen == gen));
@@ -118,7 +127,7 @@ static int alt_put(struct drain_idvec *vec, uint32_t id, uint32_t pid,
  * The cached mapping of local @id for (@pid, @gen): 1 and *@global (and
  * *@dep: whether it depends on the pid) when there is one, else 0.
  */
-static int cached(const struct drain_idvec *vec, const struct drain_idmap_ent *e,
+static inline int cached(const struct drain_idvec *vec, const struct drain_idmap_ent *e,
 		  uint32_t id, uint32_t pid, uint32_t gen, uint32_t *global,
 		  bool *dep)
 {
@@ -202,7 +211,9 @@ static int map_frame(struct spulse_recorder *rec,
 	return 0;
 }
 
-static int map_stack(struct spulse_recorder *rec,
+/* Out of line: its frame (two SPULSE_MAX_DEPTH arrays) would otherwise cost
+ * drain_map_sample()'s mapped-leaf fast path a full prologue per sample. */
+static __attribute__((noinline)) int map_stack(struct spulse_recorder *rec,
 		     const struct spulse_defs *defs, struct drain_idmap *map,
 		     uint32_t gen, uint32_t pid, uint32_t leaf, uint32_t *out)
 {
@@ -291,11 +302,26 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 		     struct drain_idmap *map, uint32_t gen, uint32_t thread,
 		     uint32_t stack, uint32_t *gthread, uint32_t *gstack)
 {
+	const struct drain_idmap_ent *e;
 	uint32_t pid;
-	int ret = drain_map_thread(rec, defs, map, thread, gthread, &pid);
+	int ret;
 
-	if (ret < 0)
-		return ret;
+	/* per sample: the thread and the leaf are nearly always mapped */
+	if (thread < map->threads.cap && map->threads.v[thread].gen) {
+		*gthread = map->threads.v[thread].global;
+		pid = map->threads.v[thread].pid;
+	} else {
+		ret = drain_map_thread(rec, defs, map, thread, gthread, &pid);
+		if (ret < 0)
+			return ret;
+	}
+	if (stack < map->stacks.cap) {
+		e = &map->stacks.v[stack];
+		if (valid(e, pid, gen)) {
+			*gstack = e->global;
+			return 0;
+		}
+	}
 	return map_stack(rec, defs, map, gen, pid, stack, gstack);
 }
 

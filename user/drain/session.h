@@ -108,6 +108,7 @@ struct drain {
 	 */
 	struct gitem *grp;
 	uint32_t ngrp, capgrp;
+	uint32_t ngrp_trig;		/* triggers among them (texts to free) */
 	uint32_t *grp_head, *grp_tail;
 	unsigned int *grp_order;
 	unsigned int last_src;		/* source of the last sample written */

@@ -730,20 +730,13 @@ SPULSE_EXPORT int spulse_rec_thread_n(struct spulse_recorder *r, uint32_t pid,
 
 /* ---- samples ---- */
 
-SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
-				    uint32_t thread, uint32_t stack)
+/* Write a sample its caller has validated (no error, time and ids valid). */
+static inline int rec_sample_checked(struct spulse_recorder *r,
+				     int64_t time_ns, uint32_t thread,
+				     uint32_t stack)
 {
-	uint8_t *p;
+	uint8_t *p = reserve(r);
 
-	if (r->err)
-		return r->err;
-	if (time_ns < 0)
-		return -EINVAL;
-	if (time_ns > r->time_max)
-		return -EOVERFLOW;
-	if (thread >= r->nthreads || stack >= r->nstacks)
-		return -ENOENT;
-	p = reserve(r);
 	if (!p)
 		return r->err;
 	/* both times are in [0, INT64_MAX]: the difference cannot overflow */
@@ -753,6 +746,20 @@ SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
 	if (r->len >= r->flush_bytes)
 		return spulse_recorder_flush(r);
 	return 0;
+}
+
+SPULSE_EXPORT int spulse_rec_sample(struct spulse_recorder *r, int64_t time_ns,
+				    uint32_t thread, uint32_t stack)
+{
+	if (r->err)
+		return r->err;
+	if (time_ns < 0)
+		return -EINVAL;
+	if (time_ns > r->time_max)
+		return -EOVERFLOW;
+	if (thread >= r->nthreads || stack >= r->nstacks)
+		return -ENOENT;
+	return rec_sample_checked(r, time_ns, thread, stack);
 }
 
 /* ---- extension records (FORMAT.md section 3.10) ---- */
@@ -789,10 +796,16 @@ SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
 		return -EOVERFLOW;
 	if (thread >= r->nthreads || stack >= r->nstacks)
 		return -ENOENT;
-	ret = spulse_rec_cpu(r, cpu);
-	if (ret)
-		return ret;
-	return spulse_rec_sample(r, time_ns, thread, stack);
+	/*
+	 * Checked above: spulse_rec_sample()'s checks again, and no error
+	 * (a cpu record that failed to flush returns it).
+	 */
+	if (cpu != r->cpu) {
+		ret = spulse_rec_cpu(r, cpu);
+		if (ret)
+			return ret;
+	}
+	return rec_sample_checked(r, time_ns, thread, stack);
 }
 
 /* The reader's rules for kind 2 (docs/FORMAT.md section 3.10). */
