@@ -295,13 +295,14 @@ int drain_input_next_epoch(struct drain_input *in, const struct spulse_error *er
 	return 1;
 }
 
-int drain_input_epoch(struct drain_input *in, uint32_t epoch,
-		      const struct spulse_defs **defs, struct drain_idmap **map)
+/* drain_input_epoch() where older epochs are held or @epoch is not current */
+int drain_input_epoch_held(struct drain_input *in, uint32_t epoch,
+			   const struct spulse_defs **defs,
+			   struct drain_idmap **map)
 {
 	unsigned int i;
 
-	if (in->nold)	/* per sample: no call when there is nothing old */
-		drop_old(in, epoch);
+	drop_old(in, epoch);
 	if (epoch == in->epoch) {
 		*defs = spulse_stream_defs(in->stream);
 		*map = &in->map;

@@ -149,8 +149,22 @@ int drain_input_next_epoch(struct drain_input *in, const struct spulse_error *er
  * Items of a CPU are written in the order they were read, so the epochs
  * before @epoch are no longer needed and are freed here. 0 or -ENOENT.
  */
-int drain_input_epoch(struct drain_input *in, uint32_t epoch,
-		      const struct spulse_defs **defs, struct drain_idmap **map);
+int drain_input_epoch_held(struct drain_input *in, uint32_t epoch,
+			   const struct spulse_defs **defs,
+			   struct drain_idmap **map);
+
+/* Inline: per item, the current epoch with none older held is the case. */
+static inline int drain_input_epoch(struct drain_input *in, uint32_t epoch,
+				    const struct spulse_defs **defs,
+				    struct drain_idmap **map)
+{
+	if (epoch == in->epoch && !in->nold) {
+		*defs = spulse_stream_defs(in->stream);
+		*map = &in->map;
+		return 0;
+	}
+	return drain_input_epoch_held(in, epoch, defs, map);
+}
 
 /* Forget every epoch's id cache (the spool's ids restart: flight mode). */
 void drain_input_forget_maps(struct drain_input *in);

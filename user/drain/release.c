@@ -5,6 +5,7 @@
  * flight mode; late samples are counted here.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,20 +14,12 @@
 /* Write one released item into the spool (or the current generation). */
 static int write_item(struct drain *d, unsigned int src, struct drain_msample *s)
 {
-	struct drain_input *in = &d->cpu[src];
 	const struct spulse_defs *defs;
 	struct drain_idmap *map;
 	uint32_t th, st;
 	int ret;
 
-	/* per item: the current epoch with none older held is the case */
-	if (s->epoch == in->epoch && !in->nold) {
-		defs = spulse_stream_defs(in->stream);
-		map = &in->map;
-		ret = 0;
-	} else {
-		ret = drain_input_epoch(in, s->epoch, &defs, &map);
-	}
+	ret = drain_input_epoch(&d->cpu[src], s->epoch, &defs, &map);
 	if (ret < 0 && s->kind != DRAIN_ITEM_TRIGGER)
 		return ret;
 	switch (s->kind) {
@@ -195,15 +188,8 @@ static int release_grouped(struct drain *d, bool all)
 		}
 		if (s.kind == DRAIN_ITEM_SAMPLE) {
 			/* a sample has no payload: not the union's bytes */
-			struct drain_msample *g = &d->grp[d->ngrp].s;
-
-			g->time_ns = s.time_ns;
-			g->thread = s.thread;
-			g->stack = s.stack;
-			g->queued_ns = s.queued_ns;
-			g->kind = s.kind;
-			g->cpu = s.cpu;
-			g->epoch = s.epoch;
+			memcpy(&d->grp[d->ngrp].s, &s,
+			       offsetof(struct drain_msample, x));
 		} else {
 			d->grp[d->ngrp].s = s;
 			if (s.kind == DRAIN_ITEM_TRIGGER)
