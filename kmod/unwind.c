@@ -234,6 +234,21 @@ static __always_inline bool spulse_uw_read2(spulse_read_fn rd, void *ctx,
 	return true;
 }
 
+/* @m's slot for @pc */
+static __always_inline struct spulse_ut_memo_ent *
+spulse_uw_memo_slot(struct spulse_ut_memo *m, u64 pc)
+{
+	return &m->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
+}
+
+/* @e, @m's slot for @pc, holds @pc's lookup (made under @m's stamp) */
+static __always_inline bool spulse_uw_memo_holds(const struct spulse_ut_memo *m,
+						 const struct spulse_ut_memo_ent *e,
+						 u64 pc)
+{
+	return likely(e->stamp == m->stamp && e->pc == pc);
+}
+
 /* spulse_ut_memo_lookup(), inline in the walk */
 static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
@@ -244,8 +259,8 @@ spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 
 	if (!m)
 		return spulse_ut_lookup_why(ps, pc, miss);
-	e = &m->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
-	if (likely(e->stamp == m->stamp && e->pc == pc)) {
+	e = spulse_uw_memo_slot(m, pc);
+	if (spulse_uw_memo_holds(m, e, pc)) {
 		*miss = e->miss;
 		return e->row;
 	}
@@ -334,9 +349,11 @@ spulse_uw_lookup_slow(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
  * one, the walk's table step for that row to the letter (CFA = BP + 16,
  * [CFA - 16] = caller's BP, [CFA - 8] = return address in one 16-byte
  * read; its checks in its order), frame after frame while the next row is
- * one too; the lookups are spulse_uw_lookup()'s. In a function of its
- * own, with no local whose address is taken, so that what a step needs
- * stays in registers.
+ * one too; the memo hit is spulse_uw_lookup()'s (a miss out of line),
+ * the read spulse_uw_read2()'s written out: in a function of its own,
+ * with no local whose address is taken, so that what a step needs stays
+ * in registers (through spulse_uw_read2() itself, 96 more guest
+ * instructions per sample on bench-insns' gt).
  *
  * Return: SPULSE_UW_CUT_NONE (@st->row is not such a row: the walk goes
  * on from @st), SPULSE_UW_RUN_DONE (a return address of 0), or the cut's
@@ -402,8 +419,8 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 		pc = ra - 1;
 		/* spulse_uw_lookup(memo, ps, pc, &miss) */
 		if (likely(memo)) {
-			e = &memo->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
-			if (likely(e->stamp == memo->stamp && e->pc == pc)) {
+			e = spulse_uw_memo_slot(memo, pc);
+			if (spulse_uw_memo_holds(memo, e, pc)) {
 				row = e->row;
 				miss = e->miss;
 				goto looked_up;
