@@ -119,10 +119,15 @@ static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
 	return 0;
 }
 
-/* Intern a thread (defining it in @b if new); its id in *@id. */
+/*
+ * Intern a thread (defining it in @b if new); its id in *@id. The same
+ * thread as the last call's takes its id from @e->thr without the lookup
+ * (struct spulse_enc_thr says why that is the lookup's answer).
+ */
 static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
 			       u32 pid, u32 tid, const char *comm, u32 *id)
 {
+	struct spulse_enc_thr *m = &e->thr;
 	u64 k[3];
 	size_t clen;
 	int r;
@@ -130,10 +135,23 @@ static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
 	k[0] = (u64)pid << 32 | tid;
 	memcpy(&k[1], comm, 8);
 	memcpy(&k[2], comm + 8, 8);
+	if (m->gen == e->gen + 1 && m->resets_threads == e->resets_threads &&
+	    m->k[0] == k[0] && m->k[1] == k[1] && m->k[2] == k[2]) {
+		*id = m->id;
+		return 0;
+	}
 	r = spulse_intern_get(&e->threads, k, &e->next_thread,
 			      spulse_enc_id_limit(e), &e->resets_threads, id);
-	if (r <= 0)
+	if (r < 0)
 		return r;
+	m->k[0] = k[0];
+	m->k[1] = k[1];
+	m->k[2] = k[2];
+	m->id = *id;
+	m->gen = e->gen + 1;
+	m->resets_threads = e->resets_threads;
+	if (!r)
+		return 0;
 	if (!spulse_batch_room(b, SPULSE_THREAD_REC_MAX))
 		return -E2BIG;
 	clen = strnlen(comm, 16);

@@ -90,6 +90,25 @@ struct spulse_enc_pfx {
 };
 
 /**
+ * struct spulse_enc_thr - the thread the last spulse_batch_thread() interned
+ * @k: its key in the threads table
+ * @id: the id the table gave it
+ * @gen: the encoder's @gen then, plus 1 (0: none)
+ * @resets_threads: the encoder's @resets_threads then
+ *
+ * The threads table loses an entry only by a reset, which bumps the
+ * encoder's @gen (spulse_enc_reset(), and so every rollback and epoch) or
+ * its @resets_threads (the table's reset alone): while both are the ones
+ * stored, the lookup of @k would find @id and write nothing.
+ */
+struct spulse_enc_thr {
+	u64 k[3];
+	u32 id;
+	u64 gen;
+	u64 resets_threads;
+};
+
+/**
  * struct spulse_enc - per-CPU encoder state (one SPULSE stream)
  * @frames: frames by (kind, addr)
  * @stacks: stack nodes by (parent + 1 or 0, frame id)
@@ -116,6 +135,7 @@ struct spulse_enc_pfx {
  * @resets_threads: resets of @threads alone
  * @pfx: the last frame-by-frame stack's first nodes (zeroed: none)
  * @pfx_hits: frames whose two lookups @pfx answered
+ * @thr: the last thread interned (zeroed: none)
  */
 struct spulse_enc {
 	struct spulse_intern frames;
@@ -139,6 +159,7 @@ struct spulse_enc {
 	u64 resets_threads;
 	struct spulse_enc_pfx pfx;
 	u64 pfx_hits;
+	struct spulse_enc_thr thr;
 };
 
 /*

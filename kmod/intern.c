@@ -44,15 +44,3 @@ void spulse_intern_reset(struct spulse_intern *t)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_intern_reset);
-
-/**
- * spulse_intern_full() - whether the table passed its load limit (3/4)
- * @t: table
- *
- * Return: true when the next batch should reset it first.
- */
-bool spulse_intern_full(const struct spulse_intern *t)
-{
-	return t->count >= (3U << t->shift) / 4;
-}
-EXPORT_SYMBOL_IF_KUNIT(spulse_intern_full);

@@ -36,7 +36,19 @@ struct spulse_intern {
 void spulse_intern_init(struct spulse_intern *t, struct spulse_intern_ent *ent,
 			u32 shift);
 void spulse_intern_reset(struct spulse_intern *t);
-bool spulse_intern_full(const struct spulse_intern *t);
+
+/**
+ * spulse_intern_full() - whether the table passed its load limit (3/4)
+ * @t: table
+ *
+ * Inline: every batch asks it of three tables.
+ *
+ * Return: true when the next batch should reset it first.
+ */
+static inline bool spulse_intern_full(const struct spulse_intern *t)
+{
+	return t->count >= (3U << t->shift) / 4;
+}
 
 /*
  * Multiply-shift over the three words: each word is spread over 64 bits by

@@ -48,11 +48,10 @@ static int spulse_cpu_alloc_small(struct spulse_cpu *c)
 			return -ENOMEM;
 	}
 	c->frames = spulse_zalloc(depth + 1, sizeof(*c->frames));
-	c->chain.addr = spulse_zalloc(depth, sizeof(u64));
 	c->ubuf = spulse_zalloc(p->max_user_depth, sizeof(*c->ubuf));
 	c->kbuf = spulse_zalloc(p->max_kernel_depth + SPULSE_KSTACK_SLACK,
 				sizeof(*c->kbuf));
-	if (!c->frames || !c->chain.addr || !c->ubuf || !c->kbuf)
+	if (!c->frames || !c->ubuf || !c->kbuf)
 		return -ENOMEM;
 	return 0;
 }
@@ -205,7 +204,6 @@ void spulse_cpu_free(void)
 
 		spulse_cpu_free_large(c);
 		kvfree(c->frames);
-		kvfree(c->chain.addr);
 		kvfree(c->ubuf);
 		kvfree(c->kbuf);
 		kvfree(c->oc_cap.st.addr);

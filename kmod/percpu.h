@@ -21,7 +21,8 @@ struct spulse_cpu_stats {
 	u64 dropped_busy;
 	u64 dropped_too_deep;
 	u64 relay_no_buffer;
-	u64 handler_ns;
+	u64 handler_ns;		/* of the timed samples alone */
+	u64 handler_timed;
 	/* losses before the handler (docs/KERNEL.md, "Losses") */
 	u64 seen;
 	u64 throttled;
@@ -103,6 +104,13 @@ struct spulse_cpu_stats {
 
 #define SPULSE_PID_RING		32
 
+/*
+ * The sampler times one sample in this many (a power of 2) on each CPU,
+ * every one with sample_phase_stats=1: handler_ns in the stats is the
+ * timed samples' sum scaled to all (stats.c).
+ */
+#define SPULSE_HANDLER_TIME_EVERY	16
+
 /**
  * struct spulse_cpu - everything one CPU's sampler owns
  * @enc: encoder (intern tables, id counters)
@@ -120,10 +128,12 @@ struct spulse_cpu_stats {
  * @thr_ns: time of the sample that throttled @thr_ev (0 = none pending)
  * @thr_ev: the event whose throttle is pending (a task event, or @event)
  * @uc: user stack window of the current sample
- * @chain: the current sample's raw stack (root..leaf in @chain.addr, room
- *	for max_user_depth + max_kernel_depth), the key of @scache
- * @scache: stacks of samples already written in this stream, by @chain
- *	(NULL ent: no cache)
+ * @trunc: the current sample's stack is cut (a truncated marker is its root)
+ * @nu: the current sample's user frames, in @ubuf
+ * @nk: the current sample's kernel frames, in @kbuf
+ * @scache: stacks of samples already written in this stream, keyed by
+ *	@kbuf then @ubuf as captured, leaf first (sample.c; NULL ent: no
+ *	cache)
  * @pids: recently sampled tgids (whole-system mode), for the meta worker
  * @pid_head: next slot in @pids
  * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
@@ -146,7 +156,9 @@ struct spulse_cpu {
 	u64 thr_ns;
 	struct perf_event *thr_ev;
 	struct spulse_ucache uc;
-	struct spulse_oc_stack chain;
+	bool trunc;
+	u16 nu;
+	u16 nk;
 	struct spulse_scache scache;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;

@@ -102,8 +102,10 @@ static __always_inline void spulse_ph(bool on, u64 *t, u64 *acc)
 }
 
 /*
- * Capture one sample into c->chain (root..leaf); returns the node count
- * (spulse_capture_frames() makes them c->frames).
+ * Capture one sample: the kernel frames in c->kbuf, the user frames in
+ * c->ubuf (both leaf first, as captured) and their counts and truncation in
+ * c->nk, c->nu, c->trunc; returns the node count (spulse_capture_frames()
+ * makes them c->frames, root..leaf).
  * A kernel unwind that stopped on an error keeps only the kernel part,
  * under the truncated marker: the frames lost are its outer ones, and the
  * format's marker (a root node) says exactly that.
@@ -116,7 +118,7 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 	struct pt_regs *uregs = NULL;
 	struct spulse_uw_res res = {};
 	bool ktrunc = false;
-	int nk = 0, nu = 0, i;
+	int nk = 0, nu = 0;
 
 	*too_deep = false;
 	if (user_mode(regs)) {
@@ -149,14 +151,10 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
 			spulse_meta_kick();
 		spulse_ph(ph, pt, &pp->meta);
 	}
-	c->chain.trunc = ktrunc || res.truncated || (!nu && !nk);
-	c->chain.nu = nu;
-	c->chain.nk = nk;
-	for (i = 0; i < nu; i++)
-		c->chain.addr[i] = c->ubuf[nu - 1 - i];
-	for (i = 0; i < nk; i++)
-		c->chain.addr[nu + i] = c->kbuf[nk - 1 - i];
-	return c->chain.trunc + nu + nk;
+	c->trunc = ktrunc || res.truncated || (!nu && !nk);
+	c->nu = nu;
+	c->nk = nk;
+	return c->trunc + nu + nk;
 }
 
 /*
@@ -167,17 +165,112 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
  */
 static void spulse_capture_frames(struct spulse_cpu *c)
 {
-	const struct spulse_oc_stack *ch = &c->chain;
 	u32 i, n = 0;
 
-	if (ch->trunc)
+	if (c->trunc)
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
-	for (i = 0; i < ch->nu; i++)
+	for (i = c->nu; i--; )
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
-							ch->addr[i] };
-	for (i = ch->nu; i < (u32)ch->nu + ch->nk; i++)
+							c->ubuf[i] };
+	for (i = c->nk; i--; )
 		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
-							ch->addr[i] };
+							c->kbuf[i] };
+}
+
+/*
+ * The raw-chain cache (c->scache) is keyed by the capture as it stands,
+ * leaf first: the kernel frames (c->kbuf) then the user frames (c->ubuf),
+ * with c->trunc, c->nu and c->nk; an entry's addr[] holds them in that
+ * order. Nothing is copied for a lookup: the hash and the comparison read
+ * the two capture buffers, four addresses per round. Only this cache uses
+ * this order (the off-CPU stack cache, spulse_scache_hash(), has its own).
+ */
+#define SPULSE_TAKE_HASH_MUL	0xff51afd7ed558ccdULL
+
+/* Fold @n addresses into @h (see spulse_scache_hash() for the mixing). */
+static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
+{
+	u32 i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		h = (h ^ a[i]) * SPULSE_TAKE_HASH_MUL;
+		h = (h ^ a[i + 1]) * SPULSE_TAKE_HASH_MUL;
+		h = (h ^ a[i + 2]) * SPULSE_TAKE_HASH_MUL;
+		h = (h ^ a[i + 3]) * SPULSE_TAKE_HASH_MUL;
+	}
+	for (; i < n; i++)
+		h = (h ^ a[i]) * SPULSE_TAKE_HASH_MUL;
+	return h;
+}
+
+/* Do @n addresses of @x equal those of @a? */
+static __always_inline bool spulse_take_same(const u64 *x, const u64 *a, u32 n)
+{
+	u32 i = 0;
+
+	for (; i + 4 <= n; i += 4)
+		if ((x[i] ^ a[i]) | (x[i + 1] ^ a[i + 1]) |
+		    (x[i + 2] ^ a[i + 2]) | (x[i + 3] ^ a[i + 3]))
+			return false;
+	for (; i < n; i++)
+		if (x[i] != a[i])
+			return false;
+	return true;
+}
+
+/* c->kbuf as the u64 addresses the cache holds (a 64-bit kernel's). */
+static __always_inline const u64 *spulse_take_kaddr(const struct spulse_cpu *c)
+{
+	BUILD_BUG_ON(sizeof(*c->kbuf) != sizeof(u64));
+	return (const u64 *)c->kbuf;
+}
+
+/* The cache hash of the captured stack. */
+static __always_inline u64 spulse_take_hash(const struct spulse_cpu *c)
+{
+	u64 h = ((u64)c->nu << 32 | (u64)c->nk << 1 | c->trunc) *
+		0x9e3779b97f4a7c15ULL;
+
+	h = spulse_take_hash_seg(h, spulse_take_kaddr(c), c->nk);
+	return spulse_take_hash_seg(h, c->ubuf, c->nu);
+}
+
+/* The cache entry for @h (the top bits pick it). */
+static __always_inline struct spulse_scache_ent *
+spulse_take_slot(const struct spulse_cpu *c, u64 h)
+{
+	return &c->scache.ent[h >> (64 - c->scache.shift)];
+}
+
+/* Is the captured stack, of hash @h, cached for generation @gen? */
+static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
+					     u64 gen, u64 h, u32 *leaf)
+{
+	const struct spulse_scache_ent *x = spulse_take_slot(c, h);
+
+	if (x->gen != gen + 1 || x->hash != h || x->trunc != c->trunc ||
+	    x->nu != c->nu || x->nk != c->nk)
+		return false;
+	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
+	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
+		return false;
+	*leaf = x->leaf;
+	return true;
+}
+
+/* Remember the captured stack, of hash @h, as @leaf of generation @gen. */
+static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
+{
+	struct spulse_scache_ent *x = spulse_take_slot(c, h);
+
+	x->hash = h;
+	x->gen = gen + 1;
+	x->leaf = leaf;
+	x->trunc = c->trunc;
+	x->nu = c->nu;
+	x->nk = c->nk;
+	memcpy(x->addr, c->kbuf, (size_t)c->nk * sizeof(u64));
+	memcpy(x->addr + c->nk, c->ubuf, (size_t)c->nu * sizeof(u64));
 }
 
 /*
@@ -194,11 +287,9 @@ static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
 	int r;
 
 	*put = false;
-	if (c->scache.ent && (u32)c->chain.nu + c->chain.nk <=
-	    SPULSE_SCACHE_DEPTH) {
-		*h = spulse_scache_hash(&c->chain);
-		if (spulse_scache_find(&c->scache, c->enc.gen, *h, &c->chain,
-				       &leaf)) {
+	if (c->scache.ent && (u32)c->nu + c->nk <= SPULSE_SCACHE_DEPTH) {
+		*h = spulse_take_hash(c);
+		if (spulse_take_find(c, c->enc.gen, *h, &leaf)) {
 			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
 						    c->enc.gen, spulse.start_us,
 						    spulse.interval_us);
@@ -275,17 +366,26 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		} else {
 			spulse_batch_commit(&c->enc, &c->batch, s.t_ns);
 			if (put)
-				spulse_scache_put(&c->scache, c->enc.gen, h,
-						  &c->chain, c->batch.leaf);
+				spulse_take_put(c, c->enc.gen, h,
+						c->batch.leaf);
 			c->stats.written++;
 		}
 		spulse_ph(ph, &pt, &pp.relay);
 	}
+	/*
+	 * Timed: one sample in SPULSE_HANDLER_TIME_EVERY of those past the
+	 * busy check (all with sample_phase_stats=1); the second clock read
+	 * cost a tenth of a cached sample. stats.c scales the sum.
+	 */
+	if (unlikely(ph) || !((c->stats.taken - c->stats.dropped_busy) &
+			      (SPULSE_HANDLER_TIME_EVERY - 1))) {
+		d = ktime_get_mono_fast_ns() - spulse.start_mono - s.t_ns;
+		c->stats.handler_ns += d;
+		c->stats.handler_timed++;
+		if (unlikely(ph))
+			spulse_phases_add(&c->stats, &pp, d);
+	}
 	c->stats.taken++;
-	d = ktime_get_mono_fast_ns() - spulse.start_mono - s.t_ns;
-	c->stats.handler_ns += d;
-	if (unlikely(ph))
-		spulse_phases_add(&c->stats, &pp, d);
 	barrier();
 	c->busy = 0;
 }

@@ -211,6 +211,26 @@ static void spulse_stats_show_offcpu(struct seq_file *m,
 			   *spulse_stat(t, spulse_ph_keys[i].off));
 }
 
+/*
+ * One CPU's handler time: the sum over its timed samples (one in
+ * SPULSE_HANDLER_TIME_EVERY, sample.c) scaled to all the samples that
+ * passed the busy check, taken - dropped_busy (rounded down; exact with
+ * sample_phase_stats=1, where every sample is timed).
+ */
+static u64 spulse_handler_ns(const struct spulse_cpu_stats *st)
+{
+	u64 ns = READ_ONCE(st->handler_ns);
+	u64 timed = READ_ONCE(st->handler_timed);
+	u64 n = READ_ONCE(st->taken) - READ_ONCE(st->dropped_busy);
+
+	if (!timed)
+		return 0;
+	/* read while running, the counters may be a sample apart */
+	if (n <= timed)
+		return ns;
+	return mul_u64_u64_div_u64(ns, n, timed);
+}
+
 /**
  * spulse_stats_show() - the stats file: one "key value" line per counter
  * @m: the seq_file being filled
@@ -235,7 +255,8 @@ int spulse_stats_show(struct seq_file *m, void *v)
 		t.dropped_busy += READ_ONCE(c->stats.dropped_busy);
 		t.dropped_too_deep += READ_ONCE(c->stats.dropped_too_deep);
 		t.relay_no_buffer += READ_ONCE(c->stats.relay_no_buffer);
-		t.handler_ns += READ_ONCE(c->stats.handler_ns);
+		t.handler_ns += spulse_handler_ns(&c->stats);
+		t.handler_timed += READ_ONCE(c->stats.handler_timed);
 		spulse_stats_add_offcpu(&t, &c->stats);
 		records += READ_ONCE(c->enc.records);
 		bytes += READ_ONCE(c->enc.bytes);
@@ -270,6 +291,7 @@ int spulse_stats_show(struct seq_file *m, void *v)
 	spulse_meta_position_show(m);
 	seq_printf(m, "meta_dropped %llu\n", spulse_meta_dropped());
 	seq_printf(m, "handler_ns %llu\n", t.handler_ns);
+	seq_printf(m, "handler_timed %llu\n", t.handler_timed);
 	spulse_stats_show_losses(m, &t);
 	spulse_stats_show_offcpu(m, &t);
 	seq_printf(m, "stack_cache_hits %llu\n", sc_hits);

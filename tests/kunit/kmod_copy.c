@@ -99,6 +99,7 @@ void rt_stats(struct spulse_cpu_stats *sum)
 		sum->dropped_busy += s->dropped_busy;
 		sum->dropped_too_deep += s->dropped_too_deep;
 		sum->handler_ns += s->handler_ns;
+		sum->handler_timed += s->handler_timed;
 		sum->seen += s->seen;
 		sum->throttled += s->throttled;
 		sum->lost_throttled += s->lost_throttled;
