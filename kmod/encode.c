@@ -79,8 +79,10 @@ static bool spulse_batch_room(const struct spulse_batch *b, size_t need)
  * @epoch start a new epoch (ids and clocks from 0, a new header); write the
  * header + cpu record if needed.
  */
-static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
-			      u64 start_us, u64 interval_us, bool epoch)
+static __always_inline int spulse_batch_begin(struct spulse_enc *e,
+					      struct spulse_batch *b,
+					      u64 start_us, u64 interval_us,
+					      bool epoch)
 {
 	b->len = 0;
 	b->records = 0;
@@ -122,10 +124,13 @@ static int spulse_batch_begin(struct spulse_enc *e, struct spulse_batch *b,
 /*
  * Intern a thread (defining it in @b if new); its id in *@id. The same
  * thread as the last call's takes its id from @e->thr without the lookup
- * (struct spulse_enc_thr says why that is the lookup's answer).
+ * (struct spulse_enc_thr says why that is the lookup's answer). Inline:
+ * with spulse_batch_begin() it is most of a cached sample's encoding.
  */
-static int spulse_batch_thread(struct spulse_enc *e, struct spulse_batch *b,
-			       u32 pid, u32 tid, const char *comm, u32 *id)
+static __always_inline int spulse_batch_thread(struct spulse_enc *e,
+					       struct spulse_batch *b, u32 pid,
+					       u32 tid, const char *comm,
+					       u32 *id)
 {
 	struct spulse_enc_thr *m = &e->thr;
 	u64 k[3];

@@ -190,9 +190,9 @@ static void spulse_capture_frames(struct spulse_cpu *c)
 /* Fold @n addresses into @h (see spulse_scache_hash() for the mixing). */
 static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
 {
-	u32 i = 0;
+	u32 i, n4 = n & ~3U;
 
-	for (; i + 4 <= n; i += 4) {
+	for (i = 0; i < n4; i += 4) {
 		h = (h ^ a[i]) * SPULSE_TAKE_HASH_MUL;
 		h = (h ^ a[i + 1]) * SPULSE_TAKE_HASH_MUL;
 		h = (h ^ a[i + 2]) * SPULSE_TAKE_HASH_MUL;
@@ -206,9 +206,9 @@ static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
 /* Do @n addresses of @x equal those of @a? */
 static __always_inline bool spulse_take_same(const u64 *x, const u64 *a, u32 n)
 {
-	u32 i = 0;
+	u32 i, n4 = n & ~3U;
 
-	for (; i + 4 <= n; i += 4)
+	for (i = 0; i < n4; i += 4)
 		if ((x[i] ^ a[i]) | (x[i + 1] ^ a[i + 1]) |
 		    (x[i + 2] ^ a[i + 2]) | (x[i + 3] ^ a[i + 3]))
 			return false;
