@@ -873,6 +873,11 @@ static void sampler_phase_stats_split_handler_time(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.sample_phase_n, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.sample_phase_encode_ns +
 			st.sample_phase_relay_ns + st.sample_phase_ustack_ns, 0ULL);
+	/* off, one sample in SPULSE_HANDLER_TIME_EVERY per CPU is timed */
+	KUNIT_EXPECT_GT(test, st.handler_timed, 0ULL);
+	KUNIT_EXPECT_LE(test, st.handler_timed,
+			(u64)DIV_ROUND_UP(50, SPULSE_HANDLER_TIME_EVERY) *
+			num_possible_cpus());
 	rt_teardown();
 
 	p.sample_phase_stats = true;
@@ -893,6 +898,8 @@ static void sampler_phase_stats_split_handler_time(struct kunit *test)
 	      st.sample_phase_relay_ns;
 	KUNIT_EXPECT_LE(test, sum, st.sample_phase_ns);
 	KUNIT_EXPECT_LE(test, st.sample_phase_ns, st.handler_ns);
+	/* on, every one is */
+	KUNIT_EXPECT_EQ(test, st.handler_timed, 50ULL);
 	rt_teardown();
 }
 
@@ -924,6 +931,7 @@ static void sampler_null_handler_counts_and_takes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.written, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.dropped_busy, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.handler_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.handler_timed, 0ULL);
 	samples = check_streams(test, sk);
 	KUNIT_EXPECT_EQ(test, samples, 0U);
 	rt_teardown();
