@@ -250,15 +250,6 @@ spulse_uw_memo_set(struct spulse_ut_memo *m, u64 key)
 	return &m->ent[hash_64(key, SPULSE_UT_MEMO_SHIFT - 1) * 2];
 }
 
-/* @e's way that holds @key, or NULL (@e: spulse_uw_memo_set()) */
-static __always_inline struct spulse_ut_memo_ent *
-spulse_uw_memo_way(struct spulse_ut_memo_ent *e, u64 key)
-{
-	if (likely(e[0].key == key))
-		return e;
-	return e[1].key == key ? e + 1 : NULL;
-}
-
 /* spulse_ut_memo_lookup(), inline in the walk */
 static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
@@ -272,20 +263,24 @@ spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 		return spulse_ut_lookup_why(ps, pc, miss);
 	key = pc + m->tag;
 	s = spulse_uw_memo_set(m, key);
-	e = spulse_uw_memo_way(s, key);
-	if (likely(e)) {
-		*miss = e->miss;
-		return e->row;
-	}
+	/* way 0, then way 1 */
+	e = s;
+	if (likely(e->key == key))
+		goto hit;
+	e++;
+	if (e->key == key)
+		goto hit;
 	row = spulse_ut_lookup_why(ps, pc, miss);
 	/* the newest in way 0, the one it replaces in way 1 */
 	s[1] = s[0];
-	e = s;
-	e->key = key;
-	e->row = row;
-	e->miss = *miss;
-	e->fp = spulse_uw_run_row(row);
+	s->key = key;
+	s->row = row;
+	s->miss = *miss;
+	s->fp = spulse_uw_run_row(row);
 	return row;
+hit:
+	*miss = e->miss;
+	return e->row;
 }
 
 /**
@@ -449,7 +444,7 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 		sp = bp + 16;
 		bp = nbp;
 		if (memo) {
-			/* spulse_uw_memo_way(), written out */
+			/* spulse_uw_lookup()'s hit: way 0, then way 1 */
 			key = pc + tag;
 			e = spulse_uw_memo_set(memo, key);
 			if (likely(e->key == key))
