@@ -250,7 +250,11 @@ spulse_uw_memo_set(struct spulse_ut_memo *m, u64 key)
 	return &m->ent[hash_64(key, SPULSE_UT_MEMO_SHIFT - 1) * 2];
 }
 
-/* spulse_ut_memo_lookup(), inline in the walk */
+/*
+ * spulse_ut_memo_lookup(), inline in the walk; with @m, @pc is below 2^56
+ * (the walk's PCs are below its task size, and it uses a memo only with a
+ * task size of at most 2^56)
+ */
 static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 		 u64 pc, u8 *miss)
@@ -259,7 +263,7 @@ spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 	const struct spulse_ut_row *row;
 	u64 key;
 
-	if (!m || unlikely(pc >> SPULSE_UT_MEMO_TAG_SHIFT))
+	if (!m)
 		return spulse_ut_lookup_why(ps, pc, miss);
 	key = pc + m->tag;
 	s = spulse_uw_memo_set(m, key);
@@ -297,7 +301,9 @@ const struct spulse_ut_row *spulse_ut_memo_lookup(struct spulse_ut_memo *m,
 						  const struct spulse_ut_pset *ps,
 						  u64 pc, u8 *miss)
 {
-	return spulse_uw_lookup(m, ps, pc, miss);
+	/* a PC at or above 2^56 has no key: not remembered */
+	return spulse_uw_lookup(pc >> SPULSE_UT_MEMO_TAG_SHIFT ? NULL : m, ps,
+				pc, miss);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_memo_lookup);
 
@@ -531,7 +537,9 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 	why = SPULSE_UW_CUT_BAD_FRAME;
 	if (!max || r->ip >= task_size || task_size < 16)
 		goto cut;
-	if (memo && ps && ps->serial)
+	/* every PC of the walk is below task_size: with a memo, below 2^56 */
+	if (memo && ps && ps->serial &&
+	    task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT)
 		spulse_ut_memo_begin(memo, ps);
 	else
 		memo = NULL;
@@ -715,7 +723,8 @@ cut:
  * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
  * @ps: the process's map set, or NULL (no tables)
  * @memo: recent lookups to reuse and extend (the calling CPU's), or NULL;
- *	used only with a @ps whose serial is non-zero (a registry's)
+ *	used only with a @ps whose serial is non-zero (a registry's) and a
+ *	@task_size of at most 2^56 (TASK_SIZE_MAX is below)
  * @fp_fallback: where no row covers the PC (no mapping, outside a table,
  *	a NONE row), take the frame-pointer step; else cut the walk there
  * @out: receives the frames, leaf (= @r->ip) first; return addresses are
