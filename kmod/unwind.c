@@ -251,6 +251,27 @@ spulse_uw_memo_set(struct spulse_ut_memo *m, u64 key)
 }
 
 /*
+ * spulse_uw_lookup()'s memo miss, out of line (the walk keeps nothing of
+ * it live): spulse_ut_lookup_why(), stored in way 0 of @key's set, the
+ * entry it replaces moved to way 1
+ */
+static noinline const struct spulse_ut_row *
+spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
+		    u64 pc, u8 *miss)
+{
+	u64 key = pc + m->tag;
+	struct spulse_ut_memo_ent *s = spulse_uw_memo_set(m, key);
+	const struct spulse_ut_row *row = spulse_ut_lookup_why(ps, pc, miss);
+
+	s[1] = s[0];
+	s->key = key;
+	s->row = row;
+	s->miss = *miss;
+	s->fp = spulse_uw_run_row(row);
+	return row;
+}
+
+/*
  * spulse_ut_memo_lookup(), inline in the walk; with @m, @pc is below 2^56
  * (the walk's PCs are below its task size, and it uses a memo only with a
  * task size of at most 2^56)
@@ -259,29 +280,20 @@ static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 		 u64 pc, u8 *miss)
 {
-	struct spulse_ut_memo_ent *s, *e;
-	const struct spulse_ut_row *row;
+	struct spulse_ut_memo_ent *e;
 	u64 key;
 
 	if (!m)
 		return spulse_ut_lookup_why(ps, pc, miss);
 	key = pc + m->tag;
-	s = spulse_uw_memo_set(m, key);
+	e = spulse_uw_memo_set(m, key);
 	/* way 0, then way 1 */
-	e = s;
 	if (likely(e->key == key))
 		goto hit;
 	e++;
 	if (e->key == key)
 		goto hit;
-	row = spulse_ut_lookup_why(ps, pc, miss);
-	/* the newest in way 0, the one it replaces in way 1 */
-	s[1] = s[0];
-	s->key = key;
-	s->row = row;
-	s->miss = *miss;
-	s->fp = spulse_uw_run_row(row);
-	return row;
+	return spulse_uw_memo_fill(m, ps, pc, miss);
 hit:
 	*miss = e->miss;
 	return e->row;
