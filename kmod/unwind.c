@@ -199,19 +199,21 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup_why);
  * @ps: the map set of the walk to come (non-NULL, @ps->serial non-zero)
  *
  * Keeps the entries when they were looked up in this very set (same
- * pointer and serial), else forgets them all (a new stamp; on its wrap
- * the entries are cleared, so an old one can never look current).
+ * pointer and serial), else forgets them all (a new tag; on its wrap, 255
+ * sets later, the entries are cleared, so an old one can never look
+ * current).
  */
 void spulse_ut_memo_begin(struct spulse_ut_memo *m,
 			  const struct spulse_ut_pset *ps)
 {
-	if (m->ps == ps && m->serial == ps->serial && m->stamp)
+	if (m->ps == ps && m->serial == ps->serial && m->tag)
 		return;
 	m->ps = ps;
 	m->serial = ps->serial;
-	if (!++m->stamp) {
+	m->tag += 1ULL << SPULSE_UT_MEMO_TAG_SHIFT;
+	if (!m->tag) {
 		memset(m->ent, 0, sizeof(m->ent));
-		m->stamp = 1;
+		m->tag = 1ULL << SPULSE_UT_MEMO_TAG_SHIFT;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_memo_begin);
@@ -234,42 +236,67 @@ static __always_inline bool spulse_uw_read2(spulse_read_fn rd, void *ctx,
 	return true;
 }
 
-/* @m's slot for @pc */
+/* A frame-pointer body row: CFA = BP + 16, caller's BP at CFA - 16. */
+static __always_inline bool spulse_uw_run_row(const struct spulse_ut_row *row)
+{
+	return row && row->kind == SPULSE_UT_CFA_BP && row->cfa_off == 16 &&
+	       row->bp_off == -16;
+}
+
+/* the set of @key (a PC + a memo's tag): its first way */
 static __always_inline struct spulse_ut_memo_ent *
-spulse_uw_memo_slot(struct spulse_ut_memo *m, u64 pc)
+spulse_uw_memo_set(struct spulse_ut_memo *m, u64 key)
 {
-	return &m->ent[hash_64(pc, SPULSE_UT_MEMO_SHIFT)];
+	return &m->ent[hash_64(key, SPULSE_UT_MEMO_SHIFT - 1) * 2];
 }
 
-/* @e, @m's slot for @pc, holds @pc's lookup (made under @m's stamp) */
-static __always_inline bool spulse_uw_memo_holds(const struct spulse_ut_memo *m,
-						 const struct spulse_ut_memo_ent *e,
-						 u64 pc)
+/*
+ * spulse_uw_lookup()'s memo miss, out of line (the walk keeps nothing of
+ * it live): spulse_ut_lookup_why(), stored in way 0 of @key's set, the
+ * entry it replaces moved to way 1
+ */
+static noinline const struct spulse_ut_row *
+spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
+		    u64 pc, u8 *miss)
 {
-	return likely(e->stamp == m->stamp && e->pc == pc);
+	u64 key = pc + m->tag;
+	struct spulse_ut_memo_ent *s = spulse_uw_memo_set(m, key);
+	const struct spulse_ut_row *row = spulse_ut_lookup_why(ps, pc, miss);
+
+	s[1] = s[0];
+	s->key = key;
+	s->row = row;
+	s->miss = *miss;
+	s->fp = spulse_uw_run_row(row);
+	return row;
 }
 
-/* spulse_ut_memo_lookup(), inline in the walk */
+/*
+ * spulse_ut_memo_lookup(), inline in the walk; with @m, @pc is below 2^56
+ * (the walk's PCs are below its task size, and it uses a memo only with a
+ * task size of at most 2^56)
+ */
 static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 		 u64 pc, u8 *miss)
 {
 	struct spulse_ut_memo_ent *e;
-	const struct spulse_ut_row *row;
+	u64 key;
 
 	if (!m)
 		return spulse_ut_lookup_why(ps, pc, miss);
-	e = spulse_uw_memo_slot(m, pc);
-	if (spulse_uw_memo_holds(m, e, pc)) {
-		*miss = e->miss;
-		return e->row;
-	}
-	row = spulse_ut_lookup_why(ps, pc, miss);
-	e->pc = pc;
-	e->row = row;
-	e->miss = *miss;
-	e->stamp = m->stamp;
-	return row;
+	key = pc + m->tag;
+	e = spulse_uw_memo_set(m, key);
+	/* way 0, then way 1 */
+	if (likely(e->key == key))
+		goto hit;
+	e++;
+	if (e->key == key)
+		goto hit;
+	return spulse_uw_memo_fill(m, ps, pc, miss);
+hit:
+	*miss = e->miss;
+	return e->row;
 }
 
 /**
@@ -286,7 +313,9 @@ const struct spulse_ut_row *spulse_ut_memo_lookup(struct spulse_ut_memo *m,
 						  const struct spulse_ut_pset *ps,
 						  u64 pc, u8 *miss)
 {
-	return spulse_uw_lookup(m, ps, pc, miss);
+	/* a PC at or above 2^56 has no key: not remembered */
+	return spulse_uw_lookup(pc >> SPULSE_UT_MEMO_TAG_SHIFT ? NULL : m, ps,
+				pc, miss);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_ut_memo_lookup);
 
@@ -299,13 +328,6 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
 	if (!rd)
 		return spulse_ustack_read(ctx, addr, dst, len);
 	return !rd(ctx, addr, dst, len);
-}
-
-/* A frame-pointer body row: CFA = BP + 16, caller's BP at CFA - 16. */
-static __always_inline bool spulse_uw_run_row(const struct spulse_ut_row *row)
-{
-	return row && row->kind == SPULSE_UT_CFA_BP && row->cfa_off == 16 &&
-	       row->bp_off == -16;
 }
 
 /**
@@ -344,16 +366,40 @@ spulse_uw_lookup_slow(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 }
 
 /*
+ * The cut of a run's step whose BP failed the run's one check (8-byte
+ * aligned, SP <= BP <= @task_size - 16): the table step's checks in its
+ * order, for CFA = BP + 16 (a CFA that wraps below 16 is refused as
+ * unreadable, as spulse_uw_read2() refuses a read at CFA - 16 that
+ * wraps). Every BP that fails that check fails one of these.
+ */
+static noinline u8 spulse_uw_run_bad(u64 sp, u64 bp, u64 task_size)
+{
+	u64 cfa = bp + 16;
+
+	if (cfa <= sp || (cfa & 7) || cfa > task_size || cfa - 16 < sp)
+		return SPULSE_UW_CUT_BAD_FRAME;
+	return SPULSE_UW_CUT_UNREADABLE;
+}
+
+/*
  * A run of frame-pointer body frames (functions that keep one, rows
  * CFA_BP 16 with the caller's BP at CFA - 16): from a frame whose row is
- * one, the walk's table step for that row to the letter (CFA = BP + 16,
- * [CFA - 16] = caller's BP, [CFA - 8] = return address in one 16-byte
- * read; its checks in its order), frame after frame while the next row is
- * one too; the memo hit is spulse_uw_lookup()'s (a miss out of line),
- * the read spulse_uw_read2()'s written out: in a function of its own,
- * with no local whose address is taken, so that what a step needs stays
- * in registers (through spulse_uw_read2() itself, 96 more guest
- * instructions per sample on bench-insns' gt).
+ * one, the walk's table step for that row (CFA = BP + 16, [CFA - 16] =
+ * caller's BP, [CFA - 8] = return address in one 16-byte read), frame
+ * after frame while the memo says the next PC's row is one too. Per
+ * frame: one check of the BP that implies all of the table step's
+ * (spulse_uw_run_bad() says which failed), the read, one check of the
+ * return address for both 0 and not a user address, the depth limit as
+ * a pointer compare, and the memo's hit as one key compare and its @fp;
+ * anything else (a miss, another row, @memo NULL) leaves the loop through
+ * spulse_uw_lookup(), out of line, which answers as the walk would. In a
+ * function of its own, with no local whose address is taken, so that
+ * what a step needs stays in registers.
+ *
+ * @memo is used only with a @task_size of at most 2^56 (every PC below
+ * it has a key); callers pass NULL otherwise. @user_ok (a constant): the
+ * caller checked @task_size <= TASK_SIZE_MAX, so a BP that passed the
+ * run's check needs no access_ok() for its 16 bytes.
  *
  * Return: SPULSE_UW_CUT_NONE (@st->row is not such a row: the walk goes
  * on from @st), SPULSE_UW_RUN_DONE (a return address of 0), or the cut's
@@ -364,84 +410,88 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					void *ctx,
 					const struct spulse_ut_pset *ps,
 					struct spulse_ut_memo *memo,
-					u64 *out, u32 max)
+					u64 *out, u32 max, bool user_ok)
 {
-	u64 sp = st->sp, bp = st->bp, pc = st->pc, cfa, nbp, ra;
+	u64 sp = st->sp, bp = st->bp, pc = st->pc, nbp, ra, key;
+	u64 *o = out + st->n, *const end = out + max;
+	u64 tag = memo ? memo->tag : 0;
 	struct spulse_ucache *uc = ctx;
+	const struct spulse_ut_memo_ent *e;
 	const u64 __user *p;
-	const struct spulse_ut_row *row;
-	struct spulse_ut_memo_ent *e;
-	u32 n = st->n, steps = 0;
-	u8 why, miss = st->miss;
+	bool ok = !rd && uc->ok;
+	u8 why;
 
 	for (;;) {
-		cfa = bp + 16;
-		why = SPULSE_UW_CUT_BAD_FRAME;
-		if (cfa <= sp || (cfa & 7) || cfa > task_size ||
-		    cfa - 16 < sp)
+		if (unlikely(bp < sp || bp > task_size - 16 || (bp & 7))) {
+			why = spulse_uw_run_bad(sp, bp, task_size);
 			break;
-		/* spulse_uw_read2(rd, ctx, task_size, cfa - 16, &nbp, &ra) */
+		}
 		why = SPULSE_UW_CUT_UNREADABLE;
-		/*
-		 * [cfa - 16, cfa) below task_size: cfa <= task_size holds,
-		 * so only a cfa - 16 that wraps (cfa 8) is refused here
-		 */
-		if (cfa < 16)
-			break;
-		if (!rd && likely(uc->ok)) {
-			p = (const u64 __user *)(uintptr_t)(cfa - 16);
-			if (!user_access_begin(p, 16))
+		if (likely(ok)) {
+			p = (const u64 __user *)(uintptr_t)bp;
+			/*
+			 * user_access_begin() without its range check when
+			 * the caller proved it: BP + 16 <= @task_size <=
+			 * TASK_SIZE_MAX
+			 */
+			if (user_ok)
+				__uaccess_begin_nospec();
+			else if (!user_access_begin(p, 16))
 				break;
 			unsafe_get_user(nbp, p, fault);
 			unsafe_get_user(ra, p + 1, fault);
 			user_access_end();
 		} else {
-			if (rd ? rd(ctx, cfa - 16, st->w, 16) :
-				 !spulse_ustack_read_slow(uc, cfa - 16, st->w,
-							  16))
+			if (rd ? rd(ctx, bp, st->w, 16) :
+				 !spulse_ustack_read_slow(uc, bp, st->w, 16))
 				break;
+			ok = !rd;	/* the slow read set uc->ok */
 			nbp = st->w[0];
 			ra = st->w[1];
 		}
-		why = SPULSE_UW_RUN_DONE;
-		if (!ra)
+		/* ra - 1 wraps for 0: one compare for both */
+		if (unlikely(ra - 1 >= task_size - 1)) {
+			why = ra ? SPULSE_UW_CUT_BAD_FRAME : SPULSE_UW_RUN_DONE;
 			break;
-		why = SPULSE_UW_CUT_BAD_FRAME;
-		if (ra >= task_size)
-			break;
-		why = SPULSE_UW_CUT_DEPTH;
-		if (n >= max)
-			break;
-		out[n++] = ra - 1;
-		steps++;
-		sp = cfa;
-		bp = nbp;
-		pc = ra - 1;
-		/* spulse_uw_lookup(memo, ps, pc, &miss) */
-		if (likely(memo)) {
-			e = spulse_uw_memo_slot(memo, pc);
-			if (spulse_uw_memo_holds(memo, e, pc)) {
-				row = e->row;
-				miss = e->miss;
-				goto looked_up;
-			}
 		}
-		row = spulse_uw_lookup_slow(memo, ps, pc, &st->miss);
-		miss = st->miss;
-looked_up:
-		if (!spulse_uw_run_row(row)) {
-			st->row = row;
+		why = SPULSE_UW_CUT_DEPTH;
+		if (unlikely(o == end))
+			break;
+		pc = ra - 1;
+		*o++ = pc;
+		sp = bp + 16;
+		bp = nbp;
+		if (memo) {
+			/* spulse_uw_lookup()'s hit: way 0, then way 1 */
+			key = pc + tag;
+			e = spulse_uw_memo_set(memo, key);
+			if (likely(e->key == key))
+				goto hit;
+			e++;
+			if (e->key == key)
+				goto hit;
+		}
+		st->row = spulse_uw_lookup_slow(memo, ps, pc, &st->miss);
+		if (!spulse_uw_run_row(st->row)) {
 			why = SPULSE_UW_CUT_NONE;
 			break;
 		}
+		continue;
+hit:
+		if (likely(e->fp))
+			continue;
+		/* a hit on another row: the run ends here */
+		st->row = e->row;
+		st->miss = e->miss;
+		why = SPULSE_UW_CUT_NONE;
+		break;
 	}
 out:
 	st->sp = sp;
 	st->bp = bp;
 	st->pc = pc;
-	st->n = n;
-	st->steps = steps;
-	st->miss = miss;
+	st->steps = o - out - st->n;
+	st->n = o - out;
 	return why;
 fault:
 	user_access_end();
@@ -455,7 +505,13 @@ static noinline u8 spulse_uw_run_uc(struct spulse_uw_st *st, u64 task_size,
 				    struct spulse_ut_memo *memo, u64 *out,
 				    u32 max)
 {
-	return spulse_uw_run(st, task_size, NULL, ctx, ps, memo, out, max);
+	/* TASK_SIZE_MAX is below 2^56: every PC has a memo key */
+	if (likely(memo && task_size <= TASK_SIZE_MAX))
+		return spulse_uw_run(st, task_size, NULL, ctx, ps, memo, out,
+				     max, true);
+	return spulse_uw_run(st, task_size, NULL, ctx, ps,
+			     task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT ?
+			     memo : NULL, out, max, false);
 }
 
 /* spulse_uw_run() through a reader */
@@ -465,7 +521,11 @@ static noinline u8 spulse_uw_run_rd(struct spulse_uw_st *st, u64 task_size,
 				    struct spulse_ut_memo *memo, u64 *out,
 				    u32 max)
 {
-	return spulse_uw_run(st, task_size, rd, ctx, ps, memo, out, max);
+	if (memo && task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT)
+		return spulse_uw_run(st, task_size, rd, ctx, ps, memo, out,
+				     max, false);
+	return spulse_uw_run(st, task_size, rd, ctx, ps, NULL, out, max,
+			     false);
 }
 
 /*
@@ -489,7 +549,9 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 	why = SPULSE_UW_CUT_BAD_FRAME;
 	if (!max || r->ip >= task_size || task_size < 16)
 		goto cut;
-	if (memo && ps && ps->serial)
+	/* every PC of the walk is below task_size: with a memo, below 2^56 */
+	if (memo && ps && ps->serial &&
+	    task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT)
 		spulse_ut_memo_begin(memo, ps);
 	else
 		memo = NULL;
@@ -673,7 +735,8 @@ cut:
  * @ctx: passed to @rd (a struct spulse_ucache when @rd is NULL)
  * @ps: the process's map set, or NULL (no tables)
  * @memo: recent lookups to reuse and extend (the calling CPU's), or NULL;
- *	used only with a @ps whose serial is non-zero (a registry's)
+ *	used only with a @ps whose serial is non-zero (a registry's) and a
+ *	@task_size of at most 2^56 (TASK_SIZE_MAX is below)
  * @fp_fallback: where no row covers the PC (no mapping, outside a table,
  *	a NONE row), take the frame-pointer step; else cut the walk there
  * @out: receives the frames, leaf (= @r->ip) first; return addresses are

@@ -34,41 +34,54 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 struct spulse_ut_row;
 struct spulse_ut_pset;
 
-#define SPULSE_UT_MEMO_SHIFT	7	/* 128 entries, direct mapped */
+#define SPULSE_UT_MEMO_SHIFT	7	/* 128 entries, 2-way sets */
+/*
+ * An entry's key is its PC plus the memo's tag (stamp << 56): a PC is
+ * below 2^56 (TASK_SIZE_MAX), so a key names the PC and the stamp at once
+ * and a hit is one compare. PCs at or above 2^56 are not remembered.
+ */
+#define SPULSE_UT_MEMO_TAG_SHIFT	56
 
 /**
  * struct spulse_ut_memo_ent - one remembered PC -> row lookup
- * @pc: the PC looked up (spulse_ut_lookup_why()'s @pc)
+ * @key: the PC looked up (spulse_ut_lookup_why()'s @pc) + the memo's @tag
+ *	it was stored under (another tag, or 0: empty)
  * @row: its result (NULL: none)
- * @stamp: the memo's @stamp it was stored under (another: empty)
  * @miss: its *@miss (why there is no row)
+ * @fp: @row is a frame-pointer body row (CFA_BP 16, caller's BP at CFA -
+ *	16), the rows the walk's run steps without leaving its loop
  */
 struct spulse_ut_memo_ent {
-	u64 pc;
+	u64 key;
 	const struct spulse_ut_row *row;
-	u32 stamp;
 	u8 miss;
+	bool fp;
 };
 
 /**
  * struct spulse_ut_memo - one CPU's recent PC -> row lookups, all of one
  *	map set (unwind.c, spulse_ut_memo_begin())
+ * @ent: the entries, in sets of two by hash of the key (the newer of a
+ *	set's lookups in way 0): two PCs of one stack whose hashes meet
+ *	(gt's leaf and a caller on bench-insns) both stay; first, so that a
+ *	set's address is the memo's plus one multiply
  * @ps: the map set the entries were looked up in
  * @serial: @ps->serial then (a map set is never changed once published
  *	and every one gets a new serial, so the pair names one set for good)
- * @stamp: entries stored under another stamp are empty; bumped whenever
- *	the set changes, so forgetting everything costs nothing
- * @ent: the entries, by hash of the PC
+ * @tag: the stamp (1 .. 255) << SPULSE_UT_MEMO_TAG_SHIFT, 0 before the
+ *	first walk; entries stored under another tag are empty; bumped
+ *	whenever the set changes, so forgetting everything costs nothing
+ *	(on its wrap the entries are cleared)
  *
  * A row pointer is only used while the set it was found in is the walk's
  * set: that set, and every table it names, is alive for the walk (the
  * caller's rcu_read_lock()), so no pointer of a freed table is ever read.
  */
 struct spulse_ut_memo {
+	struct spulse_ut_memo_ent ent[1U << SPULSE_UT_MEMO_SHIFT];
 	const struct spulse_ut_pset *ps;
 	u64 serial;
-	u32 stamp;
-	struct spulse_ut_memo_ent ent[1U << SPULSE_UT_MEMO_SHIFT];
+	u64 tag;
 };
 
 /**

@@ -1020,6 +1020,187 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 		   deep, std_steps, runs);
 }
 
+/*
+ * The run's edges, one by one: a chain of frame-pointer bodies (row 0x200)
+ * whose last link is each way a link can fail (a BP misaligned, below the
+ * SP, past user memory, at the last readable-looking word, wrapping; a
+ * return address of 0, 1, past user memory, at its end; an unreadable
+ * frame; the depth limit at each depth) gives the plain step's frames,
+ * counts, ending and cut, with and without a memo, cold and warm. The
+ * run checks a BP once for all of the table step's checks and a return
+ * address once for both 0 and not a user address: each case here is one
+ * that the single check must send to the right cut.
+ */
+static void run_edges_cut_as_the_plain_step(struct kunit *test)
+{
+	const struct spulse_ut_pset *cps = std_pset(test);
+	struct spulse_ut_pset *ps;
+	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	static const u64 bps[] = {
+		4, 8, 16, 0x1000, TASK_SZ - 32, TASK_SZ - 24, TASK_SZ - 16,
+		TASK_SZ - 8, TASK_SZ, TASK_SZ + 8, KADDR, ~0ULL - 15,
+		~0ULL - 7, ~0ULL, 0,
+	};
+	static const u64 ras[] = {
+		0, 1, 2, TEXT, RA(TEXT + 0x210), RA(TEXT + 0x610),
+		RA(TEXT + 0x110), TASK_SZ - 1, TASK_SZ, TASK_SZ + 1, KADDR,
+		~0ULL,
+	};
+	struct spulse_uw_res rr, rf, rm;
+	u64 ref[12], got[12], memod[12];
+	u32 i, k, max, bad = 0, cases = 0;
+	int nr, nf, nm, warm;
+	struct spulse_uregs r;
+
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	ps = kunit_kzalloc(test, struct_size(ps, map, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	memcpy(ps, cps, struct_size(ps, map, 1));
+	ps->serial = spulse_ut_serial_next();
+	/* frames at words 8, 12, 16, 20: [bp] = next bp, [bp + 8] = ra */
+	for (k = 0; k < ARRAY_SIZE(bps) + ARRAY_SIZE(ras) + 2; k++) {
+		memset(hs, 0, sizeof(*hs));
+		for (i = 0; i < 3; i++) {
+			hs->fs.w[8 + 4 * i] = at(12 + 4 * i);
+			hs->fs.w[9 + 4 * i] = RA(TEXT + 0x210 + 8 * i);
+		}
+		/* the last link: word 20 */
+		hs->fs.w[20] = at(24);
+		hs->fs.w[21] = RA(TEXT + 0x230);
+		hs->fs.w[24] = 0;
+		hs->fs.w[25] = 0;
+		if (k < ARRAY_SIZE(bps)) {
+			hs->fs.w[20] = bps[k] ? bps[k] : at(16);  /* below */
+		} else if (k < ARRAY_SIZE(bps) + ARRAY_SIZE(ras)) {
+			hs->fs.w[21] = ras[k - ARRAY_SIZE(bps)];
+		} else if (k == ARRAY_SIZE(bps) + ARRAY_SIZE(ras)) {
+			hs->fs.w[20] = at(20) + 4;	/* misaligned */
+		} else {
+			hs->hole[21] = true;		/* unreadable */
+		}
+		for (max = 1; max <= 8; max++) {
+			r = (struct spulse_uregs){
+				.ip = TEXT + 0x208, .sp = at(4), .bp = at(8),
+			};
+			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, max, &rr);
+			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
+						true, got, max, &rf);
+			if (!same_walk(ref, nr, &rr, got, nf, &rf))
+				bad++;
+			for (warm = 0; warm < 2; warm++) {
+				nm = spulse_unwind_walk_memo(&r, TASK_SZ,
+							     hole_read, hs, ps,
+							     memo, true, memod,
+							     max, &rm);
+				if (!same_walk(ref, nr, &rr, memod, nm, &rm))
+					bad++;
+			}
+			cases++;
+		}
+	}
+	/* the first frame's own BP (from registers) wrapping, SP 0 and up */
+	for (k = 0; k < ARRAY_SIZE(bps); k++) {
+		for (i = 0; i < 24; i += 4) {
+			r = (struct spulse_uregs){
+				.ip = TEXT + 0x208, .sp = i, .bp = bps[k],
+			};
+			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, 8, &rr);
+			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
+						true, got, 8, &rf);
+			nm = spulse_unwind_walk_memo(&r, TASK_SZ, hole_read, hs,
+						     ps, memo, true, memod, 8,
+						     &rm);
+			if (!same_walk(ref, nr, &rr, got, nf, &rf) ||
+			    !same_walk(ref, nr, &rr, memod, nm, &rm))
+				bad++;
+			cases++;
+		}
+	}
+	/* spot checks of the causes themselves */
+	r = (struct spulse_uregs){ .ip = TEXT + 0x208, .sp = 0, .bp = ~0ULL - 7 };
+	KUNIT_EXPECT_EQ(test, spulse_unwind_walk_memo(&r, TASK_SZ, hole_read,
+						      hs, ps, memo, true, got,
+						      8, &rm), 1);
+	KUNIT_EXPECT_EQ(test, rm.cut, SPULSE_UW_CUT_UNREADABLE);
+	r.bp = ~0ULL - 15;
+	spulse_unwind_walk_memo(&r, TASK_SZ, hole_read, hs, ps, memo, true, got,
+				8, &rm);
+	KUNIT_EXPECT_EQ(test, rm.cut, SPULSE_UW_CUT_BAD_FRAME);
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	kunit_info(test, "%u walks compared\n", cases);
+}
+
+/*
+ * The memo's tag has 255 values: after 255 set changes it comes back to
+ * where it started, and the entries stored under it then must be gone
+ * (cleared on the wrap), not answer for the set of 255 changes later.
+ * Two PCs in one set of the memo (hashes that meet) both stay.
+ */
+static void memo_tag_wrap_forgets(struct kunit *test)
+{
+	static const struct spulse_ut_row end_rows[] = {
+		ROW(0x000, END, 0, 0),
+	};
+	const struct spulse_ut_pset *a = std_pset(test);
+	const struct spulse_ut_tab *tb = new_tab(test, TEXT, TEXT_END, end_rows,
+						 1);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_ut_pset *ps;
+	const struct spulse_ut_row *row;
+	u64 tag0, pc2 = 0, key;
+	u32 i, h;
+	u8 miss;
+
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	ps = kunit_kzalloc(test, struct_size(ps, map, 1), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ps);
+	memcpy(ps, a, struct_size(ps, map, 1));
+	ps->serial = spulse_ut_serial_next();
+	spulse_ut_memo_begin(memo, ps);
+	tag0 = memo->tag;
+	row = spulse_ut_memo_lookup(memo, ps, TEXT + 0x210, &miss);
+	KUNIT_EXPECT_EQ(test, row ? row->kind : 0, SPULSE_UT_CFA_BP);
+	/* the same memory, other rows: only a new serial says so */
+	ps->map[0].tab = tb;
+	for (i = 0; i < 255; i++) {
+		ps->serial = spulse_ut_serial_next();
+		spulse_ut_memo_begin(memo, ps);
+	}
+	KUNIT_EXPECT_EQ(test, memo->tag, tag0);
+	row = spulse_ut_memo_lookup(memo, ps, TEXT + 0x210, &miss);
+	KUNIT_EXPECT_EQ(test, row ? row->kind : 0, SPULSE_UT_END);
+
+	/* a PC whose set is TEXT + 0x210's: both answer, again and again */
+	ps->map[0].tab = a->map[0].tab;
+	ps->serial = spulse_ut_serial_next();
+	spulse_ut_memo_begin(memo, ps);
+	key = TEXT + 0x210 + memo->tag;
+	h = hash_64(key, SPULSE_UT_MEMO_SHIFT - 1);
+	for (i = 1; i < 1U << 20 && !pc2; i++)
+		if (hash_64(TEXT + 0x210 + i + memo->tag,
+			    SPULSE_UT_MEMO_SHIFT - 1) == h)
+			pc2 = TEXT + 0x210 + i;
+	KUNIT_ASSERT_NE(test, pc2, 0ULL);
+	for (i = 0; i < 3; i++) {
+		row = spulse_ut_memo_lookup(memo, ps, TEXT + 0x210, &miss);
+		KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps,
+								TEXT + 0x210));
+		row = spulse_ut_memo_lookup(memo, ps, pc2, &miss);
+		KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps, pc2));
+	}
+	KUNIT_EXPECT_EQ(test, memo->ent[2 * h].key, pc2 + memo->tag);
+	KUNIT_EXPECT_EQ(test, memo->ent[2 * h + 1].key,
+			TEXT + 0x210 + memo->tag);
+	/* PCs past 2^56 are not remembered, and still answered */
+	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 1ULL << 60,
+						      &miss));
+	KUNIT_EXPECT_EQ(test, miss, SPULSE_UW_CUT_NO_MAP);
+}
+
 /* ---- why a walk was cut (res.cut, the ustack_cut_* causes) ---- */
 
 /*
@@ -1211,6 +1392,8 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_unreadable_memory_truncates),
 	KUNIT_CASE(lie_garbage_tables_never_escape),
 	KUNIT_CASE(fast_frame_and_memo_equal_the_plain_step),
+	KUNIT_CASE(run_edges_cut_as_the_plain_step),
+	KUNIT_CASE(memo_tag_wrap_forgets),
 	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
 	KUNIT_CASE(cut_unknown_row),
 	KUNIT_CASE(cut_depth_limit_table_and_fp_steps),
