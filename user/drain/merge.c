@@ -130,6 +130,50 @@ int drain_merge_push(struct drain_merge *m, unsigned int src,
 	return 0;
 }
 
+int drain_merge_push_samples(struct drain_merge *m, unsigned int src,
+			     const struct spulse_sample *v, size_t n,
+			     int64_t shift, uint32_t cpu, uint32_t epoch,
+			     int64_t queued_ns)
+{
+	struct drain_mqueue *q = &m->q[src];
+	size_t mask, pos, k;
+	int64_t hi = INT64_MIN, first;
+
+	if (!n)
+		return 0;
+	while (q->cap - q->len < n)
+		if (grow(q))
+			return -ENOMEM;
+	mask = q->cap - 1;
+	pos = q->head + q->len;
+	first = shift + v[0].time_ns;
+	for (k = 0; k < n; k++) {
+		struct drain_mitem *it = &q->v[(pos + k) & mask];
+		int64_t t = shift + v[k].time_ns;
+
+		t = t < 0 ? 0 : t;
+		it->time_ns = t;
+		it->queued_ns = queued_ns;
+		it->thread = v[k].thread;
+		it->stack = v[k].stack;
+		it->epoch = epoch;
+		it->cpu = (uint16_t)(v[k].cpu != SPULSE_NONE ? v[k].cpu : cpu);
+		it->kind = DRAIN_ITEM_SAMPLE;
+		hi = t > hi ? t : hi;
+	}
+	if (!q->len)
+		m->head_ns[src] = first < 0 ? 0 : first;
+	q->len += n;
+	m->queued += n;
+	if (!q->seen || hi > q->last_ns)
+		q->last_ns = hi;
+	q->seen = true;
+	if (!m->any || hi > m->newest_ns)
+		m->newest_ns = hi;
+	m->any = true;
+	return 0;
+}
+
 void drain_merge_finish(struct drain_merge *m, unsigned int src)
 {
 	m->q[src].finished = true;

@@ -126,6 +126,16 @@ void drain_merge_free(struct drain_merge *m);
 /* Queue a sample of @src. 0 or -ENOMEM. */
 int drain_merge_push(struct drain_merge *m, unsigned int src,
 		     const struct drain_msample *s);
+/*
+ * Queue a run of @n samples of @src as drain_merge_push() would queue each
+ * (kind DRAIN_ITEM_SAMPLE): time @shift + v[k].time_ns (0 when negative),
+ * CPU v[k].cpu or @cpu when that is SPULSE_NONE, @epoch, @queued_ns.
+ * 0 or -ENOMEM (then nothing is queued).
+ */
+int drain_merge_push_samples(struct drain_merge *m, unsigned int src,
+			     const struct spulse_sample *v, size_t n,
+			     int64_t shift, uint32_t cpu, uint32_t epoch,
+			     int64_t queued_ns);
 /* @src will push nothing more: it no longer holds samples back. */
 void drain_merge_finish(struct drain_merge *m, unsigned int src);
 /* @src was read dry (nothing readable) at wall time @now_ns. */

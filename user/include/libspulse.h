@@ -249,6 +249,17 @@ int spulse_stream_feed(struct spulse_stream *s, const void *buf, size_t len);
 /* 1 = *out is the next validated record, 0 = need more bytes, <0 error. */
 int spulse_stream_next(struct spulse_stream *s, struct spulse_record *out,
 		       struct spulse_error *err);
+/*
+ * A run of sample records at once (the next records, when they are
+ * samples): up to @max of them into @out, validated as spulse_stream_next()
+ * validates them. Stops, consuming nothing more, at anything else (another
+ * record kind, an invalid or incomplete sample, the last bytes fed, which
+ * may hold a sample cut short): spulse_stream_next() then takes the next
+ * record and reports any error. Returns the number of samples taken; 0
+ * also after an error or before the header.
+ */
+size_t spulse_stream_samples(struct spulse_stream *s, struct spulse_sample *out,
+			     size_t max);
 const struct spulse_info *spulse_stream_info(const struct spulse_stream *s);
 const struct spulse_defs *spulse_stream_defs(const struct spulse_stream *s);
 /* Bytes fed but not yet consumed by complete records. */

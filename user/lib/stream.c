@@ -119,6 +119,24 @@ fail:
 	return r;
 }
 
+SPULSE_EXPORT size_t spulse_stream_samples(struct spulse_stream *s,
+					   struct spulse_sample *out,
+					   size_t max)
+{
+	size_t n, c;
+
+	if (s->failed.code || !s->dec.header_done || s->fill == s->pos)
+		return 0;
+	n = spulse_dec_samples(&s->dec, s->buf + s->pos, s->fill - s->pos,
+			       out, max, &c);
+	if (n) {
+		s->pos += c;
+		s->dec.info.complete_bytes = s->base + s->pos;
+		s->dec.info.recovered_from_truncated_tail = false;
+	}
+	return n;
+}
+
 SPULSE_EXPORT const struct spulse_info *
 spulse_stream_info(const struct spulse_stream *s)
 {
