@@ -123,13 +123,29 @@ void drain_group_clear(struct drain *d)
 	d->grp.nsrc = 0;
 }
 
+/* Samples mapped and waiting to be encoded together (24 bytes each). */
+#define SAMPLE_BATCH 256
+
+static int encode_samples(struct drain *d, const struct spulse_sample *b,
+			  size_t n)
+{
+	size_t done;
+	int ret = spulse_rec_samples(d->rec, b, n, &done);
+
+	d->samples += done;
+	return ret;
+}
+
 /*
  * Write the samples of one source's run of group items at ring indexes
- * *@pos... (up to the first item that is not a sample, at most @n):
- * write_item()'s sample case with the epoch's definitions looked up once
- * per epoch (the items of a source are in its stream's order, so
- * drain_input_epoch() frees the same older epochs as per item). Returns
- * how many were written (*@pos moved past them), or -errno.
+ * @pos... (up to the first item that is not a sample, at most @n), as
+ * write_item() writes each: the epoch's definitions looked up once per
+ * epoch (the items of a source are in its stream's order, so
+ * drain_input_epoch() frees the same older epochs as per item); samples
+ * whose ids are mapped already are encoded in batches
+ * (spulse_rec_samples()), and the batch is written before a sample that
+ * needs a mapping, which may write definitions, so the records come out in
+ * the same order. Returns how many were written, or -errno.
  */
 static long write_samples(struct drain *d, unsigned int src,
 			  const struct drain_mqueue *q, size_t pos, uint32_t n)
@@ -139,7 +155,9 @@ static long write_samples(struct drain *d, unsigned int src,
 	const struct spulse_defs *defs = NULL;
 	struct drain_idmap *map = NULL;
 	const uint32_t gen = d->fwd.gen;
+	struct spulse_sample b[SAMPLE_BATCH];
 	uint32_t k, epoch = 0, th, st;
+	size_t nb = 0;
 	int ret;
 
 	for (k = 0; k < n; k++) {
@@ -150,23 +168,44 @@ static long write_samples(struct drain *d, unsigned int src,
 		if (!defs || it->epoch != epoch) {
 			ret = drain_input_epoch(in, it->epoch, &defs, &map);
 			if (ret < 0)
-				return ret;
+				goto fail;
 			epoch = it->epoch;
 		}
-		ret = drain_map_sample(d->rec, defs, map, gen, it->thread,
-				       it->stack, &th, &st);
-		if (ret < 0) {
-			fprintf(d->log, "spulse-drain: cpu%d: mapping sample: %s\n",
-				in->cpu, strerror(-ret));
-			return ret;
+		if (!drain_map_sample_cached(map, gen, it->thread, it->stack,
+					     &th, &st)) {
+			ret = encode_samples(d, b, nb);
+			nb = 0;
+			if (ret < 0)
+				return ret;
+			ret = drain_map_sample(d->rec, defs, map, gen,
+					       it->thread, it->stack, &th, &st);
+			if (ret < 0) {
+				fprintf(d->log, "spulse-drain: cpu%d: mapping "
+					"sample: %s\n", in->cpu, strerror(-ret));
+				return ret;
+			}
 		}
-		ret = spulse_rec_sample_cpu(d->rec, it->time_ns, th, st,
-					    it->cpu);
-		if (ret < 0)
-			return ret;
-		d->samples++;
+		b[nb].time_ns = it->time_ns;
+		b[nb].thread = th;
+		b[nb].stack = st;
+		b[nb].cpu = it->cpu;
+		b[nb].reserved = 0;
+		if (++nb == SAMPLE_BATCH) {
+			ret = encode_samples(d, b, nb);
+			nb = 0;
+			if (ret < 0)
+				return ret;
+		}
 	}
-	return k;
+	ret = encode_samples(d, b, nb);
+	return ret < 0 ? ret : (long)k;
+fail:
+	/* the samples before it were written first, as per item */
+	{
+		int wret = encode_samples(d, b, nb);
+
+		return wret < 0 ? wret : ret;
+	}
 }
 
 /*

@@ -373,6 +373,13 @@ int spulse_tail_offcpu(const struct spulse_tail *t,
 int spulse_rec_cpu(struct spulse_recorder *r, uint32_t cpu);
 int spulse_rec_sample_cpu(struct spulse_recorder *r, int64_t time_ns,
 			  uint32_t thread, uint32_t stack, uint32_t cpu);
+/*
+ * spulse_rec_sample_cpu() for each of @n samples in turn (time_ns, thread,
+ * stack, cpu; reserved ignored), stopping at the first error, which it
+ * returns (else 0); *@done gets how many it wrote.
+ */
+int spulse_rec_samples(struct spulse_recorder *r, const struct spulse_sample *v,
+		       size_t n, size_t *done);
 int spulse_rec_offcpu(struct spulse_recorder *r, const struct spulse_offcpu *iv);
 int spulse_rec_trigger(struct spulse_recorder *r, const struct spulse_trigger *t);
 /* Write an extension record of any kind verbatim (for tests and pass-through). */
