@@ -255,6 +255,199 @@ static void test_random_sorted(void)
 	printf("PASS %s\n", __func__);
 }
 
+/*
+ * drain_merge_peek() + drain_merge_take() (the grouped release) against
+ * drain_merge_pop() one item at a time on the same random input: ties,
+ * times going back within a source, intervals and triggers with
+ * payloads, dry marks, finished sources, releases with and without
+ * drain, a cut limit and a group size. Each group's items per source (in
+ * order), its sources' order of first appearance, and the late count must
+ * be the same.
+ */
+#define GT_MAXN 4096
+
+struct gtrace {
+	uint32_t v[GT_MAXN];	/* per group: sep, then src:id... */
+	size_t n;
+	uint64_t late;
+};
+
+static void gt_put(struct gtrace *t, uint32_t x)
+{
+	if (t->n < GT_MAXN)
+		t->v[t->n++] = x;
+}
+
+/* A group collected by pops, in the merge's order: write it per source. */
+static void gt_flush_pops(struct gtrace *t, const uint32_t *ids,
+			  const unsigned int *srcs, size_t n)
+{
+	unsigned int order[8], no = 0, k;
+	size_t i;
+
+	gt_put(t, 0xffffffffu);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < no && order[k] != srcs[i]; k++)
+			;
+		if (k == no)
+			order[no++] = srcs[i];
+	}
+	for (k = 0; k < no; k++)
+		for (i = 0; i < n; i++)
+			if (srcs[i] == order[k])
+				gt_put(t, order[k] << 24 | ids[i]);
+}
+
+static void gt_flush_group(struct gtrace *t, struct drain_merge *m,
+			   struct drain_mgroup *g)
+{
+	unsigned int k;
+	uint32_t i;
+
+	gt_put(t, 0xffffffffu);
+	for (k = 0; k < g->nsrc; k++) {
+		unsigned int src = g->order[k];
+		const struct drain_mqueue *q = &m->q[src];
+
+		size_t x = g->xpos[src];
+
+		for (i = 0; i < g->len[src]; i++) {
+			const struct drain_mitem *it =
+				&q->v[(g->pos[src] + i) & (q->cap - 1)];
+
+			gt_put(t, src << 24 | it->thread);
+			/* a payload goes with its item */
+			if (it->kind != DRAIN_ITEM_SAMPLE &&
+			    q->xv[x++ & (q->xcap - 1)].iv.thread != it->thread)
+				gt_put(t, 0xdeadu);
+		}
+		g->len[src] = 0;
+	}
+	g->nsrc = 0;
+	g->n = 0;
+}
+
+static void test_take_equals_pop(void)
+{
+	static struct gtrace ta, tb;
+	unsigned int seed, round;
+
+	for (seed = 1; seed <= 300; seed++) {
+		struct drain_merge a, b;
+		unsigned int nsrc = 1 + seed % 4, i;
+		uint32_t len[4] = { 0 };
+		size_t pos[4], xpos[4];
+		unsigned int order[4];
+		bool emitted_a = false, emitted_b = false;
+		int64_t last_a = 0, last_b = 0, tt[4] = { 0 };
+		uint64_t late_b = 0;
+		struct drain_mgroup g = { len, pos, xpos, order, 0, 0, 0,
+					  &emitted_b, &last_b, &late_b };
+		uint32_t id = 1;
+
+		srand(seed);
+		memset(&ta, 0, sizeof(ta));
+		memset(&tb, 0, sizeof(tb));
+		drain_merge_init(&a, nsrc, 50);
+		drain_merge_init(&b, nsrc, 50);
+		for (round = 0; round < 40; round++) {
+			int64_t now = round * 20, limit;
+			bool drain = round == 39 || rand() % 8 == 0;
+			uint32_t gmax = 1 + (uint32_t)(rand() % 9);
+			uint32_t ids[GT_MAXN];
+			unsigned int srcs[GT_MAXN];
+			size_t np = 0;
+			struct drain_msample s;
+			const struct drain_mitem *it;
+			unsigned int src;
+
+			/* pushes: the same on both */
+			for (i = 0; i < nsrc; i++) {
+				int k, cnt = rand() % 6;
+
+				if (rand() % 10 == 0 && round > 5) {
+					drain_merge_finish(&a, i);
+					drain_merge_finish(&b, i);
+				}
+				for (k = 0; k < cnt; k++) {
+					memset(&s, 0, sizeof(s));
+					tt[i] += rand() % 7 - (rand() % 9 == 0 ? 8 : 0);
+					s.time_ns = tt[i] < 0 ? 0 : tt[i];
+					s.thread = id++;
+					s.queued_ns = now;
+					s.kind = (uint8_t)(rand() % 5 == 0 ? DRAIN_ITEM_OFFCPU :
+						 rand() % 7 == 0 ? DRAIN_ITEM_TRIGGER :
+						 DRAIN_ITEM_SAMPLE);
+					s.x.iv.thread = s.thread;
+					if (s.kind == DRAIN_ITEM_TRIGGER)
+						s.x.trig.text = NULL;
+					if (drain_merge_push(&a, i, &s) ||
+					    drain_merge_push(&b, i, &s)) {
+						printf("push failed\n");
+						exit(1);
+					}
+				}
+				if (rand() % 3 == 0) {
+					int64_t dn = now + rand() % 3;
+
+					drain_merge_dry(&a, i, dn);
+					drain_merge_dry(&b, i, dn);
+				}
+			}
+			limit = rand() % 4 == 0 ? INT64_MAX : tt[0] - rand() % 10;
+			/* a: pop one by one, cut as release_grouped() cuts */
+			while (drain_merge_pop(&a, now, drain, &src, &s) == 1) {
+				if (s.kind != DRAIN_ITEM_SAMPLE &&
+				    (s.x.iv.thread != s.thread)) {
+					printf("FAIL %s: payload order\n", __func__);
+					failed++;
+					return;
+				}
+				if (s.time_ns > limit || np == gmax) {
+					gt_flush_pops(&ta, ids, srcs, np);
+					np = 0;
+				}
+				if (s.kind == DRAIN_ITEM_SAMPLE) {
+					if (emitted_a && s.time_ns < last_a)
+						ta.late++;
+					else
+						last_a = s.time_ns;
+					emitted_a = true;
+				}
+				ids[np] = s.thread;
+				srcs[np++] = src;
+			}
+			gt_flush_pops(&ta, ids, srcs, np);
+			/* b: peek and take */
+			while ((it = drain_merge_peek(&b, now, drain, &src))) {
+				if (it->time_ns > limit || g.n == gmax)
+					gt_flush_group(&tb, &b, &g);
+				drain_merge_take(&b, src, drain, limit, gmax, &g);
+			}
+			gt_flush_group(&tb, &b, &g);
+			if (ta.n != tb.n || memcmp(ta.v, tb.v, ta.n * sizeof(ta.v[0]))) {
+				size_t k;
+
+				for (k = 0; k < ta.n && k < tb.n && ta.v[k] == tb.v[k]; k++)
+					;
+				printf("FAIL %s: seed %u round %u: traces differ at %zu "
+				       "(%zu vs %zu entries)\n", __func__, seed, round,
+				       k, ta.n, tb.n);
+				failed++;
+				drain_merge_free(&a);
+				drain_merge_free(&b);
+				return;
+			}
+		}
+		CHECK(ta.late == late_b, "seed %u: late %llu vs %llu", seed,
+		      (unsigned long long)ta.late, (unsigned long long)late_b);
+		CHECK(!a.queued && !b.queued, "seed %u: left queued", seed);
+		drain_merge_free(&a);
+		drain_merge_free(&b);
+	}
+	printf("PASS %s\n", __func__);
+}
+
 int main(void)
 {
 	test_interleaved_sorted();
@@ -265,5 +458,6 @@ int main(void)
 	test_dry_must_follow_queueing();
 	test_finished_source();
 	test_random_sorted();
+	test_take_equals_pop();
 	return failed ? 1 : 0;
 }

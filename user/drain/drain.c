@@ -153,15 +153,18 @@ int drain_open(const struct drain_opts *opts, struct drain **out)
 	nsrc = d->ncpu ? d->ncpu : 1;
 	d->cpu_bytes = calloc(nsrc, sizeof(*d->cpu_bytes));
 	d->pfd = calloc(d->ncpu + 1, sizeof(*d->pfd));
-	d->grp_head = malloc(nsrc * sizeof(*d->grp_head));
-	d->grp_tail = malloc(nsrc * sizeof(*d->grp_tail));
-	d->grp_order = malloc(nsrc * sizeof(*d->grp_order));
-	if (!d->cpu_bytes || !d->pfd || !d->grp_head || !d->grp_tail ||
-	    !d->grp_order) {
+	d->grp.len = calloc(nsrc, sizeof(*d->grp.len));
+	d->grp.pos = calloc(nsrc, sizeof(*d->grp.pos));
+	d->grp.xpos = calloc(nsrc, sizeof(*d->grp.xpos));
+	d->grp.order = malloc(nsrc * sizeof(*d->grp.order));
+	d->grp.emitted = &d->emitted;
+	d->grp.last_ns = &d->last_time_ns;
+	d->grp.late = &d->late;
+	if (!d->cpu_bytes || !d->pfd || !d->grp.len || !d->grp.pos ||
+	    !d->grp.xpos || !d->grp.order) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	memset(d->grp_head, 0xff, nsrc * sizeof(*d->grp_head));
 	/* the merge's order, one item at a time (tests compare the two) */
 	env = getenv("SPULSE_DRAIN_MERGE_ORDER");
 	d->merge_order = env && *env && strcmp(env, "0");
@@ -381,15 +384,15 @@ int drain_close(struct drain *d)
 		drain_input_close(&d->meta);
 	for (i = 0; i < d->ncpu; i++)
 		drain_input_close(&d->cpu[i]);
+	drain_group_clear(d);		/* empty: release() writes or clears it */
 	drain_merge_free(&d->merge);
 	free(d->cpu);
 	free(d->cpu_bytes);
 	free(d->pfd);
-	drain_group_clear(d);		/* empty unless a write failed */
-	free(d->grp);
-	free(d->grp_head);
-	free(d->grp_tail);
-	free(d->grp_order);
+	free(d->grp.len);
+	free(d->grp.pos);
+	free(d->grp.xpos);
+	free(d->grp.order);
 	drain_meta_free(&d->fwd);
 	drain_ksyms_free(&d->ks);
 	free(d->ks_cache);

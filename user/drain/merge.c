@@ -130,6 +130,50 @@ int drain_merge_push(struct drain_merge *m, unsigned int src,
 	return 0;
 }
 
+int drain_merge_push_samples(struct drain_merge *m, unsigned int src,
+			     const struct spulse_sample *v, size_t n,
+			     int64_t shift, uint32_t cpu, uint32_t epoch,
+			     int64_t queued_ns)
+{
+	struct drain_mqueue *q = &m->q[src];
+	size_t mask, pos, k;
+	int64_t hi = INT64_MIN, first;
+
+	if (!n)
+		return 0;
+	while (q->cap - q->len < n)
+		if (grow(q))
+			return -ENOMEM;
+	mask = q->cap - 1;
+	pos = q->head + q->len;
+	first = shift + v[0].time_ns;
+	for (k = 0; k < n; k++) {
+		struct drain_mitem *it = &q->v[(pos + k) & mask];
+		int64_t t = shift + v[k].time_ns;
+
+		t = t < 0 ? 0 : t;
+		it->time_ns = t;
+		it->queued_ns = queued_ns;
+		it->thread = v[k].thread;
+		it->stack = v[k].stack;
+		it->epoch = epoch;
+		it->cpu = (uint16_t)(v[k].cpu != SPULSE_NONE ? v[k].cpu : cpu);
+		it->kind = DRAIN_ITEM_SAMPLE;
+		hi = t > hi ? t : hi;
+	}
+	if (!q->len)
+		m->head_ns[src] = first < 0 ? 0 : first;
+	q->len += n;
+	m->queued += n;
+	if (!q->seen || hi > q->last_ns)
+		q->last_ns = hi;
+	q->seen = true;
+	if (!m->any || hi > m->newest_ns)
+		m->newest_ns = hi;
+	m->any = true;
+	return 0;
+}
+
 void drain_merge_finish(struct drain_merge *m, unsigned int src)
 {
 	m->q[src].finished = true;
@@ -237,4 +281,106 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 	m->head_ns[bi] = q->len ? q->v[q->head].time_ns : INT64_MAX;
 	m->queued--;
 	return 1;
+}
+
+const struct drain_mitem *drain_merge_peek(struct drain_merge *m,
+					   int64_t now_ns, bool drain,
+					   unsigned int *src)
+{
+	const int64_t *hn = m->head_ns;
+	const struct drain_mitem *best;
+	struct drain_mqueue *q;
+	int64_t bt = INT64_MAX;
+	unsigned int i, bi = 0;
+
+	if (!m->queued)
+		return NULL;
+	for (i = 0; i < m->nsrc; i++)
+		if (hn[i] < bt) {
+			bt = hn[i];
+			bi = i;
+		}
+	if (bt == INT64_MAX) {
+		for (bi = 0; !m->q[bi].len; bi++)
+			;
+	}
+	q = &m->q[bi];
+	best = &q->v[q->head];
+	if (!drain && best->time_ns > m->wm) {
+		bool passed, seen_passed, unseen_dry, lagging_dry;
+
+		survey(m, best, &passed, &seen_passed, &unseen_dry,
+		       &lagging_dry);
+		if (!passed &&
+		    !(seen_passed && unseen_dry &&
+		      m->newest_ns - best->time_ns >= m->window_ns) &&
+		    !(lagging_dry && now_ns - best->queued_ns >= m->window_ns))
+			return NULL;
+	}
+	*src = bi;
+	return best;
+}
+
+size_t drain_merge_take(struct drain_merge *m, unsigned int src, bool drain,
+			int64_t limit_ns, uint32_t max, struct drain_mgroup *g)
+{
+	int64_t *hn = m->head_ns;
+	const unsigned int nsrc = m->nsrc;
+	int64_t bound = drain ? INT64_MAX : m->wm;
+	int64_t last_ns = *g->last_ns;
+	bool emitted = *g->emitted;
+	uint64_t late = *g->late;
+	uint32_t n = g->n;
+	size_t taken = 0;
+
+	if (bound > limit_ns)
+		bound = limit_ns;
+	for (;;) {
+		struct drain_mqueue *q = &m->q[src];
+		const struct drain_mitem *it = &q->v[q->head];
+		int64_t bt;
+		unsigned int i;
+
+		if (!g->len[src]) {
+			g->order[g->nsrc++] = src;
+			g->pos[src] = q->head;
+			g->xpos[src] = q->xhead;
+		}
+		g->len[src]++;
+		if (it->kind == DRAIN_ITEM_SAMPLE) {
+			if (emitted && it->time_ns < last_ns)
+				late++;
+			else
+				last_ns = it->time_ns;
+			emitted = true;
+		} else {
+			g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
+			q->xhead = (q->xhead + 1) & (q->xcap - 1);
+			q->xlen--;
+		}
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->len--;
+		hn[src] = q->len ? q->v[q->head].time_ns : INT64_MAX;
+		m->queued--;
+		n++;
+		taken++;
+		if (n >= max || !m->queued)
+			break;
+		/* the next pop: the earliest head, the first source on a tie */
+		bt = hn[0];
+		src = 0;
+		for (i = 1; i < nsrc; i++)
+			if (hn[i] < bt) {
+				bt = hn[i];
+				src = i;
+			}
+		/* past the bound, or a head at INT64_MAX itself: peek's */
+		if (bt > bound || bt == INT64_MAX)
+			break;
+	}
+	g->n = n;
+	*g->last_ns = last_ns;
+	*g->emitted = emitted;
+	*g->late = late;
+	return taken;
 }

@@ -126,6 +126,16 @@ void drain_merge_free(struct drain_merge *m);
 /* Queue a sample of @src. 0 or -ENOMEM. */
 int drain_merge_push(struct drain_merge *m, unsigned int src,
 		     const struct drain_msample *s);
+/*
+ * Queue a run of @n samples of @src as drain_merge_push() would queue each
+ * (kind DRAIN_ITEM_SAMPLE): time @shift + v[k].time_ns (0 when negative),
+ * CPU v[k].cpu or @cpu when that is SPULSE_NONE, @epoch, @queued_ns.
+ * 0 or -ENOMEM (then nothing is queued).
+ */
+int drain_merge_push_samples(struct drain_merge *m, unsigned int src,
+			     const struct spulse_sample *v, size_t n,
+			     int64_t shift, uint32_t cpu, uint32_t epoch,
+			     int64_t queued_ns);
 /* @src will push nothing more: it no longer holds samples back. */
 void drain_merge_finish(struct drain_merge *m, unsigned int src);
 /* @src was read dry (nothing readable) at wall time @now_ns. */
@@ -137,5 +147,40 @@ void drain_merge_dry(struct drain_merge *m, unsigned int src, int64_t now_ns);
  */
 int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		    unsigned int *src, struct drain_msample *out);
+
+/*
+ * Items popped but left where they are in their queues (untouched until
+ * the next push), collected into a group: per source, how many (@len)
+ * from which ring index (@pos) and payload ring index (@xpos); @order
+ * lists the @nsrc sources holding some in the order they first appeared;
+ * @n items in all, @ntrig of them triggers. Late samples (one earlier than
+ * a sample popped before it) are counted in *@late against *@last_ns
+ * (*@emitted: a sample was popped), in the merge's order.
+ */
+struct drain_mgroup {
+	uint32_t *len;
+	size_t *pos, *xpos;
+	unsigned int *order;
+	unsigned int nsrc;
+	uint32_t n, ntrig;
+	bool *emitted;
+	int64_t *last_ns;
+	uint64_t *late;
+};
+
+/*
+ * drain_merge_pop() in two steps, for a caller that collects a group:
+ * drain_merge_peek() is the item drain_merge_pop() would pop now (NULL
+ * when none may be released yet), *src its source; drain_merge_take()
+ * then pops it into @g, and after it what drain_merge_pop() would pop
+ * next as long as that needs no survey of the sources (at or before the
+ * watermark, or @drain), is not later than @limit_ns, and @g holds fewer
+ * than @max items. Returns how many items it popped (>= 1).
+ */
+const struct drain_mitem *drain_merge_peek(struct drain_merge *m,
+					   int64_t now_ns, bool drain,
+					   unsigned int *src);
+size_t drain_merge_take(struct drain_merge *m, unsigned int src, bool drain,
+			int64_t limit_ns, uint32_t max, struct drain_mgroup *g);
 
 #endif

@@ -140,6 +140,34 @@ static int epoch_header_refused(struct drain *d, struct drain_input *in,
 	return 1;
 }
 
+/* Samples taken from a CPU stream at once (24 bytes each, on the stack). */
+#define SAMPLE_RUN 256
+
+/*
+ * A run of sample records of CPU input @i, at the stream's position: taken
+ * together (spulse_stream_samples()) and queued as cpu_record() queues
+ * each. 1 when samples were queued (or the epoch's header was refused),
+ * 0 when the next record is not a sample that way, or -ENOMEM.
+ */
+static int cpu_samples(struct drain *d, struct drain_input *in,
+		       unsigned int i, int64_t queued_ns)
+{
+	struct spulse_sample v[SAMPLE_RUN];
+	size_t n = spulse_stream_samples(in->stream, v, SAMPLE_RUN);
+	uint64_t start_us;
+
+	if (!n)
+		return 0;
+	/* the same check as per record (its answer is the epoch's) */
+	if (epoch_header_refused(d, in, i))
+		return 1;
+	start_us = spulse_stream_info(in->stream)->start_us;
+	return drain_merge_push_samples(&d->merge, i, v, n,
+					(int64_t)(start_us - d->base_us) * 1000,
+					(uint32_t)in->cpu, in->epoch,
+					queued_ns) ?: 1;
+}
+
 /* Decode every complete record of @in. */
 static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 		  int64_t queued_ns)
@@ -151,6 +179,16 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 	if (in->state == DRAIN_INPUT_ABANDONED || !in->have_header)
 		return 0;
 	for (;;) {
+		if (in->cpu >= 0) {
+			ret = cpu_samples(d, in, i, queued_ns);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				if (in->state == DRAIN_INPUT_ABANDONED)
+					return 0;
+				continue;
+			}
+		}
 		err.offset = 0;
 		err.code = 0;
 		err.msg[0] = 0;

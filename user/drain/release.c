@@ -75,16 +75,137 @@ static void count_late(struct drain *d, const struct drain_msample *s)
 	d->emitted = true;
 }
 
+/* An item of the group (in its queue) as the item drain_merge_pop() gives. */
+static void group_item(const struct drain_mqueue *q, size_t pos, size_t xpos,
+		       struct drain_msample *s)
+{
+	const struct drain_mitem *it = &q->v[pos & (q->cap - 1)];
+
+	s->time_ns = it->time_ns;
+	s->queued_ns = it->queued_ns;
+	s->thread = it->thread;
+	s->stack = it->stack;
+	s->cpu = it->cpu;
+	s->epoch = it->epoch;
+	s->kind = it->kind;
+	if (it->kind != DRAIN_ITEM_SAMPLE)
+		s->x = q->xv[xpos & (q->xcap - 1)];
+}
+
 /* Free what the collected items own (trigger texts) and forget them. */
 void drain_group_clear(struct drain *d)
 {
-	uint32_t i;
+	unsigned int k, src;
+	uint32_t i, x;
 
-	for (i = 0; d->ngrp_trig && i < d->ngrp; i++)
-		if (d->grp[i].s.kind == DRAIN_ITEM_TRIGGER)
-			free(d->grp[i].s.x.trig.text);
-	d->ngrp = 0;
-	d->ngrp_trig = 0;
+	for (k = 0; k < d->grp.nsrc; k++) {
+		src = d->grp.order[k];
+		if (d->grp.ntrig) {
+			const struct drain_mqueue *q = &d->merge.q[src];
+
+			for (i = 0, x = 0; i < d->grp.len[src]; i++) {
+				const struct drain_mitem *it =
+					&q->v[(d->grp.pos[src] + i) &
+					      (q->cap - 1)];
+
+				if (it->kind == DRAIN_ITEM_SAMPLE)
+					continue;
+				if (it->kind == DRAIN_ITEM_TRIGGER)
+					free(q->xv[(d->grp.xpos[src] + x) &
+						   (q->xcap - 1)].trig.text);
+				x++;
+			}
+		}
+		d->grp.len[src] = 0;
+	}
+	d->grp.n = 0;
+	d->grp.ntrig = 0;
+	d->grp.nsrc = 0;
+}
+
+/* Samples mapped and waiting to be encoded together (24 bytes each). */
+#define SAMPLE_BATCH 256
+
+static int encode_samples(struct drain *d, const struct spulse_sample *b,
+			  size_t n)
+{
+	size_t done;
+	int ret = spulse_rec_samples(d->rec, b, n, &done);
+
+	d->samples += done;
+	return ret;
+}
+
+/*
+ * Write the samples of one source's run of group items at ring indexes
+ * @pos... (up to the first item that is not a sample, at most @n), as
+ * write_item() writes each: the epoch's definitions looked up once per
+ * epoch (the items of a source are in its stream's order, so
+ * drain_input_epoch() frees the same older epochs as per item); samples
+ * whose ids are mapped already are encoded in batches
+ * (spulse_rec_samples()), and the batch is written before a sample that
+ * needs a mapping, which may write definitions, so the records come out in
+ * the same order. Returns how many were written, or -errno.
+ */
+static long write_samples(struct drain *d, unsigned int src,
+			  const struct drain_mqueue *q, size_t pos, uint32_t n)
+{
+	const size_t mask = q->cap - 1;
+	struct drain_input *in = &d->cpu[src];
+	const struct spulse_defs *defs = NULL;
+	struct drain_idmap *map = NULL;
+	const uint32_t gen = d->fwd.gen;
+	struct spulse_sample b[SAMPLE_BATCH];
+	uint32_t k, epoch = 0, th, st;
+	size_t nb = 0;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		const struct drain_mitem *it = &q->v[(pos + k) & mask];
+
+		if (it->kind != DRAIN_ITEM_SAMPLE)
+			break;
+		if (!defs || it->epoch != epoch) {
+			ret = drain_input_epoch(in, it->epoch, &defs, &map);
+			if (ret < 0)
+				goto fail;
+			epoch = it->epoch;
+		}
+		if (!drain_map_sample_cached(map, gen, it->thread, it->stack,
+					     &th, &st)) {
+			ret = encode_samples(d, b, nb);
+			nb = 0;
+			if (ret < 0)
+				return ret;
+			ret = drain_map_sample(d->rec, defs, map, gen,
+					       it->thread, it->stack, &th, &st);
+			if (ret < 0) {
+				fprintf(d->log, "spulse-drain: cpu%d: mapping "
+					"sample: %s\n", in->cpu, strerror(-ret));
+				return ret;
+			}
+		}
+		b[nb].time_ns = it->time_ns;
+		b[nb].thread = th;
+		b[nb].stack = st;
+		b[nb].cpu = it->cpu;
+		b[nb].reserved = 0;
+		if (++nb == SAMPLE_BATCH) {
+			ret = encode_samples(d, b, nb);
+			nb = 0;
+			if (ret < 0)
+				return ret;
+		}
+	}
+	ret = encode_samples(d, b, nb);
+	return ret < 0 ? ret : (long)k;
+fail:
+	/* the samples before it were written first, as per item */
+	{
+		int wret = encode_samples(d, b, nb);
+
+		return wret < 0 ? wret : ret;
+	}
 }
 
 /*
@@ -98,39 +219,45 @@ void drain_group_clear(struct drain *d)
  */
 static int write_group(struct drain *d)
 {
-	struct gitem *v = d->grp;
-	unsigned int n = 0, k, src;
-	uint32_t i;
+	unsigned int n = d->grp.nsrc, k, src;
 	int ret = 0;
 
-	for (i = 0; i < d->ngrp; i++) {
-		src = v[i].src;
-		v[i].next = UINT32_MAX;
-		if (d->grp_head[src] == UINT32_MAX) {
-			d->grp_order[n++] = src;
-			d->grp_head[src] = i;
-		} else {
-			v[d->grp_tail[src]].next = i;
-		}
-		d->grp_tail[src] = i;
-	}
 	for (k = 1; k < n; k++) {
-		if (d->grp_order[k] != d->last_src)
+		if (d->grp.order[k] != d->last_src)
 			continue;
-		memmove(d->grp_order + 1, d->grp_order,
-			k * sizeof(*d->grp_order));
-		d->grp_order[0] = d->last_src;
+		memmove(d->grp.order + 1, d->grp.order,
+			k * sizeof(*d->grp.order));
+		d->grp.order[0] = d->last_src;
 		break;
 	}
-	for (k = 0; k < n; k++) {
-		src = d->grp_order[k];
-		for (i = d->grp_head[src]; !ret && i != UINT32_MAX;
-		     i = v[i].next) {
-			ret = write_item(d, src, &v[i].s);
-			if (!ret && v[i].s.kind == DRAIN_ITEM_SAMPLE)
+	for (k = 0; k < n && !ret; k++) {
+		const struct drain_mqueue *q;
+		size_t pos, xpos;
+		uint32_t i, len;
+
+		src = d->grp.order[k];
+		q = &d->merge.q[src];
+		pos = d->grp.pos[src];
+		xpos = d->grp.xpos[src];
+		len = d->grp.len[src];
+		for (i = 0; !ret && i < len;) {
+			struct drain_msample s;
+			long w = write_samples(d, src, q, pos + i, len - i);
+
+			if (w < 0) {
+				ret = (int)w;
+				break;
+			}
+			if (w) {
 				d->last_src = src;
+				i += (uint32_t)w;
+				continue;
+			}
+			/* an interval or a trigger (its text freed below) */
+			group_item(q, pos + i, xpos++, &s);
+			ret = write_item(d, src, &s);
+			i++;
 		}
-		d->grp_head[src] = UINT32_MAX;
 	}
 	drain_group_clear(d);
 	return ret;
@@ -145,58 +272,36 @@ static int write_group(struct drain *d)
  * before the first popped item later than drain_meta_wait_ns(), so the
  * items popped before that one are written first, then the records, then
  * the rest, exactly as in the merge's order. A group holds at most
- * GROUP_MAX items, which bounds the memory and how far a sample can be
- * written after a later one of another CPU.
+ * GROUP_MAX items, which bounds how far a sample can be written after a
+ * later one of another CPU. The items are popped a run of one source at a
+ * time (drain_merge_take(): what drain_merge_pop() would pop one by one)
+ * and left in their queue until the group is written.
  */
 static int release_grouped(struct drain *d, bool all)
 {
 	int64_t wait = drain_meta_wait_ns(&d->fwd);
-	struct drain_msample s;
+	const struct drain_mitem *it;
 	unsigned int src;
 	int ret = 0;
 
-	while (drain_merge_pop(&d->merge, d->round_ns, all, &src, &s) == 1) {
-		count_late(d, &s);
-		if (s.time_ns > wait) {
+	while ((it = drain_merge_peek(&d->merge, d->round_ns, all, &src))) {
+		int64_t t = it->time_ns;
+
+		if (t > wait) {
 			ret = write_group(d);
 			if (!ret)
-				ret = drain_meta_apply_pending(&d->fwd, d->rec,
-							       s.time_ns);
+				ret = drain_meta_apply_pending(&d->fwd, d->rec, t);
 			wait = drain_meta_wait_ns(&d->fwd);
-		} else if (d->ngrp == GROUP_MAX) {
+		} else if (d->grp.n == GROUP_MAX) {
 			ret = write_group(d);
 		}
-		if (!ret && d->ngrp == d->capgrp) {
-			uint32_t cap = d->capgrp ? 2 * d->capgrp : 256;
-			struct gitem *v;
-
-			if (cap > GROUP_MAX)
-				cap = GROUP_MAX;
-			v = realloc(d->grp, cap * sizeof(*v));
-			if (v) {
-				d->grp = v;
-				d->capgrp = cap;
-			} else {
-				ret = -ENOMEM;
-			}
-		}
+		/* after an error, only the item peeked (and then dropped) */
+		drain_merge_take(&d->merge, src, all, wait,
+				 ret < 0 ? d->grp.n + 1 : GROUP_MAX, &d->grp);
 		if (ret < 0) {
-			if (s.kind == DRAIN_ITEM_TRIGGER)
-				free(s.x.trig.text);
 			drain_group_clear(d);
 			return ret;
 		}
-		if (s.kind == DRAIN_ITEM_SAMPLE) {
-			/* a sample has no payload: not the union's bytes */
-			memcpy(&d->grp[d->ngrp].s, &s,
-			       offsetof(struct drain_msample, x));
-		} else {
-			d->grp[d->ngrp].s = s;
-			if (s.kind == DRAIN_ITEM_TRIGGER)
-				d->ngrp_trig++;
-		}
-		d->grp[d->ngrp].src = src;
-		d->ngrp++;
 	}
 	return write_group(d);
 }

@@ -8,7 +8,7 @@
 
 #include "renumber.h"
 
-#define PID_ANY UINT32_MAX	/* cache entry valid for every pid */
+#define PID_ANY DRAIN_PID_ANY
 
 static void idvec_free(struct drain_idvec *vec)
 {

@@ -51,13 +51,6 @@ struct fgen {
 	uint64_t bytes;		/* size once closed */
 };
 
-/* An item release() popped, waiting to be written with its CPU's group. */
-struct gitem {
-	struct drain_msample s;
-	unsigned int src;
-	uint32_t next;		/* next item of the same source, UINT32_MAX */
-};
-
 /* An accepted trigger waiting for its post time. */
 struct ftrig {
 	struct spulse_trigger t;
@@ -101,16 +94,12 @@ struct drain {
 
 	/*
 	 * release() outside flight mode: the items popped since the last
-	 * group was written (at most GROUP_MAX), and per source the first
-	 * and last of them (UINT32_MAX: none); grp_order lists the sources
-	 * in the order they first appear. merge_order (SPULSE_DRAIN_MERGE_ORDER
-	 * set) writes every item as it is popped instead, as flight mode does.
+	 * group was written (at most GROUP_MAX), left in their merge queues
+	 * (merge.h; release() writes its last group before it returns, so
+	 * before the next push). merge_order (SPULSE_DRAIN_MERGE_ORDER set)
+	 * writes every item as it is popped instead, as flight mode does.
 	 */
-	struct gitem *grp;
-	uint32_t ngrp, capgrp;
-	uint32_t ngrp_trig;		/* triggers among them (texts to free) */
-	uint32_t *grp_head, *grp_tail;
-	unsigned int *grp_order;
+	struct drain_mgroup grp;
 	unsigned int last_src;		/* source of the last sample written */
 	bool merge_order;
 	uint64_t samples, late;

@@ -249,6 +249,17 @@ int spulse_stream_feed(struct spulse_stream *s, const void *buf, size_t len);
 /* 1 = *out is the next validated record, 0 = need more bytes, <0 error. */
 int spulse_stream_next(struct spulse_stream *s, struct spulse_record *out,
 		       struct spulse_error *err);
+/*
+ * A run of sample records at once (the next records, when they are
+ * samples): up to @max of them into @out, validated as spulse_stream_next()
+ * validates them. Stops, consuming nothing more, at anything else (another
+ * record kind, an invalid or incomplete sample, the last bytes fed, which
+ * may hold a sample cut short): spulse_stream_next() then takes the next
+ * record and reports any error. Returns the number of samples taken; 0
+ * also after an error or before the header.
+ */
+size_t spulse_stream_samples(struct spulse_stream *s, struct spulse_sample *out,
+			     size_t max);
 const struct spulse_info *spulse_stream_info(const struct spulse_stream *s);
 const struct spulse_defs *spulse_stream_defs(const struct spulse_stream *s);
 /* Bytes fed but not yet consumed by complete records. */
@@ -362,6 +373,13 @@ int spulse_tail_offcpu(const struct spulse_tail *t,
 int spulse_rec_cpu(struct spulse_recorder *r, uint32_t cpu);
 int spulse_rec_sample_cpu(struct spulse_recorder *r, int64_t time_ns,
 			  uint32_t thread, uint32_t stack, uint32_t cpu);
+/*
+ * spulse_rec_sample_cpu() for each of @n samples in turn (time_ns, thread,
+ * stack, cpu; reserved ignored), stopping at the first error, which it
+ * returns (else 0); *@done gets how many it wrote.
+ */
+int spulse_rec_samples(struct spulse_recorder *r, const struct spulse_sample *v,
+		       size_t n, size_t *done);
 int spulse_rec_offcpu(struct spulse_recorder *r, const struct spulse_offcpu *iv);
 int spulse_rec_trigger(struct spulse_recorder *r, const struct spulse_trigger *t);
 /* Write an extension record of any kind verbatim (for tests and pass-through). */

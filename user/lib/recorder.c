@@ -808,6 +808,58 @@ SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
 	return rec_sample_checked(r, time_ns, thread, stack);
 }
 
+SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
+				     const struct spulse_sample *v, size_t n,
+				     size_t *done)
+{
+	size_t k;
+	int ret = 0;
+
+	*done = 0;
+	/* an error sets r->err and ends the loop: checked once */
+	if (r->err)
+		return r->err;
+	for (k = 0; k < n; k++) {
+		const struct spulse_sample *s = &v[k];
+		uint8_t *p;
+
+		/* spulse_rec_sample_cpu()'s checks, in its order */
+		if (s->time_ns < 0 || s->cpu >= SPULSE_MAX_CPU) {
+			ret = -EINVAL;
+			break;
+		}
+		if (s->time_ns > r->time_max) {
+			ret = -EOVERFLOW;
+			break;
+		}
+		if (s->thread >= r->nthreads || s->stack >= r->nstacks) {
+			ret = -ENOENT;
+			break;
+		}
+		if (s->cpu != r->cpu) {
+			ret = spulse_rec_cpu(r, s->cpu);
+			if (ret)
+				break;
+		}
+		p = reserve(r);
+		if (!p) {
+			ret = r->err;
+			break;
+		}
+		r->len += spulse_enc_sample(p, s->time_ns - r->last_time,
+					    s->thread, s->stack);
+		r->last_time = s->time_ns;
+		r->samples++;
+		if (r->len >= r->flush_bytes) {
+			ret = spulse_recorder_flush(r);
+			if (ret)
+				break;
+		}
+	}
+	*done = k;
+	return ret;
+}
+
 /* The reader's rules for kind 2 (docs/FORMAT.md section 3.10). */
 static int check_offcpu(const struct spulse_recorder *r,
 			const struct spulse_offcpu *iv)

@@ -119,6 +119,44 @@ fail:
 	return r;
 }
 
+/* Samples spulse_stream_samples() takes with the portable loop first. */
+#define STREAM_SHORT_RUN 8
+
+SPULSE_EXPORT size_t spulse_stream_samples(struct spulse_stream *s,
+					   struct spulse_sample *out,
+					   size_t max)
+{
+	size_t n, c;
+
+	if (s->failed.code || !s->dec.header_done || s->fill == s->pos ||
+	    s->buf[s->pos] != SPULSE_TAG_SAMPLE)
+		return 0;
+	/*
+	 * A stream's sample runs are often short (each new stack's
+	 * definitions come before its sample), and the SIMD loop's 64-byte
+	 * windows cost more than they save on those: the portable loop takes
+	 * the first samples, spulse_dec_samples() the rest of a longer run.
+	 */
+	n = spulse_dec_samples_portable(&s->dec, s->buf + s->pos,
+					s->fill - s->pos, out,
+					max < STREAM_SHORT_RUN ? max :
+					STREAM_SHORT_RUN, &c);
+	if (n == STREAM_SHORT_RUN && max > n) {
+		size_t c2;
+
+		n += spulse_dec_samples(&s->dec, s->buf + s->pos + c,
+					s->fill - s->pos - c, out + n, max - n,
+					&c2);
+		c += c2;
+	}
+	if (n) {
+		s->pos += c;
+		s->dec.info.complete_bytes = s->base + s->pos;
+		s->dec.info.recovered_from_truncated_tail = false;
+	}
+	return n;
+}
+
 SPULSE_EXPORT const struct spulse_info *
 spulse_stream_info(const struct spulse_stream *s)
 {
