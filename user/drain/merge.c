@@ -223,37 +223,14 @@ static void survey(struct drain_merge *m, const struct drain_mitem *b,
 int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		    unsigned int *src, struct drain_msample *out)
 {
-	const int64_t *hn = m->head_ns;
-	const struct drain_mitem *best;
+	const struct drain_mitem *best = drain_merge_peek(m, now_ns, drain, src);
 	struct drain_mqueue *q;
-	int64_t bt = INT64_MAX;
-	unsigned int i, bi = 0;
+	unsigned int bi;
 
-	if (!m->queued)
+	if (!best)
 		return 0;
-	for (i = 0; i < m->nsrc; i++)
-		if (hn[i] < bt) {
-			bt = hn[i];
-			bi = i;
-		}
-	if (bt == INT64_MAX) {
-		/* a head at INT64_MAX itself: the first non-empty queue */
-		for (bi = 0; !m->q[bi].len; bi++)
-			;
-	}
+	bi = *src;
 	q = &m->q[bi];
-	best = &q->v[q->head];
-	if (!drain && best->time_ns > m->wm) {
-		bool passed, seen_passed, unseen_dry, lagging_dry;
-
-		survey(m, best, &passed, &seen_passed, &unseen_dry,
-		       &lagging_dry);
-		if (!passed &&
-		    !(seen_passed && unseen_dry &&
-		      m->newest_ns - best->time_ns >= m->window_ns) &&
-		    !(lagging_dry && now_ns - best->queued_ns >= m->window_ns))
-			return 0;
-	}
 	out->time_ns = best->time_ns;
 	out->queued_ns = best->queued_ns;
 	out->thread = best->thread;
@@ -266,7 +243,6 @@ int drain_merge_pop(struct drain_merge *m, int64_t now_ns, bool drain,
 		q->xhead = (q->xhead + 1) & (q->xcap - 1);
 		q->xlen--;
 	}
-	*src = bi;
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
 	/*
@@ -301,6 +277,7 @@ const struct drain_mitem *drain_merge_peek(struct drain_merge *m,
 			bi = i;
 		}
 	if (bt == INT64_MAX) {
+		/* a head at INT64_MAX itself: the first non-empty queue */
 		for (bi = 0; !m->q[bi].len; bi++)
 			;
 	}
