@@ -336,8 +336,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build);
  */
 u64 spulse_scache_hash(const struct spulse_oc_stack *st)
 {
-	u64 h = ((u64)st->nu << 32 | (u64)st->nk << 1 | st->trunc) *
-		0x9e3779b97f4a7c15ULL;
+	u64 h = spulse_scache_hash_seed(st->trunc, st->nu, st->nk);
 	u32 i, n = (u32)st->nu + st->nk;
 
 	/*
@@ -347,16 +346,10 @@ u64 spulse_scache_hash(const struct spulse_oc_stack *st)
 	 * filters, the stack is compared whole.
 	 */
 	for (i = 0; i < n; i++)
-		h = (h ^ st->addr[i]) * 0xff51afd7ed558ccdULL;
+		h = (h ^ st->addr[i]) * SPULSE_SCACHE_HASH_MUL;
 	return h;
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_scache_hash);
-
-static struct spulse_scache_ent *spulse_scache_slot(const struct spulse_scache *c,
-						     u64 hash)
-{
-	return &c->ent[hash >> (64 - c->shift)];
-}
 
 /**
  * spulse_scache_find() - look a stack up in the stack cache
@@ -378,8 +371,7 @@ bool spulse_scache_find(const struct spulse_scache *c, u64 gen, u64 hash,
 	if (!c->ent)
 		return false;
 	x = spulse_scache_slot(c, hash);
-	if (x->gen != gen + 1 || x->hash != hash || x->trunc != st->trunc ||
-	    x->nu != st->nu || x->nk != st->nk)
+	if (!spulse_scache_ent_is(x, gen, hash, st->trunc, st->nu, st->nk))
 		return false;
 	for (i = 0; i < n; i++)
 		if (x->addr[i] != st->addr[i])
@@ -406,12 +398,7 @@ void spulse_scache_put(struct spulse_scache *c, u64 gen, u64 hash,
 	if (!c->ent || n > SPULSE_SCACHE_DEPTH)
 		return;
 	x = spulse_scache_slot(c, hash);
-	x->hash = hash;
-	x->gen = gen + 1;
-	x->leaf = leaf;
-	x->trunc = st->trunc;
-	x->nu = st->nu;
-	x->nk = st->nk;
+	spulse_scache_ent_set(x, gen, hash, leaf, st->trunc, st->nu, st->nk);
 	memcpy(x->addr, st->addr, (size_t)n * sizeof(u64));
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_scache_put);

@@ -57,6 +57,47 @@ struct spulse_scache {
 	u64 misses;
 };
 
+/* spulse_scache_hash()'s per-address multiplier (and the sample path's) */
+#define SPULSE_SCACHE_HASH_MUL	0xff51afd7ed558ccdULL
+
+/* A stack cache hash's start: its shape (@trunc, @nu, @nk), mixed */
+static inline u64 spulse_scache_hash_seed(bool trunc, u16 nu, u16 nk)
+{
+	return ((u64)nu << 32 | (u64)nk << 1 | trunc) * 0x9e3779b97f4a7c15ULL;
+}
+
+/* The entry of @c (whose @ent is set) that a stack of hash @hash uses */
+static inline struct spulse_scache_ent *
+spulse_scache_slot(const struct spulse_scache *c, u64 hash)
+{
+	return &c->ent[hash >> (64 - c->shift)];
+}
+
+/*
+ * Does @x hold a stack of hash @hash and shape @trunc, @nu, @nk stored in
+ * generation @gen? (Its addresses are for the caller to compare.)
+ */
+static inline bool spulse_scache_ent_is(const struct spulse_scache_ent *x,
+					u64 gen, u64 hash, bool trunc, u16 nu,
+					u16 nk)
+{
+	return x->gen == gen + 1 && x->hash == hash && x->trunc == trunc &&
+	       x->nu == nu && x->nk == nk;
+}
+
+/* Make @x hold a stack's hash, shape and @leaf for generation @gen */
+static inline void spulse_scache_ent_set(struct spulse_scache_ent *x,
+					 u64 gen, u64 hash, u32 leaf,
+					 bool trunc, u16 nu, u16 nk)
+{
+	x->hash = hash;
+	x->gen = gen + 1;
+	x->leaf = leaf;
+	x->trunc = trunc;
+	x->nu = nu;
+	x->nk = nk;
+}
+
 /* Stack nodes of the previous frame-by-frame stack remembered (encode.c). */
 #define SPULSE_ENC_PFX_DEPTH	64
 

@@ -185,7 +185,6 @@ static void spulse_capture_frames(struct spulse_cpu *c)
  * the two capture buffers, four addresses per round. Only this cache uses
  * this order (the off-CPU stack cache, spulse_scache_hash(), has its own).
  */
-#define SPULSE_TAKE_HASH_MUL	0xff51afd7ed558ccdULL
 
 /* Fold @n addresses into @h (see spulse_scache_hash() for the mixing). */
 static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
@@ -193,13 +192,13 @@ static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
 	u32 i, n4 = n & ~3U;
 
 	for (i = 0; i < n4; i += 4) {
-		h = (h ^ a[i]) * SPULSE_TAKE_HASH_MUL;
-		h = (h ^ a[i + 1]) * SPULSE_TAKE_HASH_MUL;
-		h = (h ^ a[i + 2]) * SPULSE_TAKE_HASH_MUL;
-		h = (h ^ a[i + 3]) * SPULSE_TAKE_HASH_MUL;
+		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[i + 1]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[i + 2]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[i + 3]) * SPULSE_SCACHE_HASH_MUL;
 	}
 	for (; i < n; i++)
-		h = (h ^ a[i]) * SPULSE_TAKE_HASH_MUL;
+		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
 	return h;
 }
 
@@ -228,28 +227,19 @@ static __always_inline const u64 *spulse_take_kaddr(const struct spulse_cpu *c)
 /* The cache hash of the captured stack. */
 static __always_inline u64 spulse_take_hash(const struct spulse_cpu *c)
 {
-	u64 h = ((u64)c->nu << 32 | (u64)c->nk << 1 | c->trunc) *
-		0x9e3779b97f4a7c15ULL;
+	u64 h = spulse_scache_hash_seed(c->trunc, c->nu, c->nk);
 
 	h = spulse_take_hash_seg(h, spulse_take_kaddr(c), c->nk);
 	return spulse_take_hash_seg(h, c->ubuf, c->nu);
-}
-
-/* The cache entry for @h (the top bits pick it). */
-static __always_inline struct spulse_scache_ent *
-spulse_take_slot(const struct spulse_cpu *c, u64 h)
-{
-	return &c->scache.ent[h >> (64 - c->scache.shift)];
 }
 
 /* Is the captured stack, of hash @h, cached for generation @gen? */
 static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
 					     u64 gen, u64 h, u32 *leaf)
 {
-	const struct spulse_scache_ent *x = spulse_take_slot(c, h);
+	const struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
-	if (x->gen != gen + 1 || x->hash != h || x->trunc != c->trunc ||
-	    x->nu != c->nu || x->nk != c->nk)
+	if (!spulse_scache_ent_is(x, gen, h, c->trunc, c->nu, c->nk))
 		return false;
 	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
 	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
@@ -261,14 +251,9 @@ static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
 /* Remember the captured stack, of hash @h, as @leaf of generation @gen. */
 static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 {
-	struct spulse_scache_ent *x = spulse_take_slot(c, h);
+	struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
-	x->hash = h;
-	x->gen = gen + 1;
-	x->leaf = leaf;
-	x->trunc = c->trunc;
-	x->nu = c->nu;
-	x->nk = c->nk;
+	spulse_scache_ent_set(x, gen, h, leaf, c->trunc, c->nu, c->nk);
 	memcpy(x->addr, c->kbuf, (size_t)c->nk * sizeof(u64));
 	memcpy(x->addr + c->nk, c->ubuf, (size_t)c->nu * sizeof(u64));
 }
