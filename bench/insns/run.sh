@@ -15,8 +15,11 @@
 #   BENCH_INSNS_REPS       repetitions (default 3)
 #   BENCH_INSNS_WORKLOADS  default "gt py"; add "pp" for the off-CPU variant
 #                          (pingpong, instructions per context switch)
-#   BENCH_INSNS_GT_LENS    gt -n rounds, two lengths (default "30 90")
-#   BENCH_INSNS_PY_LENS    pywork.py rounds (default "1000 3000")
+#   BENCH_INSNS_GT_LENS    gt -n rounds, two lengths (default "30 270": the
+#                          long one 9x, so that the slopes span ~7,600
+#                          samples and the reps' start-up noise, ~1M
+#                          instructions, moves a slope by ~130 a sample)
+#   BENCH_INSNS_PY_LENS    pywork.py rounds (default "1000 9000", likewise)
 #   BENCH_INSNS_PP_LENS    pingpong round trips (default "5000 15000")
 #   BENCH_INSNS_MODES      gt/py modes (default "base sp pg pn sn pd")
 #   BENCH_INSNS_PP_MODES   pp modes (default "base so ps pS")
@@ -26,8 +29,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$top/build}
 reps=${BENCH_INSNS_REPS:-3}
 wls=${BENCH_INSNS_WORKLOADS:-gt py}
-gt_lens=${BENCH_INSNS_GT_LENS:-30 90}
-py_lens=${BENCH_INSNS_PY_LENS:-1000 3000}
+gt_lens=${BENCH_INSNS_GT_LENS:-30 270}
+py_lens=${BENCH_INSNS_PY_LENS:-1000 9000}
 pp_lens=${BENCH_INSNS_PP_LENS:-5000 15000}
 modes=${BENCH_INSNS_MODES:-base sp pg pn sn pd}
 pp_modes=${BENCH_INSNS_PP_MODES:-base so ps pS}
@@ -69,7 +72,7 @@ for wl in $wls; do
 	if [ "$wl" = pp ]; then nruns=$((nruns + 2 * $(wc -w <<<"$pp_modes")))
 	else nruns=$((nruns + 2 * $(wc -w <<<"$modes"))); fi
 done
-timeout=$((900 + reps * nruns * 60))
+timeout=$((900 + reps * nruns * 150))
 vmrc=0
 t0=$(date +%s)
 VM_TCG_THREAD=single \

@@ -238,7 +238,7 @@ def main():
             byrep = {}
             for r in rs:
                 byrep.setdefault(r['rep'], {})[r['len']] = r
-            rep_m, rep_a, rep_s = [], [], []
+            rep_m, rep_a, rep_s, rep_b = [], [], [], []
             for rep, d in sorted(byrep.items()):
                 if len(d) != 2:
                     continue
@@ -252,6 +252,10 @@ def main():
                 rep_a.append((s['whole'] - bmean[lens[0]][0]) - m * s[xkey])
                 rep_s.append(((l['window'] - bmean[lens[1]][1]) -
                               (s['window'] - bmean[lens[0]][1])) / dx)
+                # bytes added per added sample: what a longer recording
+                # costs, its definitions amortized as far as the lengths do
+                if l['bytes'] and s['bytes']:
+                    rep_b.append((l['bytes'] - s['bytes']) / dx)
             if not rep_m:
                 die('%s %s: no rep ran at both lengths' % (wl, mode))
             long_rs = [r for r in rs if r['len'] == lens[1] and r[xkey]]
@@ -274,7 +278,8 @@ def main():
             fs.sort(reverse=True)
             bps_all = sum(bps) / len(bps) if bps else None
             res[mode] = dict(rep_m=rep_m, rep_a=rep_a, rep_s=rep_s, bps=bps, funcs=fs,
-                             c_rep_m=mb, c_rep_a=ma, c_rep_s=sb, c_bps=bps_all)
+                             rep_b=rep_b, c_rep_m=mb, c_rep_a=ma, c_rep_s=sb, c_bps=bps_all,
+                             c_rep_b=sum(rep_b) / len(rep_b) if rep_b else None)
             print('  %-20s %3d %17s %28s %28s %28s %12s'
                   % (MODE_NAMES.get(mode, mode), len(rs), nx,
                      '%s %s' % (g(sb), spread(rep_s)), '%s %s' % (g(mb), spread(rep_m)),
@@ -354,6 +359,8 @@ def wl_verdicts(wl, res):
         k = 20 if wl == 'gt' else 5
         out.append(ratio_line(name, 'bytes/sample', 'spulse', get('sp', 'bps'),
                               'perf -g', get('pg', 'bps'), 1.0 / k, '1/%d' % k))
+        out.append(ratio_line(name, 'marginal bytes/sample', 'spulse', get('sp', 'rep_b'),
+                              'perf -g', get('pg', 'rep_b'), 1.0 / k, '1/%d' % k, '  info'))
         if wl == 'py':
             out.append(ratio_line(name, 'bytes/sample', 'spulse', get('sp', 'bps'),
                                   'perf dwarf', get('pd', 'bps'), 1.0 / k, '1/%d' % k, '  info'))
