@@ -458,6 +458,158 @@ static void stream_take_defs_matches_stream_next(void **state)
 	tb_free(&b);
 }
 
+/* ---- off-CPU records: the whole-payload fast path ---- */
+
+/* One off-CPU record, mostly valid; bad_pct % of its parts broken. */
+static void put_offcpu(struct tbuf *b, unsigned int bad_pct)
+{
+	struct tbuf pl = { 0 };
+	bool bad = rnd() % 100 < bad_pct;
+	unsigned int which = (unsigned int)(rnd() % 12);
+	uint64_t state = rnd() % 3, waker = state && rnd() % 2 ? 1 + rnd() % 4 : 0;
+	uint8_t h[24];
+	size_t n = 0, len;
+
+#define BADV(k, good, badv) (bad && which == (k) ? (badv) : (good))
+	put_field(&pl, BADV(0, spulse_zigzag((int64_t)(rnd() % 3000000)),
+			    spulse_zigzag(-(int64_t)(1 + rnd() % 5)) |
+			    (rnd() % 2 ? 0 : 1ULL << 62)), bad ? 1 : 0);
+	put_field(&pl, BADV(1, rnd() % 4, 4 + rnd() % 9), 0);	/* thread */
+	put_field(&pl, BADV(2, rnd() % 50, 50 + rnd() % 9), 0);	/* stack */
+	put_field(&pl, BADV(3, state, 3 + rnd() % 200), 0);
+	put_field(&pl, BADV(4, rnd() % 64, SPULSE_MAX_CPU + rnd() % 9), 0);
+	put_field(&pl, rnd() % 64, 0);
+	put_field(&pl, BADV(5, state ? rnd() >> (rnd() % 64) >> 2 : 0,
+			    1 + rnd() % 100), 0);		/* blocked */
+	put_field(&pl, BADV(6, rnd() >> (20 + rnd() % 44), UINT64_MAX - rnd() % 9),
+		  0);						/* runq */
+	put_field(&pl, BADV(7, waker, 5 + rnd() % 9), 0);
+	if (waker || (bad && which == 7)) {
+		put_field(&pl, BADV(8, rnd() % 50, 50 + rnd() % 9), 0);
+		put_field(&pl, BADV(9, rnd() % 64, SPULSE_MAX_CPU + rnd() % 3), 0);
+	}
+	if (bad && which == 10) {	/* a byte left over */
+		uint8_t x = 0;
+
+		tb_raw(&pl, &x, 1);
+	}
+	len = pl.len;
+	if (bad && which == 11)		/* the payload is cut short */
+		len -= 1 + rnd() % 2;
+	h[n++] = SPULSE_TAG_EXT;
+	n += spulse_put_uvar(h + n, SPULSE_EXT_OFFCPU);
+	n += spulse_put_uvar(h + n, len);
+	tb_raw(b, h, n);
+	tb_raw(b, pl.p, pl.len);
+	tb_free(&pl);
+#undef BADV
+}
+
+/* Bytes of the record at @p (its ext header's length), capped at @avail. */
+static size_t ext_extent(const uint8_t *p, size_t avail)
+{
+	uint64_t kind, len;
+	int a, b;
+
+	if (avail < 2 || p[0] != SPULSE_TAG_EXT)
+		return avail;
+	a = spulse_get_uvar(p + 1, avail - 1, &kind);
+	if (a <= 0)
+		return avail;
+	b = spulse_get_uvar(p + 1 + a, avail - 1 - (size_t)a, &len);
+	if (b <= 0 || len > avail - 1 - (size_t)a - (size_t)b)
+		return avail;
+	return 1 + (size_t)a + (size_t)b + (size_t)len;
+}
+
+/*
+ * Each record decoded with the input going on past it (the fast path may
+ * run) and with the input ending where it ends (the general decoder): the
+ * same record, the same bytes taken, the same error.
+ */
+static void offcpu_fast_path_matches_general_decoder(void **state)
+{
+	unsigned int round;
+	size_t fast_ok = 0;
+
+	(void)state;
+	rs = 31337;
+	for (round = 0; round < 200; round++) {
+		struct tbuf b = { 0 };
+		struct spulse_dec da, db;
+		struct spulse_error ea, eb;
+		unsigned int bad_pct = round < 20 ? 0 : 1 + (unsigned int)(rnd() % 30);
+		size_t pos, n, na, nb, i;
+		uint32_t k;
+
+		tb_header(&b);
+		for (k = 0; k < 4; k++)
+			TB(&b, spulse_enc_thread, k, 7, k, "t", 1);
+		TB(&b, spulse_enc_frame_abs, 0, SPULSE_FRAME_USER, 0x401000);
+		for (k = 0; k < 50; k++)
+			TB(&b, spulse_enc_stack, k, SPULSE_STACK_ROOT, 0);
+		pos = b.len;
+		for (i = 0; i < 200; i++)
+			put_offcpu(&b, bad_pct);
+		spulse_dec_init(&da, NULL);
+		spulse_dec_init(&db, NULL);
+		{
+			/* the header and definitions, the same way into both */
+			size_t q = 0;
+			struct spulse_record r;
+
+			assert_int_equal(spulse_dec_header(&da, b.p, b.len, &q, &ea), 1);
+			assert_int_equal(spulse_dec_header(&db, b.p, b.len, &n, &eb), 1);
+			while (q < pos) {
+				assert_int_equal(spulse_dec_record(&da, b.p + q, b.len - q,
+								   q, &r, &na, &ea), 1);
+				assert_int_equal(spulse_dec_record(&db, b.p + q, pos - q,
+								   q, &r, &nb, &eb), 1);
+				q += na;
+			}
+		}
+		for (;;) {
+			struct spulse_record ra, rb;
+			size_t ext = ext_extent(b.p + pos, b.len - pos);
+			int a, c;
+
+			memset(&ra, 0xa5, sizeof(ra));
+			memset(&rb, 0xa5, sizeof(rb));
+			memset(&ea, 0, sizeof(ea));
+			memset(&eb, 0, sizeof(eb));
+			a = spulse_dec_record(&da, b.p + pos, b.len - pos, pos, &ra,
+					      &na, &ea);
+			c = spulse_dec_record(&db, b.p + pos, ext, pos, &rb, &nb,
+					      &eb);
+			if (a == 0 && ext < b.len - pos)
+				break;	/* an impossible split: stop here */
+			assert_int_equal(a, c);
+			if (a < 0) {
+				assert_int_equal(ea.offset, eb.offset);
+				assert_string_equal(ea.msg, eb.msg);
+				break;
+			}
+			if (a == 0)
+				break;
+			assert_int_equal(na, nb);
+			assert_int_equal(ra.tag, rb.tag);
+			assert_int_equal(ra.ext_kind, rb.ext_kind);
+			assert_memory_equal(&ra.u.offcpu, &rb.u.offcpu,
+					    sizeof(ra.u.offcpu));
+			assert_true(da.event_ns == db.event_ns);
+			assert_int_equal(da.info.offcpu, db.info.offcpu);
+			fast_ok++;
+			pos += na;
+			if (pos == b.len)
+				break;
+		}
+		spulse_dec_fini(&da);
+		spulse_dec_fini(&db);
+		tb_free(&b);
+	}
+	assert_true(fast_ok > 2000);
+}
+
 /* ---- the Recorder's module index ---- */
 
 struct mmod {
@@ -612,6 +764,7 @@ int main(void)
 		cmocka_unit_test(defs_fast_path_stops_at_the_depth_limit),
 		cmocka_unit_test(defs_fast_path_stops_at_each_refusal),
 		cmocka_unit_test(stream_take_defs_matches_stream_next),
+		cmocka_unit_test(offcpu_fast_path_matches_general_decoder),
 		cmocka_unit_test(module_index_resolves_as_the_newest_first_scan),
 		cmocka_unit_test(htab_insert_at_equals_insert),
 	};

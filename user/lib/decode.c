@@ -101,7 +101,8 @@ static inline int fast_uvar(const uint8_t *p, uint64_t *v)
  * definition ids: values of 1 to 3 bytes (ids below 2^21) byte by byte,
  * longer ones by fast_uvar_nb(). Same results as spulse_get_uvar().
  */
-static inline int def_uvar(const uint8_t *p, uint64_t *v)
+static inline __attribute__((always_inline)) int
+def_uvar(const uint8_t *p, uint64_t *v)
 {
 	uint64_t b0 = p[0], b1, b2;
 
@@ -669,6 +670,76 @@ static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
 	return 1;
 }
 
+/*
+ * ext_offcpu() for a whole payload [@q, @end) with SPULSE_VARINT_MAX bytes
+ * readable past its end: every field by def_uvar(), the checks after. 1
+ * when ext_offcpu() would accept the payload (the same fields out), else
+ * 0 and nothing decided: ext_offcpu() then decodes it and reports any
+ * error where it is.
+ */
+static int ext_offcpu_fast(const struct spulse_dec *dec, const uint8_t *q,
+			   const uint8_t *end, struct spulse_offcpu *iv)
+{
+	const struct spulse_defs *d = &dec->defs;
+	uint64_t z, th, st, state, co, ci, bl, rq, wk, ws = 0, wc = 0, total;
+	int64_t t;
+	int n;
+
+#define OC_FIELD(v) do {					\
+		n = def_uvar(q, &(v));				\
+		if (n < 0)					\
+			return 0;				\
+		q += n;						\
+		if (q > end)					\
+			return 0;				\
+	} while (0)
+	OC_FIELD(z);
+	OC_FIELD(th);
+	OC_FIELD(st);
+	OC_FIELD(state);
+	OC_FIELD(co);
+	OC_FIELD(ci);
+	OC_FIELD(bl);
+	OC_FIELD(rq);
+	OC_FIELD(wk);
+	if (wk) {
+		OC_FIELD(ws);
+		OC_FIELD(wc);
+	}
+#undef OC_FIELD
+	if (q != end)
+		return 0;
+	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), &t) ||
+	    t > dec->time_max || t < 0)
+		return 0;
+	if (th >= d->nthreads || st >= d->nstacks || state > SPULSE_STATE_MAX ||
+	    co >= SPULSE_MAX_CPU || ci >= SPULSE_MAX_CPU)
+		return 0;
+	if (state == SPULSE_STATE_RUNNABLE && (bl || wk))
+		return 0;
+	if (__builtin_add_overflow(bl, rq, &total) ||
+	    total > (uint64_t)(dec->time_max - t))
+		return 0;
+	if (wk && (wk - 1 >= d->nthreads || ws >= d->nstacks ||
+		   wc >= SPULSE_MAX_CPU))
+		return 0;
+	iv->time_ns = t;
+	iv->thread = (uint32_t)th;
+	iv->stack = (uint32_t)st;
+	iv->state = (uint8_t)state;
+	iv->cpu_out = (uint32_t)co;
+	iv->cpu_in = (uint32_t)ci;
+	iv->blocked_ns = bl;
+	iv->runq_ns = rq;
+	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
+	if (wk) {
+		iv->waker_thread = (uint32_t)(wk - 1);
+		iv->waker_stack = (uint32_t)ws;
+		iv->waker_cpu = (uint32_t)wc;
+	}
+	return 1;
+}
+
 static int ext_trigger(struct spulse_dec *dec, struct cur *p,
 		       struct spulse_record *out)
 {
@@ -872,6 +943,14 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		r = ext_cpu(&p, out);
 		break;
 	case SPULSE_EXT_OFFCPU:
+		/* a whole payload with room to read past it: the fast path */
+		if (!p.cut && c->len - p.len >= SPULSE_VARINT_MAX &&
+		    ext_offcpu_fast(dec, c->buf + p.pos, c->buf + p.len,
+				    &out->u.offcpu)) {
+			p.pos = p.len;
+			r = 1;
+			break;
+		}
 		r = ext_offcpu(dec, &p, out);
 		break;
 	case SPULSE_EXT_TRIGGER:
