@@ -719,6 +719,119 @@ static void module_index_resolves_as_the_newest_first_scan(void **state)
 	}
 }
 
+/*
+ * The Recorder's own stack, sample and off-CPU encoders (short varints
+ * unrolled, the off-CPU payload in one pass) write the bytes of the shared
+ * encoders (spulse_enc_stack(), spulse_enc_sample(),
+ * spulse_enc_ext_offcpu()) for values of every varint length.
+ */
+static uint64_t any_len(void)
+{
+	unsigned int len = 1 + (unsigned int)(rnd() % 10);
+	uint64_t x = rnd();
+
+	if (len == 10)
+		return x | 1ULL << 63;
+	return (x & ((1ULL << (7 * len)) - 1)) | (len > 1 ? 1ULL << (7 * (len - 1)) : 0);
+}
+
+static void recorder_encodes_as_the_shared_encoders(void **state)
+{
+	struct spulse_recorder_opts o = { .sz = sizeof(o), .truncate = true,
+					  .start_us = 1 };
+	struct spulse_recorder *r;
+	struct tbuf ref = { 0 };
+	char *path = tmp_path();
+	uint64_t base;
+	uint8_t *file;
+	size_t flen, i;
+	uint32_t th, f, id, nstacks = 0, k;
+	int64_t t = 0, ev = 0;
+
+	(void)state;
+	rs = 2718;
+	assert_int_equal(spulse_recorder_open(path, &o, &r), 0);
+	assert_int_equal(spulse_rec_thread(r, 1, 1, "a", &th), 0);
+	assert_int_equal(spulse_rec_frame_abs(r, SPULSE_FRAME_USER, 0x1000, &f), 0);
+	for (k = 1; k < 300; k++)
+		assert_int_equal(spulse_rec_frame_abs(r, SPULSE_FRAME_USER,
+						      0x1000 + k, &id), 0);
+	assert_int_equal(spulse_recorder_flush(r), 0);
+	base = spulse_recorder_bytes(r);
+	/* stacks: ids, parents and frames of 1..3 bytes */
+	for (i = 0; i < 40000; i++) {
+		uint32_t parent = nstacks && rnd() % 4 ? (uint32_t)(rnd() % nstacks) :
+				  SPULSE_NONE;
+		uint32_t frame = (uint32_t)(rnd() % 300);
+
+		if (parent != SPULSE_NONE && rnd() % 2)
+			parent = nstacks - 1 - (uint32_t)(rnd() % (nstacks < 8 ? nstacks : 8));
+		if (spulse_rec_stack(r, parent, frame, &id))
+			continue;	/* too deep: refused, nothing written */
+		if (id == nstacks) {
+			TB(&ref, spulse_enc_stack, id, parent == SPULSE_NONE ?
+			   SPULSE_STACK_ROOT : (uint64_t)parent + 1, frame);
+			nstacks++;
+		}
+	}
+	assert_true(nstacks > 20000);
+	/* samples and intervals, time steps of every length */
+	for (i = 0; i < 20000; i++) {
+		if (rnd() % 3) {
+			int64_t nt = t + (int64_t)(any_len() >> 8 >> (rnd() % 50));
+			uint32_t st = (uint32_t)(rnd() % nstacks);
+
+			if (rnd() % 8 == 0 && nt > 1000)
+				nt = t - (int64_t)(rnd() % (uint64_t)(t + 1));
+			if (nt < 0)
+				nt = 0;
+			assert_int_equal(spulse_rec_sample(r, nt, th, st), 0);
+			TB(&ref, spulse_enc_sample, nt - t, th, st);
+			t = nt;
+		} else {
+			struct spulse_offcpu iv = { 0 };
+			struct spulse_offcpu_fields fl = { 0 };
+			int64_t nt = ev + (int64_t)(any_len() >> 12 >> (rnd() % 50));
+
+			if (rnd() % 8 == 0)
+				nt = ev - (int64_t)(rnd() % (uint64_t)(ev + 1));
+			iv.time_ns = nt;
+			iv.thread = th;
+			iv.stack = (uint32_t)(rnd() % nstacks);
+			iv.state = (uint8_t)(1 + rnd() % 2);
+			iv.cpu_out = (uint32_t)(rnd() % SPULSE_MAX_CPU);
+			iv.cpu_in = (uint32_t)(rnd() % 100);
+			iv.blocked_ns = any_len() >> 12 >> (rnd() % 40);
+			iv.runq_ns = any_len() >> 12 >> (rnd() % 40);
+			iv.waker_thread = iv.waker_stack = iv.waker_cpu = SPULSE_NONE;
+			if (rnd() % 2) {
+				iv.waker_thread = th;
+				iv.waker_stack = (uint32_t)(rnd() % nstacks);
+				iv.waker_cpu = (uint32_t)(rnd() % SPULSE_MAX_CPU);
+			}
+			assert_int_equal(spulse_rec_offcpu(r, &iv), 0);
+			fl = (struct spulse_offcpu_fields){
+				.dt_ns = nt - ev, .thread = iv.thread,
+				.stack = iv.stack, .state = iv.state,
+				.cpu_out = iv.cpu_out, .cpu_in = iv.cpu_in,
+				.blocked_ns = iv.blocked_ns, .runq_ns = iv.runq_ns,
+				.has_waker = iv.waker_thread != SPULSE_NONE,
+				.waker_thread = iv.waker_thread,
+				.waker_stack = iv.waker_stack,
+				.waker_cpu = iv.waker_cpu };
+			TB(&ref, spulse_enc_ext_offcpu, &fl);
+			ev = nt;
+		}
+	}
+	assert_int_equal(spulse_recorder_close(r), 0);
+	file = read_file(path, &flen);
+	assert_int_equal(flen - base, ref.len);
+	assert_memory_equal(file + base, ref.p, ref.len);
+	free(file);
+	tb_free(&ref);
+	tmp_remove(path);
+}
+
 /* The position spulse_htab_lookup() keeps inserts where find + insert
  * would: same slots, same probe counts. */
 static bool eq_none(const void *ctx, uint32_t id)
@@ -766,6 +879,7 @@ int main(void)
 		cmocka_unit_test(stream_take_defs_matches_stream_next),
 		cmocka_unit_test(offcpu_fast_path_matches_general_decoder),
 		cmocka_unit_test(module_index_resolves_as_the_newest_first_scan),
+		cmocka_unit_test(recorder_encodes_as_the_shared_encoders),
 		cmocka_unit_test(htab_insert_at_equals_insert),
 	};
 

@@ -160,6 +160,55 @@ static inline int commit(struct spulse_recorder *r, size_t n)
 	return 0;
 }
 
+/* spulse_put_uvar() with the values of 1 to 3 bytes unrolled: same bytes. */
+static inline unsigned int put_uvar_short(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return 3;
+	}
+	return spulse_put_uvar(p, v);
+}
+
+/* spulse_put_uvar() with the values of 1 to 4 bytes unrolled: same bytes. */
+static inline unsigned int put_uvar_4(uint8_t *p, uint64_t v)
+{
+	if (v < 0x200000)
+		return put_uvar_short(p, v);
+	if (v < 0x10000000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14 | 0x80);
+		p[3] = (uint8_t)(v >> 21);
+		return 4;
+	}
+	return spulse_put_uvar(p, v);
+}
+
+/* spulse_enc_sample() by put_uvar_4() and put_uvar_short(): same bytes. */
+static inline size_t enc_sample(uint8_t *p, int64_t dt_ns, uint32_t thread,
+				uint32_t stack)
+{
+	size_t n = 0;
+
+	p[n++] = SPULSE_TAG_SAMPLE;
+	n += put_uvar_4(p + n, spulse_zigzag(dt_ns));
+	n += put_uvar_short(p + n, thread);
+	n += put_uvar_short(p + n, stack);
+	return n;
+}
+
 static int rec_init(struct spulse_recorder *r,
 		    const struct spulse_recorder_opts *opts)
 {
@@ -664,27 +713,6 @@ SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 
 /* ---- stacks ---- */
 
-/* spulse_put_uvar() with the values of 1 to 3 bytes unrolled: same bytes. */
-static inline unsigned int put_uvar_short(uint8_t *p, uint64_t v)
-{
-	if (v < 0x80) {
-		p[0] = (uint8_t)v;
-		return 1;
-	}
-	if (v < 0x4000) {
-		p[0] = (uint8_t)(v | 0x80);
-		p[1] = (uint8_t)(v >> 7);
-		return 2;
-	}
-	if (v < 0x200000) {
-		p[0] = (uint8_t)(v | 0x80);
-		p[1] = (uint8_t)(v >> 7 | 0x80);
-		p[2] = (uint8_t)(v >> 14);
-		return 3;
-	}
-	return spulse_put_uvar(p, v);
-}
-
 /* spulse_enc_stack() by put_uvar_short(): same bytes. */
 static inline size_t enc_stack(uint8_t *p, uint32_t id, uint64_t parent,
 			       uint32_t frame)
@@ -870,7 +898,7 @@ static inline int rec_sample_checked(struct spulse_recorder *r,
 	if (!p)
 		return r->err;
 	/* both times are in [0, INT64_MAX]: the difference cannot overflow */
-	r->len += spulse_enc_sample(p, time_ns - r->last_time, thread, stack);
+	r->len += enc_sample(p, time_ns - r->last_time, thread, stack);
 	r->last_time = time_ns;
 	r->samples++;
 	if (r->len >= r->flush_bytes)
@@ -976,8 +1004,8 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 			ret = r->err;
 			break;
 		}
-		r->len += spulse_enc_sample(p, s->time_ns - r->last_time,
-					    s->thread, s->stack);
+		r->len += enc_sample(p, s->time_ns - r->last_time,
+				     s->thread, s->stack);
 		r->last_time = s->time_ns;
 		r->samples++;
 		if (r->len >= r->flush_bytes) {
