@@ -8,6 +8,7 @@
  *            [--kallsyms PATH] [--no-cpu-record] [--offcpu K]
  *            [--stall IDX:MS]... [--manual-at IDX]... [--unknown-ext]
  *            [--stacks N] [--epoch-ids N] [--exec-module]
+ *            [--depth N] [--modules N] [--offcpu-stacks N]
  *
  * D/cpuN: one SPULSE stream per CPU with per-CPU dense ids (threads, frames
  * of kinds 1/2/3, prefix-linked stacks), every sample written together with
@@ -45,6 +46,14 @@
  * right after the retirement (as an exec maps a new image where the old one
  * was): the drainer holds the definition behind the retirement, and the
  * frames there turn module-relative to /tmp/new.so instead of absolute.
+ * --depth N: sample stacks are 2..N frames deep before their kernel part
+ * (default 11), as a Python interpreter's deep stacks.
+ * --modules N: meta defines N more modules of the target
+ * (/usr/lib/libxK.so, 1 MiB each), and sample stacks draw their user frames
+ * from them too (module-relative), as a process with many shared objects.
+ * --offcpu-stacks N: the off-CPU intervals' stacks and waker stacks come
+ * from a pool of N stacks (2..21 frames deep and 3 kernel frames; drawn
+ * once, skewed as --stacks), as a context-switch storm repeats its stacks.
  * --epoch-ids N: as spulse.ko at its epoch limit (docs/FORMAT.md section 7),
  * a CPU whose thread, frame or stack ids reached N starts a new epoch
  * before its next write: a new stream header and cpu record, every id
@@ -84,7 +93,7 @@
 #define PID_T	4242	/* target process */
 #define PID_Q	5151	/* other process: its user frames stay absolute */
 #define PID_R	6000	/* process whose modules get retired */
-#define MAXF	64
+#define MAXF	128
 #define MAXF_LONG 400	/* off-CPU and waker stacks */
 
 struct region {
@@ -198,6 +207,13 @@ static void xwrite(int fd, const void *p, size_t n)
 
 static uint64_t start_us = 1700000000000000ULL;
 static const uint64_t interval_us = 1001;
+static unsigned int max_depth = 11;	/* --depth */
+static unsigned int nextra;		/* --modules */
+
+/* --modules: extra modules of the target, 1 MiB each, 2 MiB apart */
+#define EXTRA_BASE	0x7f3000000000ULL
+#define EXTRA_STEP	0x200000ULL
+#define EXTRA_SIZE	0x100000ULL
 
 struct thread_def { uint32_t pid, tid; const char *comm; };
 
@@ -216,14 +232,23 @@ static size_t make_stack(uint32_t pid, struct frame *f, char *codes, size_t clen
 		0x401000, 0x7f1000030000, 0x7ffd0000a400, 0x50000000,
 		0x7f2000000800,
 	};
-	size_t n = 0, depth = 2 + rnd() % 10, i, k;
+	size_t n = 0, depth = 2 + rnd() % (max_depth - 1), i, k;
 
 	if (rnd() % 10 == 0)
 		f[n++] = (struct frame){ SPULSE_FRAME_TRUNCATED, 0 };
 	else
 		f[n++] = (struct frame){ SPULSE_FRAME_USER, 0x401000 };
 	for (i = 1; i < depth; i++) {
-		uint64_t b = bases[rnd() % 5];
+		uint64_t b;
+
+		if (nextra) {
+			uint32_t r = rnd() % (5 + nextra);
+
+			b = r < 5 ? bases[r] :
+			    EXTRA_BASE + (r - 5) * EXTRA_STEP + 0x1000;
+		} else {
+			b = bases[rnd() % 5];
+		}
 
 		f[n++] = (struct frame){ SPULSE_FRAME_USER,
 					 b + (i * 7 + rnd() % 3) * 0x40 + 5 };
@@ -266,6 +291,15 @@ static size_t codes_of(uint32_t pid, const struct frame *f, size_t n,
 			if (mods[k].active && f[i].addr >= mods[k].start &&
 			    f[i].addr < mods[k].end)
 				path = mods[k].path;
+		if (pid == PID_T && nextra && f[i].addr >= EXTRA_BASE &&
+		    f[i].addr < EXTRA_BASE + nextra * EXTRA_STEP &&
+		    (f[i].addr - EXTRA_BASE) % EXTRA_STEP < EXTRA_SIZE) {
+			off += snprintf(codes + off, clen - off,
+					" R%" PRIx64 ":/usr/lib/libx%u.so",
+					f[i].addr, (unsigned int)
+					((f[i].addr - EXTRA_BASE) / EXTRA_STEP));
+			continue;
+		}
 		if (pid == PID_T && f[i].addr >= mods[3].start &&
 		    f[i].addr < mods[3].end)	/* retired during the run */
 			off += snprintf(codes + off, clen - off, " G%" PRIx64 ":%s",
@@ -404,7 +438,23 @@ struct offcpu_spec {
 	int wti;		/* waker thread index, -1 none */
 	uint32_t wcpu;
 	size_t depth, wdepth;
+	bool pooled;		/* --offcpu-stacks: stacks pi and wpi of the pool */
+	uint32_t pi, wpi;
 };
+
+/* --offcpu-stacks N: the off-CPU and waker stacks, drawn once */
+static unsigned long ocpool;
+static struct frame (*ocpool_f)[MAXF];
+static size_t *ocpool_n;
+
+static size_t offcpu_stack(struct frame *f, bool pooled, uint32_t pi,
+			   size_t depth)
+{
+	if (!pooled)
+		return make_offcpu_stack(f, depth);
+	memcpy(f, ocpool_f[pi], ocpool_n[pi] * sizeof(*f));
+	return ocpool_n[pi];
+}
 
 static size_t encode_offcpu(struct cpu *c, uint8_t *buf, const struct offcpu_spec *o,
 			    FILE *truth)
@@ -416,12 +466,12 @@ static size_t encode_offcpu(struct cpu *c, uint8_t *buf, const struct offcpu_spe
 	int64_t out = o->close - (int64_t)(o->blocked + o->runq);
 	uint32_t th, st, wth = 0, wst = 0;
 
-	n = make_offcpu_stack(f, o->depth);
+	n = offcpu_stack(f, o->pooled, o->pi, o->depth);
 	codes_of(threads[o->ti].pid, f, n, codes, sizeof(codes));
 	len += enc_thread(c, buf + len, o->ti, &th);
 	len += enc_stack(c, buf + len, f, n, &st);
 	if (o->wti >= 0) {
-		wn = make_offcpu_stack(wf, o->wdepth);
+		wn = offcpu_stack(wf, o->pooled, o->wpi, o->wdepth);
 		codes_of(threads[o->wti].pid, wf, wn, wcodes, sizeof(wcodes));
 		len += enc_thread(c, buf + len, (uint32_t)o->wti, &wth);
 		len += enc_stack(c, buf + len, wf, wn, &wst);
@@ -493,16 +543,26 @@ static void write_meta(const char *dir, FILE *truth)
 					k == 0 ? sizeof(bid) : 0);
 		xwrite(fd, buf, len);
 	}
+	for (k = 0; k < nextra; k++) {
+		char name[64];
+		int nl = snprintf(name, sizeof(name), "/usr/lib/libx%zu.so", k);
+
+		len = spulse_enc_module(buf, (uint32_t)(4 + k),
+					PID_T, EXTRA_BASE + k * EXTRA_STEP,
+					EXTRA_BASE + k * EXTRA_STEP + EXTRA_SIZE,
+					k * 0x1000, name, (size_t)nl, NULL, 0);
+		xwrite(fd, buf, len);
+	}
 	len = spulse_enc_module_deactivate(buf, 3);
 	xwrite(fd, buf, len);
 	if (exec_module) {
-		len = spulse_enc_module(buf, 4, PID_T, mods[3].start,
+		len = spulse_enc_module(buf, 4 + nextra, PID_T, mods[3].start,
 					mods[3].end, mods[3].off, "/tmp/new.so",
 					11, NULL, 0);
 		xwrite(fd, buf, len);
 		fprintf(truth, "N /tmp/new.so\n");
 	}
-	len = spulse_enc_module(buf, exec_module ? 5 : 4, PID_R, 0x400000,
+	len = spulse_enc_module(buf, (exec_module ? 5 : 4) + nextra, PID_R, 0x400000,
 				0x410000, 0, "/usr/bin/dead", 13, NULL, 0);
 	xwrite(fd, buf, len);
 	len = spulse_enc_process_deactivate(buf, PID_R);
@@ -513,7 +573,8 @@ static void write_meta(const char *dir, FILE *truth)
 	xwrite(fd, buf, len);
 	close(fd);
 	fprintf(truth, "C modules %d\nC module_deactivations 1\n"
-		"C process_deactivations 1\nC python 3\n", exec_module ? 6 : 5);
+		"C process_deactivations 1\nC python 3\n",
+		(exec_module ? 6 : 5) + nextra);
 }
 
 static void write_text(const char *path, const char *text)
@@ -551,6 +612,9 @@ int main(int argc, char **argv)
 		{ "stacks", required_argument, NULL, 'P' },
 		{ "epoch-ids", required_argument, NULL, 'e' },
 		{ "exec-module", no_argument, NULL, 'X' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ "offcpu-stacks", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *truth_path = NULL, *kallsyms = NULL;
@@ -600,6 +664,17 @@ int main(int argc, char **argv)
 		case 'P': npool = strtoul(optarg, NULL, 10); break;
 		case 'e': epoch_ids = (uint32_t)strtoul(optarg, NULL, 10); break;
 		case 'X': exec_module = true; break;
+		case 'd':
+			max_depth = (unsigned int)atoi(optarg);
+			if (max_depth < 2 || max_depth > 100)
+				return 2;
+			break;
+		case 'O': ocpool = strtoul(optarg, NULL, 10); break;
+		case 'M':
+			nextra = (unsigned int)atoi(optarg);
+			if (nextra > 1000)
+				return 2;
+			break;
 		default: return 2;
 		}
 	}
@@ -622,6 +697,15 @@ int main(int argc, char **argv)
 		for (j = 0; j < 2 * npool; j++)
 			pool_n[j] = make_stack(PID_T, pool[j], codes,
 					       sizeof(codes));
+	}
+	if (ocpool) {
+		ocpool_f = calloc(ocpool, sizeof(*ocpool_f));
+		ocpool_n = calloc(ocpool, sizeof(*ocpool_n));
+		if (!ocpool_f || !ocpool_n)
+			return 1;
+		for (j = 0; j < ocpool; j++)
+			ocpool_n[j] = make_offcpu_stack(ocpool_f[j],
+							2 + rnd() % 20);
 	}
 	cpus = calloc(ncpu, sizeof(*cpus));
 	for (c = 0; c < ncpu; c++) {
@@ -751,6 +835,14 @@ int main(int argc, char **argv)
 								   200 + rnd() % 150;
 						}
 					}
+					if (ocpool) {
+						/* skewed as --stacks */
+						o.pooled = true;
+						o.pi = (uint32_t)((unsigned long)rnd() % ocpool *
+							(rnd() % ocpool) / ocpool);
+						o.wpi = (uint32_t)((unsigned long)rnd() % ocpool *
+							(rnd() % ocpool) / ocpool);
+					}
 					o.runq = rnd() % 1000000;
 					if ((int64_t)(o.blocked + o.runq) > o.close)
 						o.blocked = o.state ? 1 : 0,
@@ -844,6 +936,8 @@ int main(int argc, char **argv)
 	free(cpus);
 	free(pool);
 	free(pool_n);
+	free(ocpool_f);
+	free(ocpool_n);
 	fclose(truth);
 	return 0;
 }

@@ -115,6 +115,34 @@ else
 	pass "shared-stacks-two-processes ($v)"
 fi
 
+# ---- python3-like: deep stacks over many modules ----------------------
+# --depth 30 --modules 80: a new deep stack most samples, user frames in 83
+# modules of the target (the Recorder's module index resolves them, the
+# scan did before), off-CPU intervals whose stacks repeat (--offcpu-stacks),
+# an exec over a retired range. Both builds must match the truth and write
+# the same bytes.
+fake deep --cpus 3 --samples 6000 --seed 41 --depth 30 --modules 80 \
+	--offcpu 600 --offcpu-stacks 20 --exec-module
+for pair in "san:$drain_san" "opt:$drain_opt"; do
+	tag=${pair%%:*}
+	d=${pair#*:}
+	"$d" --debugfs "$work/deep/spulse" -o "$work/deep/out-$tag.spulse" --once \
+		--no-kallsyms 2>"$work/deep/err-$tag"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "deep-stacks-many-modules-$tag" "exit $rc: $(cat "$work/deep/err-$tag")"
+	elif ! v=$("$verify" "$work/deep/out-$tag.spulse" "$work/deep/truth" 2>&1); then
+		fail "deep-stacks-many-modules-$tag" "$v"
+	else
+		pass "deep-stacks-many-modules-$tag ($v)"
+	fi
+done
+if cmp -s "$work/deep/out-san.spulse" "$work/deep/out-opt.spulse"; then
+	pass deep-stacks-same-output-san-and-optimized
+else
+	fail deep-stacks-same-output-san-and-optimized "spools differ"
+fi
+
 spool=$work/basic/out-san.spulse
 err=$work/basic/err-san
 # final stats line: samples, per-CPU bytes, errors, kernel-reported drops

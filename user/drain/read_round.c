@@ -188,6 +188,16 @@ static int decode(struct drain *d, struct drain_input *in, unsigned int i,
 					return 0;
 				continue;
 			}
+			/*
+			 * A run of frame and stack definitions: they queue
+			 * nothing (cpu_record()), only the epoch's header
+			 * check applies, once for the run as for samples.
+			 */
+			if (spulse_stream_take_defs(in->stream)) {
+				if (epoch_header_refused(d, in, i))
+					return 0;
+				continue;
+			}
 		}
 		err.offset = 0;
 		err.code = 0;

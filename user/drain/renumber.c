@@ -154,7 +154,7 @@ static inline int cached(const struct drain_idvec *vec, const struct drain_idmap
  * direct entry takes it unless it holds another process's mapping of this
  * generation; then the alternative table does. @id < vec->cap.
  */
-static int remember(struct drain_idvec *vec, uint32_t id, uint32_t pid,
+static inline int remember(struct drain_idvec *vec, uint32_t id, uint32_t pid,
 		    uint32_t gen, uint32_t global)
 {
 	struct drain_idmap_ent *e = &vec->v[id];
@@ -325,6 +325,33 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 	return map_stack(rec, defs, map, gen, pid, stack, gstack);
 }
 
+/* drain_map_thread() with a mapped thread inline */
+static inline int map_thread_cached(struct spulse_recorder *rec,
+				    const struct spulse_defs *defs,
+				    struct drain_idmap *map, uint32_t thread,
+				    uint32_t *gthread, uint32_t *pid)
+{
+	if (thread < map->threads.cap && map->threads.v[thread].gen) {
+		*gthread = map->threads.v[thread].global;
+		*pid = map->threads.v[thread].pid;
+		return 0;
+	}
+	return drain_map_thread(rec, defs, map, thread, gthread, pid);
+}
+
+/* map_stack() with a leaf mapped directly for (@pid, @gen) inline */
+static inline int map_stack_cached(struct spulse_recorder *rec,
+				   const struct spulse_defs *defs,
+				   struct drain_idmap *map, uint32_t gen,
+				   uint32_t pid, uint32_t stack, uint32_t *gstack)
+{
+	if (stack < map->stacks.cap && valid(&map->stacks.v[stack], pid, gen)) {
+		*gstack = map->stacks.v[stack].global;
+		return 0;
+	}
+	return map_stack(rec, defs, map, gen, pid, stack, gstack);
+}
+
 int drain_map_offcpu(struct spulse_recorder *rec, const struct spulse_defs *defs,
 		     struct drain_idmap *map, uint32_t gen,
 		     struct spulse_offcpu *iv)
@@ -332,17 +359,18 @@ int drain_map_offcpu(struct spulse_recorder *rec, const struct spulse_defs *defs
 	uint32_t pid;
 	int ret;
 
-	ret = drain_map_thread(rec, defs, map, iv->thread, &iv->thread, &pid);
+	/* as drain_map_sample(): mapped threads and leaves inline */
+	ret = map_thread_cached(rec, defs, map, iv->thread, &iv->thread, &pid);
 	if (ret < 0)
 		return ret;
-	ret = map_stack(rec, defs, map, gen, pid, iv->stack, &iv->stack);
+	ret = map_stack_cached(rec, defs, map, gen, pid, iv->stack, &iv->stack);
 	if (ret < 0 || iv->waker_thread == SPULSE_NONE)
 		return ret;
 	/* the waker's user frames resolve in the waker's process */
-	ret = drain_map_thread(rec, defs, map, iv->waker_thread,
-			       &iv->waker_thread, &pid);
+	ret = map_thread_cached(rec, defs, map, iv->waker_thread,
+				&iv->waker_thread, &pid);
 	if (ret < 0)
 		return ret;
-	return map_stack(rec, defs, map, gen, pid, iv->waker_stack,
-			 &iv->waker_stack);
+	return map_stack_cached(rec, defs, map, gen, pid, iv->waker_stack,
+				&iv->waker_stack);
 }

@@ -260,6 +260,18 @@ int spulse_stream_next(struct spulse_stream *s, struct spulse_record *out,
  */
 size_t spulse_stream_samples(struct spulse_stream *s, struct spulse_sample *out,
 			     size_t max);
+/*
+ * A run of definitions at once (the next records, when they are frame or
+ * stack definitions): validated and added to the stream's definitions as
+ * spulse_stream_next() adds them, without returning them. For a reader
+ * that needs only the definitions (spulse_stream_defs()), not the records.
+ * Stops, consuming nothing more, where spulse_stream_samples() stops (any
+ * other record, module frames included, an invalid or incomplete one, the
+ * last bytes fed): spulse_stream_next() then takes the next record and
+ * reports any error. Returns the number of definitions taken; 0 also
+ * after an error, before the header, or with a trusted decoder.
+ */
+size_t spulse_stream_take_defs(struct spulse_stream *s);
 const struct spulse_info *spulse_stream_info(const struct spulse_stream *s);
 const struct spulse_defs *spulse_stream_defs(const struct spulse_stream *s);
 /* Bytes fed but not yet consumed by complete records. */

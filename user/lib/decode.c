@@ -52,6 +52,81 @@ static int varint_fail(struct cur *c, int n)
 	return spulse_fail(c->err, cur_off(c), "varint overflows 64 bits");
 }
 
+/*
+ * Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p,
+ * for fields whose length varies unpredictably (stack ids), where a
+ * data-dependent one-byte shortcut costs more than it saves. Up to 8 bytes
+ * are decoded without a loop or a data-dependent branch: one 64-bit load,
+ * the length from the first byte with bit 7 clear, then the 7-bit groups
+ * are packed pairwise (16-, 32-, 64-bit lanes). Same results as
+ * spulse_get_uvar().
+ */
+static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x, stop;
+	unsigned int bit;
+
+	memcpy(&x, p, sizeof(x));
+	stop = ~x & 0x8080808080808080ULL;
+	if (__builtin_expect(!stop, 0))
+		return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
+	bit = (unsigned int)__builtin_ctzll(stop);	/* bit 7 of the last byte */
+	x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7fULL;
+	/* a last byte (not the first) with all 7 bits zero: redundant group */
+	if (__builtin_expect((bit > 7) & !(x >> (bit - 7)), 0))
+		return SPULSE_VARINT_OVERLONG;
+	x = ((x & 0x7f007f007f007f00ULL) >> 1) | (x & 0x007f007f007f007fULL);
+	x = ((x & 0x3fff00003fff0000ULL) >> 2) | (x & 0x00003fff00003fffULL);
+	x = ((x & 0x0fffffff00000000ULL) >> 4) | (x & 0x000000000fffffffULL);
+	*v = x;
+	return (int)(bit >> 3) + 1;
+#else
+	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
+#endif
+}
+
+/* As fast_uvar_nb() with a shortcut for the common one-byte value. */
+static inline int fast_uvar(const uint8_t *p, uint64_t *v)
+{
+	if (__builtin_expect(p[0] < 0x80, 1)) {
+		*v = p[0];
+		return 1;
+	}
+	return fast_uvar_nb(p, v);
+}
+
+/*
+ * Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p, for
+ * definition ids: values of 1 to 3 bytes (ids below 2^21) byte by byte,
+ * longer ones by fast_uvar_nb(). Same results as spulse_get_uvar().
+ */
+static inline __attribute__((always_inline)) int
+def_uvar(const uint8_t *p, uint64_t *v)
+{
+	uint64_t b0 = p[0], b1, b2;
+
+	if (b0 < 0x80) {
+		*v = b0;
+		return 1;
+	}
+	b1 = p[1];
+	if (b1 < 0x80) {
+		if (!b1)
+			return SPULSE_VARINT_OVERLONG;
+		*v = (b0 & 0x7f) | b1 << 7;
+		return 2;
+	}
+	b2 = p[2];
+	if (b2 < 0x80) {
+		if (!b2)
+			return SPULSE_VARINT_OVERLONG;
+		*v = (b0 & 0x7f) | (b1 & 0x7f) << 7 | b2 << 14;
+		return 3;
+	}
+	return fast_uvar_nb(p, v);
+}
+
 /* 1 = decoded, 0 = cut by end of input, -EBADMSG */
 static inline int cur_uvar(struct cur *c, uint64_t *v)
 {
@@ -484,8 +559,8 @@ static int ext_short(struct cur *p, uint64_t off, const char *what)
 			   "%s runs past the payload end", what);
 }
 
-static int ext_uvar(struct cur *p, uint64_t *off, uint64_t *v,
-		    const char *what)
+static inline __attribute__((always_inline)) int
+ext_uvar(struct cur *p, uint64_t *off, uint64_t *v, const char *what)
 {
 	int r;
 
@@ -496,8 +571,8 @@ static int ext_uvar(struct cur *p, uint64_t *off, uint64_t *v,
 	return r;
 }
 
-static int ext_cpu_field(struct cur *p, uint64_t off, uint64_t v,
-			 const char *what)
+static inline int ext_cpu_field(struct cur *p, uint64_t off, uint64_t v,
+				const char *what)
 {
 	if (v >= SPULSE_MAX_CPU)
 		return spulse_fail(p->err, off, "%s %" PRIu64
@@ -507,7 +582,7 @@ static int ext_cpu_field(struct cur *p, uint64_t off, uint64_t v,
 }
 
 /* The event clock field: the new running offset in *t, not yet committed. */
-static int ext_clock(struct spulse_dec *dec, struct cur *p, int64_t *t)
+static inline int ext_clock(struct spulse_dec *dec, struct cur *p, int64_t *t)
 {
 	uint64_t z, off;
 
@@ -591,6 +666,76 @@ static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
 		TRY(ext_uvar(p, &off, &v, "waker_cpu"));
 		TRY(ext_cpu_field(p, off, v, "waker_cpu"));
 		iv->waker_cpu = (uint32_t)v;
+	}
+	return 1;
+}
+
+/*
+ * ext_offcpu() for a whole payload [@q, @end) with SPULSE_VARINT_MAX bytes
+ * readable past its end: every field by def_uvar(), the checks after. 1
+ * when ext_offcpu() would accept the payload (the same fields out), else
+ * 0 and nothing decided: ext_offcpu() then decodes it and reports any
+ * error where it is.
+ */
+static int ext_offcpu_fast(const struct spulse_dec *dec, const uint8_t *q,
+			   const uint8_t *end, struct spulse_offcpu *iv)
+{
+	const struct spulse_defs *d = &dec->defs;
+	uint64_t z, th, st, state, co, ci, bl, rq, wk, ws = 0, wc = 0, total;
+	int64_t t;
+	int n;
+
+#define OC_FIELD(v) do {					\
+		n = def_uvar(q, &(v));				\
+		if (n < 0)					\
+			return 0;				\
+		q += n;						\
+		if (q > end)					\
+			return 0;				\
+	} while (0)
+	OC_FIELD(z);
+	OC_FIELD(th);
+	OC_FIELD(st);
+	OC_FIELD(state);
+	OC_FIELD(co);
+	OC_FIELD(ci);
+	OC_FIELD(bl);
+	OC_FIELD(rq);
+	OC_FIELD(wk);
+	if (wk) {
+		OC_FIELD(ws);
+		OC_FIELD(wc);
+	}
+#undef OC_FIELD
+	if (q != end)
+		return 0;
+	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), &t) ||
+	    t > dec->time_max || t < 0)
+		return 0;
+	if (th >= d->nthreads || st >= d->nstacks || state > SPULSE_STATE_MAX ||
+	    co >= SPULSE_MAX_CPU || ci >= SPULSE_MAX_CPU)
+		return 0;
+	if (state == SPULSE_STATE_RUNNABLE && (bl || wk))
+		return 0;
+	if (__builtin_add_overflow(bl, rq, &total) ||
+	    total > (uint64_t)(dec->time_max - t))
+		return 0;
+	if (wk && (wk - 1 >= d->nthreads || ws >= d->nstacks ||
+		   wc >= SPULSE_MAX_CPU))
+		return 0;
+	iv->time_ns = t;
+	iv->thread = (uint32_t)th;
+	iv->stack = (uint32_t)st;
+	iv->state = (uint8_t)state;
+	iv->cpu_out = (uint32_t)co;
+	iv->cpu_in = (uint32_t)ci;
+	iv->blocked_ns = bl;
+	iv->runq_ns = rq;
+	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
+	if (wk) {
+		iv->waker_thread = (uint32_t)(wk - 1);
+		iv->waker_stack = (uint32_t)ws;
+		iv->waker_cpu = (uint32_t)wc;
 	}
 	return 1;
 }
@@ -798,6 +943,14 @@ static int dec_ext(struct spulse_dec *dec, struct cur *c,
 		r = ext_cpu(&p, out);
 		break;
 	case SPULSE_EXT_OFFCPU:
+		/* a whole payload with room to read past it: the fast path */
+		if (!p.cut && c->len - p.len >= SPULSE_VARINT_MAX &&
+		    ext_offcpu_fast(dec, c->buf + p.pos, c->buf + p.len,
+				    &out->u.offcpu)) {
+			p.pos = p.len;
+			r = 1;
+			break;
+		}
 		r = ext_offcpu(dec, &p, out);
 		break;
 	case SPULSE_EXT_TRIGGER:
@@ -917,50 +1070,6 @@ int spulse_dec_record(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 }
 
 /*
- * Unsigned varint with at least SPULSE_VARINT_MAX readable bytes at @p,
- * for fields whose length varies unpredictably (stack ids), where a
- * data-dependent one-byte shortcut costs more than it saves. Up to 8 bytes
- * are decoded without a loop or a data-dependent branch: one 64-bit load,
- * the length from the first byte with bit 7 clear, then the 7-bit groups
- * are packed pairwise (16-, 32-, 64-bit lanes). Same results as
- * spulse_get_uvar().
- */
-static inline int fast_uvar_nb(const uint8_t *p, uint64_t *v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t x, stop;
-	unsigned int bit;
-
-	memcpy(&x, p, sizeof(x));
-	stop = ~x & 0x8080808080808080ULL;
-	if (__builtin_expect(!stop, 0))
-		return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
-	bit = (unsigned int)__builtin_ctzll(stop);	/* bit 7 of the last byte */
-	x &= (stop ^ (stop - 1)) & 0x7f7f7f7f7f7f7f7fULL;
-	/* a last byte (not the first) with all 7 bits zero: redundant group */
-	if (__builtin_expect((bit > 7) & !(x >> (bit - 7)), 0))
-		return SPULSE_VARINT_OVERLONG;
-	x = ((x & 0x7f007f007f007f00ULL) >> 1) | (x & 0x007f007f007f007fULL);
-	x = ((x & 0x3fff00003fff0000ULL) >> 2) | (x & 0x00003fff00003fffULL);
-	x = ((x & 0x0fffffff00000000ULL) >> 4) | (x & 0x000000000fffffffULL);
-	*v = x;
-	return (int)(bit >> 3) + 1;
-#else
-	return spulse_get_uvar(p, SPULSE_VARINT_MAX, v);
-#endif
-}
-
-/* As fast_uvar_nb() with a shortcut for the common one-byte value. */
-static inline int fast_uvar(const uint8_t *p, uint64_t *v)
-{
-	if (__builtin_expect(p[0] < 0x80, 1)) {
-		*v = p[0];
-		return 1;
-	}
-	return fast_uvar_nb(p, v);
-}
-
-/*
  * Bytes the portable sample loop may read at a sample's tag: three fields
  * of up to 10 bytes each, whatever they hold (a broken sample too).
  */
@@ -1043,6 +1152,103 @@ size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
 	if (out)
 		return samples_portable_out(dec, buf, len, out, max, consumed);
 	return samples_portable_val(dec, buf, len, max, consumed);
+}
+
+/* Bytes the definition loop may read at a record's tag (a stack record's
+ * three fields; a frame record's id, kind and address are fewer). */
+#define DEF_SCAN	(1 + 3 * SPULSE_VARINT_MAX)
+
+/* spulse_defs_add_stack() with the room check inline. */
+static inline int add_stack(struct spulse_defs *d, const struct spulse_stack_def *s)
+{
+	if (__builtin_expect(d->nstacks < d->cap_stacks, 1)) {
+		d->stacks[d->nstacks++] = *s;
+		return 0;
+	}
+	return spulse_defs_add_stack(d, s);
+}
+
+/*
+ * dec_frame() and dec_stack() (checked, no module frames) for a run of
+ * records: the same checks in the same outcome (any record either would
+ * refuse stops the run before it, and the slow path reports it), the same
+ * definitions added and counted, one fast_uvar() per field.
+ */
+size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		       size_t *consumed)
+{
+	struct spulse_defs *d = &dec->defs;
+	const uint8_t *p = buf, *safe_end;
+	const uint32_t max_ids = dec->max_ids;
+	size_t n = 0;
+
+	*consumed = 0;
+	if (dec->trusted || len < DEF_SCAN)
+		return 0;
+	safe_end = buf + len - DEF_SCAN;
+	while (p <= safe_end) {
+		uint64_t id, a, b;
+		int x, y, z;
+
+		if (*p == SPULSE_TAG_STACK) {
+			struct spulse_stack_def s = { .parent = SPULSE_NONE,
+						      .depth = 1 };
+
+			x = def_uvar(p + 1, &id);
+			if (x < 0 || id != d->nstacks || d->nstacks >= max_ids)
+				break;
+			y = def_uvar(p + 1 + x, &a);		/* parent + 1 */
+			if (y < 0)
+				break;
+			z = def_uvar(p + 1 + x + y, &b);	/* frame */
+			if (z < 0 || b >= d->nframes)
+				break;
+			if (a != SPULSE_STACK_ROOT) {
+				if (a - 1 >= d->nstacks ||
+				    d->frames[b].kind == SPULSE_FRAME_TRUNCATED)
+					break;
+				s.parent = (uint32_t)(a - 1);
+				s.depth = d->stacks[s.parent].depth + 1;
+				if (s.depth > SPULSE_MAX_DEPTH)
+					break;
+			}
+			s.frame = (uint32_t)b;
+			if (add_stack(d, &s))
+				break;
+			dec->info.stacks++;
+			p += 1 + x + y + z;
+		} else if (*p == SPULSE_TAG_FRAME) {
+			struct spulse_frame_def f;
+			uint8_t kind;
+
+			x = def_uvar(p + 1, &id);
+			if (x < 0 || id != d->nframes || d->nframes >= max_ids)
+				break;
+			kind = p[1 + x];
+			if (kind == SPULSE_FRAME_USER ||
+			    kind == SPULSE_FRAME_KERNEL) {
+				y = fast_uvar_nb(p + 2 + x, &a);
+				if (y < 0)
+					break;
+			} else if (kind == SPULSE_FRAME_TRUNCATED) {
+				y = 0;
+				a = 0;
+			} else {
+				break;	/* module frames, unknown kinds */
+			}
+			f = (struct spulse_frame_def){ .addr = a, .kind = kind,
+				.module = (uint32_t)SPULSE_NONE };
+			if (spulse_defs_add_frame(d, &f))
+				break;
+			dec->info.frames++;
+			p += 2 + x + y;
+		} else {
+			break;
+		}
+		n++;
+	}
+	*consumed = (size_t)(p - buf);
+	return n;
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && \

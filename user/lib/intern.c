@@ -20,12 +20,7 @@
 
 static inline uint64_t fmix64(uint64_t x)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
+	return spulse_fmix64(x);
 }
 
 uint64_t spulse_hash_seed(void)
@@ -48,7 +43,7 @@ uint64_t spulse_hash_seed(void)
 
 uint32_t spulse_hash64(uint64_t x, uint64_t seed)
 {
-	return (uint32_t)fmix64(fmix64(x ^ seed) + seed);
+	return spulse_hash64_inline(x, seed);
 }
 
 uint32_t spulse_hash_bytes(const void *p, size_t len, uint64_t seed)
@@ -126,6 +121,19 @@ int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id)
 	}
 	h->probes += htab_put(h->slots, h->mask,
 			      ((uint64_t)hash << 32) | ((uint64_t)id + 1));
+	h->count++;
+	return 0;
+}
+
+int spulse_htab_insert_at(struct spulse_htab *h, const struct spulse_htab_pos *pos,
+			  uint32_t hash, uint32_t id)
+{
+	/* no room without growing, or no position: insert as usual */
+	if (pos->slot == UINT32_MAX ||
+	    (uint64_t)(h->count + 1) * 4 > (uint64_t)(h->mask + 1) * 3)
+		return spulse_htab_insert(h, hash, id);
+	h->slots[pos->slot] = ((uint64_t)hash << 32) | ((uint64_t)id + 1);
+	h->probes += pos->passed;
 	h->count++;
 	return 0;
 }

@@ -55,6 +55,22 @@ int spulse_open_spool(const char *path, struct spulse_error *err);
 uint64_t spulse_hash_seed(void);
 /* Seeded 64-bit -> 32-bit hash; without the seed, slots are unpredictable. */
 uint32_t spulse_hash64(uint64_t x, uint64_t seed);
+
+/* spulse_hash64() inline (the Recorder's interning, per definition). */
+static inline uint64_t spulse_fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static inline uint32_t spulse_hash64_inline(uint64_t x, uint64_t seed)
+{
+	return (uint32_t)spulse_fmix64(spulse_fmix64(x ^ seed) + seed);
+}
 /* Seeded hash of @len bytes. */
 uint32_t spulse_hash_bytes(const void *p, size_t len, uint64_t seed);
 
@@ -81,6 +97,51 @@ typedef bool (*spulse_htab_eq)(const void *ctx, uint32_t id);
 uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
 			  spulse_htab_eq eq, const void *ctx);
 int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id);
+
+/*
+ * spulse_htab_find() that also keeps, for a miss, where spulse_htab_insert()
+ * would put @hash (the empty slot ending its probe sequence) and the slots
+ * it passed over, so that spulse_htab_insert_at() inserts without probing
+ * again: the same slots and the same probe counts as find + insert. The
+ * position is valid until the table changes.
+ */
+struct spulse_htab_pos {
+	uint32_t slot;		/* UINT32_MAX: none (empty table, or a hit) */
+	uint32_t passed;
+};
+
+static inline uint32_t spulse_htab_lookup(struct spulse_htab *h, uint32_t hash,
+					  spulse_htab_eq eq, const void *ctx,
+					  struct spulse_htab_pos *pos)
+{
+	uint32_t i, passed = 0;
+
+	pos->slot = UINT32_MAX;
+	if (!h->slots)
+		return SPULSE_NONE;
+	for (i = hash & h->mask;; i = (i + 1) & h->mask) {
+		uint64_t s = h->slots[i];
+
+		if (!s)
+			break;
+		SPULSE_PROBE(h);
+		passed++;
+		if ((uint32_t)(s >> 32) == hash &&
+		    eq(ctx, (uint32_t)s - 1))
+			return (uint32_t)s - 1;
+	}
+	pos->slot = i;
+	pos->passed = passed;
+	return SPULSE_NONE;
+}
+
+/* The table's seed, inline (drawn on first use by spulse_htab_seed()). */
+static inline uint64_t spulse_htab_seed_inline(struct spulse_htab *h)
+{
+	return h->seed ? h->seed : spulse_htab_seed(h);
+}
+int spulse_htab_insert_at(struct spulse_htab *h, const struct spulse_htab_pos *pos,
+			  uint32_t hash, uint32_t id);
 void spulse_htab_free(struct spulse_htab *h);
 size_t spulse_htab_bytes(const struct spulse_htab *h);
 
@@ -264,6 +325,25 @@ size_t spulse_dec_samples(struct spulse_dec *dec, const uint8_t *buf,
 size_t spulse_dec_samples_portable(struct spulse_dec *dec, const uint8_t *buf,
 				   size_t len, struct spulse_sample *out,
 				   size_t max, size_t *consumed);
+
+/**
+ * spulse_dec_defs() - fast path for a run of frame and stack definitions
+ * @dec: decoder (not trusted: the run adds to its definitions)
+ * @buf: bytes starting at a record's tag
+ * @len: bytes available
+ * @consumed: bytes consumed by the definitions decoded
+ *
+ * Decodes consecutive frame (kinds 1-3) and stack records into @dec's
+ * definitions with spulse_dec_record()'s checks, as long as a whole
+ * maximal record fits in the input. Stops, without consuming it, at
+ * anything else (another tag, a module frame, a record it would refuse,
+ * the end of the input); the caller then uses spulse_dec_record(), which
+ * takes that record or reports its error precisely.
+ *
+ * Return: number of definitions decoded.
+ */
+size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
+		       size_t *consumed);
 
 /* ---- filebuf.c: sequential pread buffer ---- */
 

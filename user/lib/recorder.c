@@ -39,11 +39,30 @@ struct rec_thread {
 	bool has_source;	/* a kind-5 record was written */
 };
 
-/* Active modules of one process, for spulse_rec_frame_addr(). */
+/* One active module in a process's address order (struct pid_mods). */
+struct mod_span {
+	uint64_t start, end;
+	uint32_t id;
+};
+
+/*
+ * Active modules of one process, for spulse_rec_frame_addr(): @ids in
+ * definition order (the newest last). With MOD_INDEX_MIN or more, the
+ * lookup goes through @ix, the same modules sorted by start, built when
+ * first needed after a change (@ix_ok) -- as long as no two of them
+ * overlap (@ix_overlap): then the one module holding an address is the
+ * newest holding it, as the scan newest first finds it. Overlapping
+ * modules (a mapping defined over an older one) keep the scan.
+ */
 struct pid_mods {
 	uint32_t *ids;
 	uint32_t n, cap;
+	struct mod_span *ix;
+	uint32_t ix_cap;
+	bool ix_ok, ix_overlap;
 };
+
+#define MOD_INDEX_MIN	8
 
 struct spulse_recorder {
 	int fd;
@@ -141,6 +160,55 @@ static inline int commit(struct spulse_recorder *r, size_t n)
 	return 0;
 }
 
+/* spulse_put_uvar() with the values of 1 to 3 bytes unrolled: same bytes. */
+static inline unsigned int put_uvar_short(uint8_t *p, uint64_t v)
+{
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return 3;
+	}
+	return spulse_put_uvar(p, v);
+}
+
+/* spulse_put_uvar() with the values of 1 to 4 bytes unrolled: same bytes. */
+static inline unsigned int put_uvar_4(uint8_t *p, uint64_t v)
+{
+	if (v < 0x200000)
+		return put_uvar_short(p, v);
+	if (v < 0x10000000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14 | 0x80);
+		p[3] = (uint8_t)(v >> 21);
+		return 4;
+	}
+	return spulse_put_uvar(p, v);
+}
+
+/* spulse_enc_sample() by put_uvar_4() and put_uvar_short(): same bytes. */
+static inline size_t enc_sample(uint8_t *p, int64_t dt_ns, uint32_t thread,
+				uint32_t stack)
+{
+	size_t n = 0;
+
+	p[n++] = SPULSE_TAG_SAMPLE;
+	n += put_uvar_4(p + n, spulse_zigzag(dt_ns));
+	n += put_uvar_short(p + n, thread);
+	n += put_uvar_short(p + n, stack);
+	return n;
+}
+
 static int rec_init(struct spulse_recorder *r,
 		    const struct spulse_recorder_opts *opts)
 {
@@ -182,8 +250,10 @@ static void rec_free(struct spulse_recorder *r)
 
 	for (i = 0; i < r->nthreads; i++)
 		free(r->threads[i].comm);
-	for (i = 0; i < r->npids; i++)
+	for (i = 0; i < r->npids; i++) {
 		free(r->pids[i].ids);
+		free(r->pids[i].ix);
+	}
 	free(r->pids);
 	free(r->mods);
 	free(r->frames);
@@ -357,6 +427,7 @@ SPULSE_EXPORT int spulse_rec_module_n(struct spulse_recorder *r, uint32_t pid,
 	r->mods[r->nmods] = (struct rec_mod){ .start = start, .end = end,
 		.file_offset = file_offset, .pid = pid, .active = true };
 	pm->ids[pm->n++] = r->nmods;
+	pm->ix_ok = false;
 	if (id)
 		*id = r->nmods;
 	ret = commit(r, spulse_enc_module(p, r->nmods++, pid, start, end,
@@ -374,6 +445,7 @@ static void pid_mods_remove(struct pid_mods *pm, uint32_t module)
 			memmove(&pm->ids[i], &pm->ids[i + 1],
 				(pm->n - i - 1) * sizeof(*pm->ids));
 			pm->n--;
+			pm->ix_ok = false;
 			return;
 		}
 }
@@ -417,6 +489,7 @@ SPULSE_EXPORT int spulse_rec_process_deactivate(struct spulse_recorder *r,
 		for (i = 0; i < pm->n; i++)
 			r->mods[pm->ids[i]].active = false;
 		pm->n = 0;
+		pm->ix_ok = false;
 	}
 	return commit(r, spulse_enc_process_deactivate(p, pid));
 }
@@ -440,9 +513,9 @@ SPULSE_EXPORT int spulse_rec_python(struct spulse_recorder *r, uint32_t pid,
 static uint32_t frame_hash(struct spulse_htab *tab, uint8_t kind,
 			   uint32_t module, uint64_t addr)
 {
-	uint64_t seed = spulse_htab_seed(tab);
+	uint64_t seed = spulse_htab_seed_inline(tab);
 
-	return spulse_hash64(addr ^ (uint64_t)spulse_hash64(
+	return spulse_hash64_inline(addr ^ (uint64_t)spulse_hash64_inline(
 				     (uint64_t)module << 8 | kind, seed) << 32,
 			     seed);
 }
@@ -467,7 +540,9 @@ static int intern_frame(struct spulse_recorder *r, uint8_t kind,
 	struct frame_key k = { r, { .addr = addr, .module = module,
 				    .kind = kind } };
 	uint32_t h = frame_hash(&r->frame_tab, kind, module, addr);
-	uint32_t found = spulse_htab_find(&r->frame_tab, h, frame_eq, &k);
+	struct spulse_htab_pos pos;
+	uint32_t found = spulse_htab_lookup(&r->frame_tab, h, frame_eq, &k,
+					    &pos);
 	uint8_t *p;
 	size_t n;
 	int ret;
@@ -492,7 +567,7 @@ static int intern_frame(struct spulse_recorder *r, uint8_t kind,
 		   sizeof(*r->frames));
 	if (ret)
 		return ret;
-	ret = spulse_htab_insert(&r->frame_tab, h, r->nframes);
+	ret = spulse_htab_insert_at(&r->frame_tab, &pos, h, r->nframes);
 	if (ret)
 		return ret;
 	p = reserve(r);
@@ -539,6 +614,63 @@ SPULSE_EXPORT int spulse_rec_frame_truncated(struct spulse_recorder *r,
 	return intern_frame(r, SPULSE_FRAME_TRUNCATED, SPULSE_NONE, 0, id);
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+	const struct mod_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Build @pm's index of its active modules; false: no memory (scan). */
+static bool mod_index_build(const struct spulse_recorder *r,
+			    struct pid_mods *pm)
+{
+	uint32_t i;
+
+	if (pm->ix_cap < pm->n) {
+		struct mod_span *v = realloc(pm->ix, pm->cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		pm->ix = v;
+		pm->ix_cap = pm->cap;
+	}
+	for (i = 0; i < pm->n; i++) {
+		const struct rec_mod *m = &r->mods[pm->ids[i]];
+
+		pm->ix[i] = (struct mod_span){ m->start, m->end, pm->ids[i] };
+	}
+	qsort(pm->ix, pm->n, sizeof(*pm->ix), span_cmp);
+	pm->ix_overlap = false;
+	for (i = 1; i < pm->n; i++)
+		if (pm->ix[i].start < pm->ix[i - 1].end)
+			pm->ix_overlap = true;
+	pm->ix_ok = true;
+	return true;
+}
+
+/*
+ * The active module of @pm holding @addr, by the index: its id, or
+ * SPULSE_NONE. Only for an index without overlaps.
+ */
+static inline uint32_t mod_index_find(const struct pid_mods *pm, uint64_t addr)
+{
+	uint32_t lo = 0, hi = pm->n;
+
+	/* the last span starting at or before @addr */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pm->ix[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (addr >= pm->ix[lo].start && addr < pm->ix[lo].end)
+		return pm->ix[lo].id;
+	return SPULSE_NONE;
+}
+
 SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 					uint64_t addr, bool is_kernel,
 					bool is_return, uint32_t *id)
@@ -555,6 +687,18 @@ SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 		return intern_frame(r, SPULSE_FRAME_KERNEL, SPULSE_NONE, addr, id);
 	/* newest first: a mapping defined over an older one replaces it */
 	pm = pid_mods(r, pid, false);
+	if (pm && pm->n >= MOD_INDEX_MIN &&
+	    (pm->ix_ok || mod_index_build(r, pm)) && !pm->ix_overlap) {
+		const struct rec_mod *m;
+
+		i = mod_index_find(pm, addr);
+		if (i == SPULSE_NONE)
+			return intern_frame(r, SPULSE_FRAME_USER, SPULSE_NONE,
+					    addr, id);
+		m = &r->mods[i];
+		return intern_frame(r, SPULSE_FRAME_MODULE, i,
+				    addr - m->start + m->file_offset, id);
+	}
 	for (i = pm ? pm->n : 0; i-- > 0;) {
 		const struct rec_mod *m = &r->mods[pm->ids[i]];
 
@@ -568,6 +712,19 @@ SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 }
 
 /* ---- stacks ---- */
+
+/* spulse_enc_stack() by put_uvar_short(): same bytes. */
+static inline size_t enc_stack(uint8_t *p, uint32_t id, uint64_t parent,
+			       uint32_t frame)
+{
+	size_t n = 0;
+
+	p[n++] = SPULSE_TAG_STACK;
+	n += put_uvar_short(p + n, id);
+	n += put_uvar_short(p + n, parent);
+	n += put_uvar_short(p + n, frame);
+	return n;
+}
 
 struct stack_key {
 	const struct spulse_recorder *r;
@@ -586,8 +743,9 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 				   uint32_t frame, uint32_t *id)
 {
 	struct stack_key k = { r, parent, frame };
-	uint32_t h = spulse_hash64(((uint64_t)parent << 32) | frame,
-				   spulse_htab_seed(&r->stack_tab));
+	uint32_t h = spulse_hash64_inline(((uint64_t)parent << 32) | frame,
+					  spulse_htab_seed_inline(&r->stack_tab));
+	struct spulse_htab_pos pos;
 	uint32_t found, depth = 1;
 	uint8_t *p;
 	int ret;
@@ -596,7 +754,7 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 		return -ENOENT;
 	if (frame >= r->nframes)
 		return -ENOENT;
-	found = spulse_htab_find(&r->stack_tab, h, stack_eq, &k);
+	found = spulse_htab_lookup(&r->stack_tab, h, stack_eq, &k, &pos);
 	if (found != SPULSE_NONE) {
 		if (id)
 			*id = found;
@@ -615,7 +773,7 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 		   sizeof(*r->stacks));
 	if (ret)
 		return ret;
-	ret = spulse_htab_insert(&r->stack_tab, h, r->nstacks);
+	ret = spulse_htab_insert_at(&r->stack_tab, &pos, h, r->nstacks);
 	if (ret)
 		return ret;
 	p = reserve(r);
@@ -624,9 +782,9 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 	r->stacks[r->nstacks] = (struct rec_stack){ parent, frame, depth };
 	if (id)
 		*id = r->nstacks;
-	ret = commit(r, spulse_enc_stack(p, r->nstacks,
-					 parent == SPULSE_NONE ? SPULSE_STACK_ROOT :
-					 (uint64_t)parent + 1, frame));
+	ret = commit(r, enc_stack(p, r->nstacks,
+				  parent == SPULSE_NONE ? SPULSE_STACK_ROOT :
+				  (uint64_t)parent + 1, frame));
 	r->nstacks++;
 	return ret;
 }
@@ -740,7 +898,7 @@ static inline int rec_sample_checked(struct spulse_recorder *r,
 	if (!p)
 		return r->err;
 	/* both times are in [0, INT64_MAX]: the difference cannot overflow */
-	r->len += spulse_enc_sample(p, time_ns - r->last_time, thread, stack);
+	r->len += enc_sample(p, time_ns - r->last_time, thread, stack);
 	r->last_time = time_ns;
 	r->samples++;
 	if (r->len >= r->flush_bytes)
@@ -846,8 +1004,8 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 			ret = r->err;
 			break;
 		}
-		r->len += spulse_enc_sample(p, s->time_ns - r->last_time,
-					    s->thread, s->stack);
+		r->len += enc_sample(p, s->time_ns - r->last_time,
+				     s->thread, s->stack);
 		r->last_time = s->time_ns;
 		r->samples++;
 		if (r->len >= r->flush_bytes) {
@@ -888,6 +1046,37 @@ static int check_offcpu(const struct spulse_recorder *r,
 	return 0;
 }
 
+/*
+ * spulse_enc_ext_offcpu()'s bytes in one pass: the payload is encoded
+ * first (put_uvar_short(), the same bytes as spulse_put_uvar()), so its
+ * length needs no second pass over the fields, then the header goes
+ * before it.
+ */
+static inline size_t enc_ext_offcpu(uint8_t *p,
+				    const struct spulse_offcpu_fields *f)
+{
+	uint8_t pl[11 * SPULSE_VARINT_MAX];
+	size_t len = 0, n;
+
+	len += put_uvar_short(pl + len, spulse_zigzag(f->dt_ns));
+	len += put_uvar_short(pl + len, f->thread);
+	len += put_uvar_short(pl + len, f->stack);
+	len += put_uvar_short(pl + len, f->state);
+	len += put_uvar_short(pl + len, f->cpu_out);
+	len += put_uvar_short(pl + len, f->cpu_in);
+	len += put_uvar_short(pl + len, f->blocked_ns);
+	len += put_uvar_short(pl + len, f->runq_ns);
+	len += put_uvar_short(pl + len, f->has_waker ?
+			      (uint64_t)f->waker_thread + 1 : 0);
+	if (f->has_waker) {
+		len += put_uvar_short(pl + len, f->waker_stack);
+		len += put_uvar_short(pl + len, f->waker_cpu);
+	}
+	n = spulse_put_ext_hdr(p, SPULSE_EXT_OFFCPU, len);
+	memcpy(p + n, pl, len);
+	return n + len;
+}
+
 SPULSE_EXPORT int spulse_rec_offcpu(struct spulse_recorder *r,
 				    const struct spulse_offcpu *iv)
 {
@@ -914,7 +1103,7 @@ SPULSE_EXPORT int spulse_rec_offcpu(struct spulse_recorder *r,
 		.waker_stack = iv->waker_stack, .waker_cpu = iv->waker_cpu,
 	};
 	r->last_event = iv->time_ns;
-	return commit(r, spulse_enc_ext_offcpu(p, &f));
+	return commit(r, enc_ext_offcpu(p, &f));
 }
 
 SPULSE_EXPORT int spulse_rec_trigger(struct spulse_recorder *r,

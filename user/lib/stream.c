@@ -157,6 +157,25 @@ SPULSE_EXPORT size_t spulse_stream_samples(struct spulse_stream *s,
 	return n;
 }
 
+SPULSE_EXPORT size_t spulse_stream_take_defs(struct spulse_stream *s)
+{
+	size_t n, c;
+	uint8_t tag;
+
+	if (s->failed.code || !s->dec.header_done || s->fill == s->pos)
+		return 0;
+	tag = s->buf[s->pos];
+	if (tag != SPULSE_TAG_STACK && tag != SPULSE_TAG_FRAME)
+		return 0;
+	n = spulse_dec_defs(&s->dec, s->buf + s->pos, s->fill - s->pos, &c);
+	if (n) {
+		s->pos += c;
+		s->dec.info.complete_bytes = s->base + s->pos;
+		s->dec.info.recovered_from_truncated_tail = false;
+	}
+	return n;
+}
+
 SPULSE_EXPORT const struct spulse_info *
 spulse_stream_info(const struct spulse_stream *s)
 {
