@@ -4,12 +4,17 @@
  * (sizes derived from the input). It must produce the same samples,
  * intervals, triggers, cpu and skipped extension records and the same
  * outcome (error offset and rule, or complete_bytes and recovery) as the
- * Snapshot of the whole input, whatever the chunking.
+ * Snapshot of the whole input, whatever the chunking. Between records it
+ * also takes, at pseudo-random points, runs of samples
+ * (spulse_stream_samples(), checked as the records would be) and of
+ * definitions (spulse_stream_take_defs()): the drainer's batch paths must
+ * agree with the record at a time reader, and with its errors.
  */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct spulse_sample sb[8];
 	struct spulse_stream *st;
 	struct spulse_record rec;
 	struct spulse_error err;
@@ -28,7 +33,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n = size - pos;
 		CHECK(spulse_stream_feed(st, data + pos, n) == 0);
 		pos += n;
-		while ((ret = spulse_stream_next(st, &rec, &err)) == 1) {
+		for (;;) {
+			uint64_t k = fz_rnd(&seed) % 4;
+			size_t i, m;
+
+			if (k == 0) {
+				spulse_stream_take_defs(st);
+			} else if (k == 1) {
+				m = spulse_stream_samples(st, sb, 1 + fz_rnd(&seed) % 8);
+				for (i = 0; i < m; i++)
+					fz_same_samples(&r, p.ns++, &sb[i]);
+			}
+			ret = spulse_stream_next(st, &rec, &err);
+			if (ret != 1)
+				break;
 			CHECK(rec.offset >= last_off);
 			last_off = rec.offset;
 			fz_check_record(&r, &p, &rec);
