@@ -292,32 +292,30 @@ struct spulse_offcpu_fields {
 static inline size_t spulse_enc_ext_offcpu(uint8_t *p,
 					   const struct spulse_offcpu_fields *f)
 {
-	uint64_t waker = f->has_waker ? (uint64_t)f->waker_thread + 1 : 0;
-	size_t len, n;
+	uint8_t pl[SPULSE_EXT_OFFCPU_PAYLOAD_MAX];
+	size_t len = 0, n;
 
-	len = spulse_uvar_len(spulse_zigzag(f->dt_ns)) +
-	      spulse_uvar_len(f->thread) + spulse_uvar_len(f->stack) +
-	      spulse_uvar_len(f->state) + spulse_uvar_len(f->cpu_out) +
-	      spulse_uvar_len(f->cpu_in) + spulse_uvar_len(f->blocked_ns) +
-	      spulse_uvar_len(f->runq_ns) + spulse_uvar_len(waker);
-	if (f->has_waker)
-		len += spulse_uvar_len(f->waker_stack) +
-		       spulse_uvar_len(f->waker_cpu);
-	n = spulse_put_ext_hdr(p, SPULSE_EXT_OFFCPU, len);
-	n += spulse_put_svar(p + n, f->dt_ns);
-	n += spulse_put_uvar(p + n, f->thread);
-	n += spulse_put_uvar(p + n, f->stack);
-	n += spulse_put_uvar(p + n, f->state);
-	n += spulse_put_uvar(p + n, f->cpu_out);
-	n += spulse_put_uvar(p + n, f->cpu_in);
-	n += spulse_put_uvar(p + n, f->blocked_ns);
-	n += spulse_put_uvar(p + n, f->runq_ns);
-	n += spulse_put_uvar(p + n, waker);
+	/*
+	 * One pass: the payload first, into @pl, so that its length needs
+	 * no pass of its own over the fields; then the header and the copy
+	 */
+	len += spulse_put_svar(pl + len, f->dt_ns);
+	len += spulse_put_uvar(pl + len, f->thread);
+	len += spulse_put_uvar(pl + len, f->stack);
+	len += spulse_put_uvar(pl + len, f->state);
+	len += spulse_put_uvar(pl + len, f->cpu_out);
+	len += spulse_put_uvar(pl + len, f->cpu_in);
+	len += spulse_put_uvar(pl + len, f->blocked_ns);
+	len += spulse_put_uvar(pl + len, f->runq_ns);
+	len += spulse_put_uvar(pl + len, f->has_waker ?
+			       (uint64_t)f->waker_thread + 1 : 0);
 	if (f->has_waker) {
-		n += spulse_put_uvar(p + n, f->waker_stack);
-		n += spulse_put_uvar(p + n, f->waker_cpu);
+		len += spulse_put_uvar(pl + len, f->waker_stack);
+		len += spulse_put_uvar(pl + len, f->waker_cpu);
 	}
-	return n;
+	n = spulse_put_ext_hdr(p, SPULSE_EXT_OFFCPU, len);
+	memcpy(p + n, pl, len);
+	return n + len;
 }
 
 /**

@@ -43,6 +43,32 @@ static inline unsigned int spulse_put_uvar(uint8_t *p, uint64_t v)
 {
 	unsigned int n = 0;
 
+	/*
+	 * Ids, time steps and intervals are mostly 1 to 4 bytes: those
+	 * without the loop (the same bytes)
+	 */
+	if (v < 0x80) {
+		p[0] = (uint8_t)v;
+		return 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return 2;
+	}
+	if (v < 0x200000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14);
+		return 3;
+	}
+	if (v < 0x10000000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7 | 0x80);
+		p[2] = (uint8_t)(v >> 14 | 0x80);
+		p[3] = (uint8_t)(v >> 21);
+		return 4;
+	}
 	while (v >= 0x80) {
 		p[n++] = (uint8_t)(v | 0x80);
 		v >>= 7;

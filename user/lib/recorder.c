@@ -160,55 +160,6 @@ static inline int commit(struct spulse_recorder *r, size_t n)
 	return 0;
 }
 
-/* spulse_put_uvar() with the values of 1 to 3 bytes unrolled: same bytes. */
-static inline unsigned int put_uvar_short(uint8_t *p, uint64_t v)
-{
-	if (v < 0x80) {
-		p[0] = (uint8_t)v;
-		return 1;
-	}
-	if (v < 0x4000) {
-		p[0] = (uint8_t)(v | 0x80);
-		p[1] = (uint8_t)(v >> 7);
-		return 2;
-	}
-	if (v < 0x200000) {
-		p[0] = (uint8_t)(v | 0x80);
-		p[1] = (uint8_t)(v >> 7 | 0x80);
-		p[2] = (uint8_t)(v >> 14);
-		return 3;
-	}
-	return spulse_put_uvar(p, v);
-}
-
-/* spulse_put_uvar() with the values of 1 to 4 bytes unrolled: same bytes. */
-static inline unsigned int put_uvar_4(uint8_t *p, uint64_t v)
-{
-	if (v < 0x200000)
-		return put_uvar_short(p, v);
-	if (v < 0x10000000) {
-		p[0] = (uint8_t)(v | 0x80);
-		p[1] = (uint8_t)(v >> 7 | 0x80);
-		p[2] = (uint8_t)(v >> 14 | 0x80);
-		p[3] = (uint8_t)(v >> 21);
-		return 4;
-	}
-	return spulse_put_uvar(p, v);
-}
-
-/* spulse_enc_sample() by put_uvar_4() and put_uvar_short(): same bytes. */
-static inline size_t enc_sample(uint8_t *p, int64_t dt_ns, uint32_t thread,
-				uint32_t stack)
-{
-	size_t n = 0;
-
-	p[n++] = SPULSE_TAG_SAMPLE;
-	n += put_uvar_4(p + n, spulse_zigzag(dt_ns));
-	n += put_uvar_short(p + n, thread);
-	n += put_uvar_short(p + n, stack);
-	return n;
-}
-
 static int rec_init(struct spulse_recorder *r,
 		    const struct spulse_recorder_opts *opts)
 {
@@ -713,19 +664,6 @@ SPULSE_EXPORT int spulse_rec_frame_addr(struct spulse_recorder *r, uint32_t pid,
 
 /* ---- stacks ---- */
 
-/* spulse_enc_stack() by put_uvar_short(): same bytes. */
-static inline size_t enc_stack(uint8_t *p, uint32_t id, uint64_t parent,
-			       uint32_t frame)
-{
-	size_t n = 0;
-
-	p[n++] = SPULSE_TAG_STACK;
-	n += put_uvar_short(p + n, id);
-	n += put_uvar_short(p + n, parent);
-	n += put_uvar_short(p + n, frame);
-	return n;
-}
-
 struct stack_key {
 	const struct spulse_recorder *r;
 	uint32_t parent, frame;
@@ -782,7 +720,7 @@ SPULSE_EXPORT int spulse_rec_stack(struct spulse_recorder *r, uint32_t parent,
 	r->stacks[r->nstacks] = (struct rec_stack){ parent, frame, depth };
 	if (id)
 		*id = r->nstacks;
-	ret = commit(r, enc_stack(p, r->nstacks,
+	ret = commit(r, spulse_enc_stack(p, r->nstacks,
 				  parent == SPULSE_NONE ? SPULSE_STACK_ROOT :
 				  (uint64_t)parent + 1, frame));
 	r->nstacks++;
@@ -898,7 +836,7 @@ static inline int rec_sample_checked(struct spulse_recorder *r,
 	if (!p)
 		return r->err;
 	/* both times are in [0, INT64_MAX]: the difference cannot overflow */
-	r->len += enc_sample(p, time_ns - r->last_time, thread, stack);
+	r->len += spulse_enc_sample(p, time_ns - r->last_time, thread, stack);
 	r->last_time = time_ns;
 	r->samples++;
 	if (r->len >= r->flush_bytes)
@@ -1004,7 +942,7 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 			ret = r->err;
 			break;
 		}
-		r->len += enc_sample(p, s->time_ns - r->last_time,
+		r->len += spulse_enc_sample(p, s->time_ns - r->last_time,
 				     s->thread, s->stack);
 		r->last_time = s->time_ns;
 		r->samples++;
@@ -1046,37 +984,6 @@ static int check_offcpu(const struct spulse_recorder *r,
 	return 0;
 }
 
-/*
- * spulse_enc_ext_offcpu()'s bytes in one pass: the payload is encoded
- * first (put_uvar_short(), the same bytes as spulse_put_uvar()), so its
- * length needs no second pass over the fields, then the header goes
- * before it.
- */
-static inline size_t enc_ext_offcpu(uint8_t *p,
-				    const struct spulse_offcpu_fields *f)
-{
-	uint8_t pl[11 * SPULSE_VARINT_MAX];
-	size_t len = 0, n;
-
-	len += put_uvar_short(pl + len, spulse_zigzag(f->dt_ns));
-	len += put_uvar_short(pl + len, f->thread);
-	len += put_uvar_short(pl + len, f->stack);
-	len += put_uvar_short(pl + len, f->state);
-	len += put_uvar_short(pl + len, f->cpu_out);
-	len += put_uvar_short(pl + len, f->cpu_in);
-	len += put_uvar_short(pl + len, f->blocked_ns);
-	len += put_uvar_short(pl + len, f->runq_ns);
-	len += put_uvar_short(pl + len, f->has_waker ?
-			      (uint64_t)f->waker_thread + 1 : 0);
-	if (f->has_waker) {
-		len += put_uvar_short(pl + len, f->waker_stack);
-		len += put_uvar_short(pl + len, f->waker_cpu);
-	}
-	n = spulse_put_ext_hdr(p, SPULSE_EXT_OFFCPU, len);
-	memcpy(p + n, pl, len);
-	return n + len;
-}
-
 SPULSE_EXPORT int spulse_rec_offcpu(struct spulse_recorder *r,
 				    const struct spulse_offcpu *iv)
 {
@@ -1103,7 +1010,7 @@ SPULSE_EXPORT int spulse_rec_offcpu(struct spulse_recorder *r,
 		.waker_stack = iv->waker_stack, .waker_cpu = iv->waker_cpu,
 	};
 	r->last_event = iv->time_ns;
-	return commit(r, enc_ext_offcpu(p, &f));
+	return commit(r, spulse_enc_ext_offcpu(p, &f));
 }
 
 SPULSE_EXPORT int spulse_rec_trigger(struct spulse_recorder *r,
