@@ -30,6 +30,7 @@ static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, ip) ==
 	      SPULSE_UC_IP);
 static_assert(SPULSE_UC_IP - SPULSE_UC_SP == 8);	/* read as one pair */
 static_assert(sizeof(struct spulse_ut_row) == 12);
+static_assert(sizeof(struct spulse_ut_memo_ent) == 32);
 
 /**
  * spulse_ut_index_len() - size of a table's block index
@@ -236,11 +237,26 @@ static __always_inline bool spulse_uw_read2(spulse_read_fn rd, void *ctx,
 	return true;
 }
 
-/* A frame-pointer body row: CFA = BP + 16, caller's BP at CFA - 16. */
-static __always_inline bool spulse_uw_run_row(const struct spulse_ut_row *row)
+/*
+ * How the walk's run steps @row (enum spulse_ut_run): a frame-pointer
+ * body (CFA = BP + 16, caller's BP at CFA - 16) on its own, any other
+ * CFA_SP, CFA_BP or PLT row by its cfa_off and bp_off; nothing else.
+ */
+static __always_inline u8 spulse_uw_run_kind(const struct spulse_ut_row *row)
 {
-	return row && row->kind == SPULSE_UT_CFA_BP && row->cfa_off == 16 &&
-	       row->bp_off == -16;
+	if (!row)
+		return SPULSE_UT_RUN_NO;
+	switch (row->kind) {
+	case SPULSE_UT_CFA_BP:
+		return row->cfa_off == 16 && row->bp_off == -16 ?
+		       SPULSE_UT_RUN_FP : SPULSE_UT_RUN_BP;
+	case SPULSE_UT_CFA_SP:
+		return SPULSE_UT_RUN_SP;
+	case SPULSE_UT_PLT:
+		return SPULSE_UT_RUN_PLT;
+	default:
+		return SPULSE_UT_RUN_NO;
+	}
 }
 
 /* the set of @key (a PC + a memo's tag): its first way */
@@ -267,7 +283,9 @@ spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 	s->key = key;
 	s->row = row;
 	s->miss = *miss;
-	s->fp = spulse_uw_run_row(row);
+	s->run = spulse_uw_run_kind(row);
+	s->cfa_off = s->run ? row->cfa_off : 0;
+	s->bp_off = s->run ? row->bp_off : 0;
 	return row;
 }
 
@@ -331,7 +349,7 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
 }
 
 /**
- * struct spulse_uw_st - a walk's state across a run of frame-pointer frames
+ * struct spulse_uw_st - a walk's state across a run of table frames
  * @sp: the frame's SP
  * @bp: its BP
  * @pc: its PC
@@ -341,6 +359,8 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
  * @miss: the last lookup's *@miss
  * @w: room for a read through a call (so that no local of the run has its
  *	address taken and all stay in registers)
+ * @ent: what the run's step needs of a row it looked up itself (the
+ *	memo's entry for one it found there)
  */
 struct spulse_uw_st {
 	u64 sp;
@@ -351,6 +371,7 @@ struct spulse_uw_st {
 	u32 steps;
 	u8 miss;
 	u64 w[2];
+	struct spulse_ut_memo_ent ent;
 };
 
 /* spulse_uw_run(): the walk ended cleanly (a return address of 0) */
@@ -382,28 +403,103 @@ static noinline u8 spulse_uw_run_bad(u64 sp, u64 bp, u64 task_size)
 }
 
 /*
- * A run of frame-pointer body frames (functions that keep one, rows
- * CFA_BP 16 with the caller's BP at CFA - 16): from a frame whose row is
- * one, the walk's table step for that row (CFA = BP + 16, [CFA - 16] =
- * caller's BP, [CFA - 8] = return address in one 16-byte read), frame
- * after frame while the memo says the next PC's row is one too. Per
- * frame: one check of the BP that implies all of the table step's
- * (spulse_uw_run_bad() says which failed), the read, one check of the
- * return address for both 0 and not a user address, the depth limit as
- * a pointer compare, and the memo's hit as one key compare and its @fp;
- * anything else (a miss, another row, @memo NULL) leaves the loop through
- * spulse_uw_lookup(), out of line, which answers as the walk would. In a
- * function of its own, with no local whose address is taken, so that
- * what a step needs stays in registers.
+ * A run step's reads through a reader (@rd) or the sampler's first read
+ * of a capture (copy_from_user_nmi()), out of line: the caller's BP at
+ * @a when @rb, and the return address at @cfa - 8, as the table step
+ * reads them (one 16-byte read when @a is @cfa - 16, else 8-byte reads,
+ * the BP's first), into @st->w[0] and @st->w[1].
+ */
+static noinline bool spulse_uw_run_read(struct spulse_uw_st *st,
+					spulse_read_fn rd, void *ctx, u64 a,
+					u64 cfa, bool rb)
+{
+	if (rb && a == cfa - 16)
+		return rd ? !rd(ctx, a, st->w, 16) :
+			    spulse_ustack_read_slow(ctx, a, st->w, 16);
+	if (rb && (rd ? rd(ctx, a, st->w, 8) :
+			!spulse_ustack_read_slow(ctx, a, st->w, 8)))
+		return false;
+	return rd ? !rd(ctx, cfa - 8, st->w + 1, 8) :
+		    spulse_ustack_read(ctx, cfa - 8, st->w + 1, 8);
+}
+
+/* spulse_uw_run_at(): a check of the table step failed, before any read */
+#define SPULSE_UW_RUN_STEP	0xfe
+static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_STEP);
+
+/*
+ * A run step's addresses for a frame at @sp, @bp whose PC is @pc and
+ * whose row @e describes (its enum spulse_ut_run @k): the CFA, and where
+ * the caller's BP is (*@a, when *@rb). A frame-pointer body's BP gets one
+ * check that every BP the table step accepts passes (one that fails it
+ * gets the table step's checks in their order, spulse_uw_run_bad()); any
+ * other row the table step's checks in their order, up to its reads.
+ *
+ * Return: SPULSE_UW_CUT_NONE (read), SPULSE_UW_RUN_STEP (leave the step
+ * to the walk's own, which cuts it as the table step does) or a cut.
+ */
+static __always_inline u8 spulse_uw_run_at(u8 k,
+					   const struct spulse_ut_memo_ent *e,
+					   u64 sp, u64 bp, u64 pc,
+					   u64 task_size, u64 *cfa, u64 *a,
+					   bool *rb)
+{
+	s16 boff;
+	u64 c;
+
+	if (k == SPULSE_UT_RUN_FP) {
+		if (unlikely(bp < sp || bp > task_size - 16 || (bp & 7)))
+			return spulse_uw_run_bad(sp, bp, task_size);
+		*cfa = bp + 16;
+		*a = bp;
+		*rb = true;
+		return SPULSE_UW_CUT_NONE;
+	}
+	c = (k == SPULSE_UT_RUN_BP ? bp : sp) + (s64)e->cfa_off;
+	if (unlikely(k == SPULSE_UT_RUN_PLT) && (pc & 15) >= 11)
+		c += 8;
+	if (unlikely(c <= sp || (c & 7) || c > task_size))
+		return SPULSE_UW_RUN_STEP;
+	boff = e->bp_off;
+	*cfa = c;
+	*a = c + (s64)boff;
+	*rb = boff;
+	/* a slot below the SP, or wrapping */
+	if (boff && unlikely(*a < sp || *a >= c))
+		return SPULSE_UW_RUN_STEP;
+	return SPULSE_UW_CUT_NONE;
+}
+
+/*
+ * A run of table frames: from a frame whose row the run steps (enum
+ * spulse_ut_run: CFA_SP, CFA_BP and PLT rows), the walk's table step for
+ * that row, frame after frame while the memo says the next PC's row is
+ * one too. The memo's entry holds what a step needs (its enum
+ * spulse_ut_run, cfa_off, bp_off), so a hit is one key compare and the
+ * step does not read the row. The step's checks (spulse_uw_run_at()):
+ * where one fails before any read the run ends and leaves the step to
+ * the walk's own (same checks, same order, same cut). Then the reads (the
+ * caller's BP at CFA + bp_off unless bp_off is 0, the return address at
+ * CFA - 8; one 16-byte read where bp_off is -16), one check of the return
+ * address for both 0 and not a user address, the depth limit as a
+ * pointer compare. A miss or another row (or @memo NULL) leaves the loop
+ * through spulse_uw_lookup(), out of line, which answers as the walk
+ * would. In a function of its own, with no local whose address is taken
+ * once inlined, so that what a step needs stays in registers. A frame's
+ * PC is the last frame stored (the walk's invariant), so the run keeps
+ * none.
  *
  * @memo is used only with a @task_size of at most 2^56 (every PC below
  * it has a key); callers pass NULL otherwise. @user_ok (a constant): the
- * caller checked @task_size <= TASK_SIZE_MAX, so a BP that passed the
- * run's check needs no access_ok() for its 16 bytes.
+ * caller checked @task_size <= TASK_SIZE_MAX, so an address that passed
+ * the step's checks needs no access_ok() (every read ends at or below the
+ * CFA, at most @task_size). @rd NULL: the sampler's reads, inline loads
+ * once the capture's first read (copy_from_user_nmi(), through
+ * spulse_uw_run_read(), before the loop) is done.
  *
- * Return: SPULSE_UW_CUT_NONE (@st->row is not such a row: the walk goes
- * on from @st), SPULSE_UW_RUN_DONE (a return address of 0), or the cut's
- * enum spulse_uw_cut (@st at the frame it was cut at).
+ * Return: SPULSE_UW_CUT_NONE (@st->row is a row for the walk's own step:
+ * the walk goes on from @st), SPULSE_UW_RUN_DONE (a return address of 0),
+ * or the cut's enum spulse_uw_cut (@st at the frame it was cut at).
  */
 static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					u64 task_size, spulse_read_fn rd,
@@ -412,58 +508,124 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					struct spulse_ut_memo *memo,
 					u64 *out, u32 max, bool user_ok)
 {
-	u64 sp = st->sp, bp = st->bp, pc = st->pc, nbp, ra, key;
+	u64 sp = st->sp, bp = st->bp, nbp, ra, key, cfa, a;
 	u64 *o = out + st->n, *const end = out + max;
 	u64 tag = memo ? memo->tag : 0;
+	/* @task_size less 1 and 16, each one compare where it is spilled */
+	const u64 ts1 = task_size - 1, ts16 = task_size - 16;
 	struct spulse_ucache *uc = ctx;
-	const struct spulse_ut_memo_ent *e;
-	const u64 __user *p;
-	bool ok = !rd && uc->ok;
-	u8 why;
+	const struct spulse_ut_memo_ent *e = &st->ent;
+	const struct spulse_ut_row *row = st->row;
+	u8 k = spulse_uw_run_kind(row), why = SPULSE_UW_CUT_NONE;
+	bool rb;
 
-	for (;;) {
-		if (unlikely(bp < sp || bp > task_size - 16 || (bp & 7))) {
-			why = spulse_uw_run_bad(sp, bp, task_size);
-			break;
-		}
+	if (!k)
+		goto out;
+	st->ent.run = k;
+	st->ent.cfa_off = row->cfa_off;
+	st->ent.bp_off = row->bp_off;
+	if (rd || unlikely(!uc->ok)) {
+		/* the first step through spulse_uw_run_read() */
+		why = spulse_uw_run_at(k, e, sp, bp, o[-1], task_size, &cfa,
+				       &a, &rb);
+		if (why)
+			goto cut;
 		why = SPULSE_UW_CUT_UNREADABLE;
-		if (likely(ok)) {
-			p = (const u64 __user *)(uintptr_t)bp;
-			/*
-			 * user_access_begin() without its range check when
-			 * the caller proved it: BP + 16 <= @task_size <=
-			 * TASK_SIZE_MAX
-			 */
-			if (user_ok)
-				__uaccess_begin_nospec();
-			else if (!user_access_begin(p, 16))
+		if (!spulse_uw_run_read(st, rd, ctx, a, cfa, rb))
+			goto out;
+		nbp = rb ? st->w[0] : bp;
+		ra = st->w[1];
+		goto have;
+	}
+	for (;;) {
+		why = SPULSE_UW_CUT_UNREADABLE;
+		if (k == SPULSE_UT_RUN_FP) {
+			if (unlikely(bp < sp || bp > ts16 || (bp & 7))) {
+				why = spulse_uw_run_bad(sp, bp, task_size);
 				break;
-			unsafe_get_user(nbp, p, fault);
-			unsafe_get_user(ra, p + 1, fault);
-			user_access_end();
+			}
+			cfa = bp + 16;
+			if (rd) {
+				if (!spulse_uw_run_read(st, rd, ctx, bp, cfa,
+							true))
+					break;
+				nbp = st->w[0];
+				ra = st->w[1];
+			} else {
+				const u64 __user *p =
+					(const u64 __user *)(uintptr_t)bp;
+
+				/*
+				 * user_access_begin() without its range check
+				 * when the caller proved it: BP + 16 <=
+				 * @task_size <= TASK_SIZE_MAX
+				 */
+				if (user_ok)
+					__uaccess_begin_nospec();
+				else if (!user_access_begin(p, 16))
+					break;
+				unsafe_get_user(nbp, p, fault);
+				unsafe_get_user(ra, p + 1, fault);
+				user_access_end();
+			}
 		} else {
-			if (rd ? rd(ctx, bp, st->w, 16) :
-				 !spulse_ustack_read_slow(uc, bp, st->w, 16))
-				break;
-			ok = !rd;	/* the slow read set uc->ok */
-			nbp = st->w[0];
-			ra = st->w[1];
+			s16 boff = e->bp_off;
+
+			cfa = (k == SPULSE_UT_RUN_BP ? bp : sp) +
+			      (s64)e->cfa_off;
+			if (unlikely(k == SPULSE_UT_RUN_PLT) &&
+			    (o[-1] & 15) >= 11)
+				cfa += 8;
+			if (unlikely(cfa <= sp || (cfa & 7) || cfa > task_size))
+				goto step;
+			nbp = bp;
+			a = cfa + (s64)boff;
+			/* a slot below the SP, or wrapping */
+			if (boff && unlikely(a < sp || a >= cfa))
+				goto step;
+			if (rd) {
+				if (!spulse_uw_run_read(st, rd, ctx, a, cfa,
+							boff))
+					break;
+				if (boff)
+					nbp = st->w[0];
+				ra = st->w[1];
+			} else {
+				const u64 __user *p =
+					(const u64 __user *)(uintptr_t)(cfa - 8);
+
+				/* both words end at or below the CFA */
+				if (user_ok) {
+					__uaccess_begin_nospec();
+				} else {
+					if (!access_ok(p, 8) ||
+					    (boff && !access_ok((const void __user *)
+								(uintptr_t)a, 8)))
+						break;
+					__uaccess_begin_nospec();
+				}
+				if (boff)
+					unsafe_get_user(nbp, (const u64 __user *)
+							(uintptr_t)a, fault);
+				unsafe_get_user(ra, p, fault);
+				user_access_end();
+			}
 		}
+have:
 		/* ra - 1 wraps for 0: one compare for both */
-		if (unlikely(ra - 1 >= task_size - 1)) {
+		if (unlikely(ra - 1 >= ts1)) {
 			why = ra ? SPULSE_UW_CUT_BAD_FRAME : SPULSE_UW_RUN_DONE;
 			break;
 		}
 		why = SPULSE_UW_CUT_DEPTH;
 		if (unlikely(o == end))
 			break;
-		pc = ra - 1;
-		*o++ = pc;
-		sp = bp + 16;
+		*o++ = ra - 1;
+		sp = cfa;
 		bp = nbp;
 		if (memo) {
 			/* spulse_uw_lookup()'s hit: way 0, then way 1 */
-			key = pc + tag;
+			key = ra - 1 + tag;
 			e = spulse_uw_memo_set(memo, key);
 			if (likely(e->key == key))
 				goto hit;
@@ -471,14 +633,21 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 			if (e->key == key)
 				goto hit;
 		}
-		st->row = spulse_uw_lookup_slow(memo, ps, pc, &st->miss);
-		if (!spulse_uw_run_row(st->row)) {
+		row = spulse_uw_lookup_slow(memo, ps, ra - 1, &st->miss);
+		k = spulse_uw_run_kind(row);
+		if (!k) {
+			st->row = row;
 			why = SPULSE_UW_CUT_NONE;
 			break;
 		}
+		st->ent.run = k;
+		st->ent.cfa_off = row->cfa_off;
+		st->ent.bp_off = row->bp_off;
+		e = &st->ent;
 		continue;
 hit:
-		if (likely(e->fp))
+		k = e->run;
+		if (likely(k))
 			continue;
 		/* a hit on another row: the run ends here */
 		st->row = e->row;
@@ -489,14 +658,34 @@ hit:
 out:
 	st->sp = sp;
 	st->bp = bp;
-	st->pc = pc;
+	st->pc = o[-1];
 	st->steps = o - out - st->n;
 	st->n = o - out;
 	return why;
+cut:
+	if (why != SPULSE_UW_RUN_STEP)
+		goto out;
+step:
+	/* a check failed before any read: the walk's step cuts here */
+	st->row = spulse_uw_lookup_slow(memo, ps, o[-1], &st->miss);
+	why = SPULSE_UW_CUT_NONE;
+	goto out;
 fault:
 	user_access_end();
 	why = SPULSE_UW_CUT_UNREADABLE;
 	goto out;
+}
+
+/* spulse_uw_run() through inline reads, any task size and memo */
+static noinline u8 spulse_uw_run_uc_any(struct spulse_uw_st *st,
+					u64 task_size, void *ctx,
+					const struct spulse_ut_pset *ps,
+					struct spulse_ut_memo *memo, u64 *out,
+					u32 max)
+{
+	return spulse_uw_run(st, task_size, NULL, ctx, ps,
+			     task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT ?
+			     memo : NULL, out, max, false);
 }
 
 /* spulse_uw_run() through the sampler's inline reads (@rd NULL) */
@@ -505,13 +694,15 @@ static noinline u8 spulse_uw_run_uc(struct spulse_uw_st *st, u64 task_size,
 				    struct spulse_ut_memo *memo, u64 *out,
 				    u32 max)
 {
-	/* TASK_SIZE_MAX is below 2^56: every PC has a memo key */
-	if (likely(memo && task_size <= TASK_SIZE_MAX))
-		return spulse_uw_run(st, task_size, NULL, ctx, ps, memo, out,
-				     max, true);
-	return spulse_uw_run(st, task_size, NULL, ctx, ps,
-			     task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT ?
-			     memo : NULL, out, max, false);
+	/*
+	 * the sampler's task size, a constant where TASK_SIZE_MAX is one
+	 * (the other cases in a function of their own, so that this one's
+	 * code stays apart); below 2^56: every PC has a memo key
+	 */
+	if (likely(memo && task_size == TASK_SIZE_MAX))
+		return spulse_uw_run(st, TASK_SIZE_MAX, NULL, ctx, ps, memo,
+				     out, max, true);
+	return spulse_uw_run_uc_any(st, task_size, ctx, ps, memo, out, max);
 }
 
 /* spulse_uw_run() through a reader */
@@ -558,7 +749,7 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 	out[n++] = r->ip;
 	row = spulse_uw_lookup(memo, ps, pc, &miss);
 	for (;;) {
-		if (spulse_uw_run_row(row)) {
+		if (spulse_uw_run_kind(row)) {
 			struct spulse_uw_st st = {
 				.sp = sp, .bp = bp, .pc = pc, .row = row,
 				.n = n, .miss = miss,
@@ -752,9 +943,10 @@ cut:
  * bp_off is 0; for CFA_DEREF_BP, GCC's DRAP frame, at BP, with CFA =
  * *(BP + cfa_off)). Where bp_off is -16 (a standard frame: push %rbp
  * right after the call) both are one 16-byte read at CFA - 16, which
- * fails exactly when one of the two 8-byte reads would; a frame-pointer
- * body (CFA_BP 16, bp_off -16) takes that step first, in registers. SIGNAL reads the interrupted BP, SP and IP from the
- * struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
+ * fails exactly when one of the two 8-byte reads would; consecutive
+ * CFA_SP, CFA_BP and PLT frames take these steps in a run of their own,
+ * in registers (spulse_uw_run()). SIGNAL reads the interrupted BP, SP and
+ * IP from the struct ucontext at SP. END ends the walk complete; UNKNOWN cuts it.
  * The frame-pointer step is spulse_ustack_walk()'s: [BP] = caller's BP,
  * [BP + 8] = return address, caller's SP = BP + 16.
  *

@@ -34,7 +34,11 @@ int spulse_ustack_walk(const struct spulse_uregs *r, u64 task_size,
 struct spulse_ut_row;
 struct spulse_ut_pset;
 
-#define SPULSE_UT_MEMO_SHIFT	7	/* 128 entries, 2-way sets */
+/*
+ * 512 entries, 2-way sets (16 KiB a CPU): python3 on bench-insns misses
+ * about half as often as with 128 (docs/UNWIND.md)
+ */
+#define SPULSE_UT_MEMO_SHIFT	9
 /*
  * An entry's key is its PC plus the memo's tag (stamp << 56): a PC is
  * below 2^56 (TASK_SIZE_MAX), so a key names the PC and the stamp at once
@@ -47,15 +51,40 @@ struct spulse_ut_pset;
  * @key: the PC looked up (spulse_ut_lookup_why()'s @pc) + the memo's @tag
  *	it was stored under (another tag, or 0: empty)
  * @row: its result (NULL: none)
+ * @cfa_off: @row's cfa_off (when @run is not SPULSE_UT_RUN_NO)
+ * @bp_off: @row's bp_off (likewise)
  * @miss: its *@miss (why there is no row)
- * @fp: @row is a frame-pointer body row (CFA_BP 16, caller's BP at CFA -
- *	16), the rows the walk's run steps without leaving its loop
+ * @run: enum spulse_ut_run: how the walk's run steps @row without leaving
+ *	its loop or reading @row (SPULSE_UT_RUN_NO: it does not)
+ * @pad: 0; makes an entry 32 bytes, so that a set's offset in the memo is
+ *	the hash shifted, not multiplied
  */
 struct spulse_ut_memo_ent {
 	u64 key;
 	const struct spulse_ut_row *row;
+	s32 cfa_off;
+	s16 bp_off;
 	u8 miss;
-	bool fp;
+	u8 run;
+	u64 pad;
+};
+
+/**
+ * enum spulse_ut_run - the step the walk's run takes for a row (unwind.c)
+ * @SPULSE_UT_RUN_NO: none, the walk's own step (no row, NONE, END,
+ *	SIGNAL, CFA_DEREF_BP, UNKNOWN)
+ * @SPULSE_UT_RUN_FP: a frame-pointer body (CFA_BP 16, caller's BP at CFA -
+ *	16): one check of the BP, one 16-byte read at BP
+ * @SPULSE_UT_RUN_SP: any other CFA_SP row: CFA = SP + cfa_off
+ * @SPULSE_UT_RUN_BP: any other CFA_BP row: CFA = BP + cfa_off
+ * @SPULSE_UT_RUN_PLT: a PLT row: CFA = SP + cfa_off (+ 8 at PC & 15 >= 11)
+ */
+enum spulse_ut_run {
+	SPULSE_UT_RUN_NO,
+	SPULSE_UT_RUN_FP,
+	SPULSE_UT_RUN_SP,
+	SPULSE_UT_RUN_BP,
+	SPULSE_UT_RUN_PLT,
 };
 
 /**

@@ -785,8 +785,8 @@ static bool ref_word(struct hole_stack *hs, u64 addr, u64 *v)
 }
 
 /*
- * The step of docs/UNWIND.md for CFA_SP, CFA_BP, END, UNKNOWN and NONE
- * rows (frame-pointer step with fallback), written out plainly: the
+ * The step of docs/UNWIND.md for CFA_SP, CFA_BP, PLT, END, UNKNOWN and
+ * NONE rows (frame-pointer step with fallback), written out plainly: the
  * caller's BP and the return address are two separate 8-byte reads.
  */
 static int ref_walk(struct hole_stack *hs, const struct spulse_ut_pset *ps,
@@ -831,11 +831,14 @@ static int ref_walk(struct hole_stack *hs, const struct spulse_ut_pset *ps,
 			res->complete = true;
 			return n;
 		}
-		if (kind != SPULSE_UT_CFA_SP && kind != SPULSE_UT_CFA_BP) {
+		if (kind != SPULSE_UT_CFA_SP && kind != SPULSE_UT_CFA_BP &&
+		    kind != SPULSE_UT_PLT) {
 			why = SPULSE_UW_CUT_UNKNOWN;
 			goto cut;
 		}
-		cfa = (kind == SPULSE_UT_CFA_SP ? sp : bp) + (s64)row->cfa_off;
+		cfa = (kind == SPULSE_UT_CFA_BP ? bp : sp) + (s64)row->cfa_off;
+		if (kind == SPULSE_UT_PLT && (pc & 15) >= 11)
+			cfa += 8;
 		why = SPULSE_UW_CUT_BAD_FRAME;
 		if (cfa <= sp || (cfa & 7) || cfa > TASK_SZ)
 			goto cut;
@@ -1133,6 +1136,140 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 	kunit_info(test, "%u walks compared\n", cases);
 }
 
+/* a row the walk's run steps by its cfa_off and bp_off (not a FP body) */
+static bool is_table_run_row(const struct spulse_ut_row *w)
+{
+	return w && (w->kind == SPULSE_UT_CFA_SP || w->kind == SPULSE_UT_PLT ||
+		     (w->kind == SPULSE_UT_CFA_BP && !is_run_row(w)));
+}
+
+/*
+ * The table run (CFA_SP, CFA_BP and PLT rows stepped in the run's loop
+ * from the memo's copy of cfa_off and bp_off) against the plain step:
+ * random tables of such rows with every bp_off shape (0, -16: one 16-byte
+ * read, other slots, a slot above the CFA that no valid table has), odd
+ * CFA offsets, PLT rows at both halves of a stub, a few frame-pointer
+ * bodies, NONE, END and UNKNOWN rows; random stacks with holes; SPs near
+ * 0 (CFA - 16 and CFA + bp_off wrapping) and every depth limit. No memo,
+ * a cold memo (cleared before the walk) and a warm one (the same walk
+ * twice) all give the plain step's frames, counts, ending and cut; every
+ * cut reason and a clean end occur.
+ */
+static void table_run_equals_the_plain_step(struct kunit *test)
+{
+	const u32 nrows = 64, span = 0x40 * 64;
+	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_ut_row *rows = kunit_kcalloc(test, nrows, sizeof(*rows),
+						   GFP_KERNEL);
+	static const s16 bo[] = { 0, 0, -16, -16, -8, -24, -48, -56, 8 };
+	u32 iter, i, bad = 0, runs = 0, round, max, ends = 0;
+	u32 cuts[SPULSE_UW_CUT_NR] = { 0 };
+	struct spulse_uw_res rr, rf, rm;
+	u64 ref[24], fast[24], memod[24];
+	u64 st = get_random_u64() | 1;
+	struct spulse_ut_pset *ps;
+	struct spulse_ut_tab *t;
+	struct spulse_uregs r;
+	int nr, nf, nm, warm;
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	t = new_tab(test, TEXT, TEXT + span, rows, nrows);
+	rows = (struct spulse_ut_row *)t->rows;	/* the table's own copy */
+	ps = one_map(test, t);
+	for (round = 0; round < 16; round++) {
+		for (i = 0; i < nrows; i++) {
+			u32 c = rnd(&st) % 32;
+
+			rows[i] = (struct spulse_ut_row){
+				.start = 0x40 * i,
+				.bp_off = bo[rnd(&st) % ARRAY_SIZE(bo)],
+				.cfa_off = 8 * (1 + rnd(&st) % 8),
+			};
+			if (c < 14) {
+				rows[i].kind = SPULSE_UT_CFA_SP;
+			} else if (c < 20) {
+				rows[i].kind = SPULSE_UT_CFA_BP;
+				rows[i].cfa_off -= 16;
+			} else if (c < 25) {
+				rows[i].kind = SPULSE_UT_PLT;
+				rows[i].cfa_off = 8 * (1 + rnd(&st) % 2);
+			} else if (c < 28) {
+				rows[i].kind = SPULSE_UT_CFA_BP;
+				rows[i].cfa_off = 16;
+				rows[i].bp_off = -16;
+			} else {
+				rows[i].kind = c == 28 ? SPULSE_UT_NONE :
+					       c == 29 ? SPULSE_UT_END :
+					       SPULSE_UT_UNKNOWN;
+				rows[i].cfa_off = 0;
+				rows[i].bp_off = 0;
+			}
+			if (rnd(&st) % 16 == 0)
+				rows[i].cfa_off += 4;	/* misaligned CFA */
+		}
+		ps->serial = spulse_ut_serial_next();
+		for (iter = 0; iter < 120; iter++) {
+			for (i = 0; i < FAKE_WORDS; i++) {
+				u32 c = rnd(&st) % 24;
+
+				hs->fs.w[i] = c < 15 ? RA(TEXT + rnd(&st) %
+							 (span + 0x100)) :
+					      c < 21 ? at(min(i + 1 + rnd(&st) % 8,
+							      FAKE_WORDS - 1U)) :
+					      c < 22 ? 0 :
+					      rnd(&st) & 1 ? KADDR :
+					      (u64)rnd(&st) << 32 | rnd(&st);
+				hs->hole[i] = rnd(&st) % 96 == 0;
+			}
+			i = rnd(&st) % 64;
+			r = (struct spulse_uregs){
+				.ip = TEXT + rnd(&st) % span,
+				.sp = iter % 8 ? at(i) : 8 * (rnd(&st) % 4),
+				.bp = at((i + rnd(&st) % 6)),
+			};
+			max = iter % 3 ? 24 : 1 + rnd(&st) % 8;
+			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, max, &rr);
+			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
+						true, fast, max, &rf);
+			if (!same_walk(ref, nr, &rr, fast, nf, &rf))
+				bad++;
+			memset(memo, 0, sizeof(*memo));
+			for (warm = 0; warm < 2; warm++) {
+				nm = spulse_unwind_walk_memo(&r, TASK_SZ,
+							     hole_read, hs, ps,
+							     memo, true, memod,
+							     max, &rm);
+				if (!same_walk(ref, nr, &rr, memod, nm, &rm))
+					bad++;
+			}
+			if (rr.truncated)
+				cuts[rr.cut < SPULSE_UW_CUT_NR ? rr.cut : 0]++;
+			else
+				ends++;
+			for (i = 0; i + 1 < (u32)nr; i++)
+				runs += is_table_run_row(spulse_ut_lookup(ps,
+									  ref[i]));
+		}
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_GT(test, runs, 500U);
+	KUNIT_EXPECT_GT(test, ends, 20U);
+	KUNIT_EXPECT_GT(test, cuts[SPULSE_UW_CUT_BAD_FRAME], 20U);
+	KUNIT_EXPECT_GT(test, cuts[SPULSE_UW_CUT_UNREADABLE], 20U);
+	KUNIT_EXPECT_GT(test, cuts[SPULSE_UW_CUT_DEPTH], 10U);
+	KUNIT_EXPECT_GT(test, cuts[SPULSE_UW_CUT_UNKNOWN], 5U);
+	kunit_info(test,
+		   "1920 walks: %u table-run steps, %u ends, cuts bad %u unreadable %u depth %u unknown %u\n",
+		   runs, ends, cuts[SPULSE_UW_CUT_BAD_FRAME],
+		   cuts[SPULSE_UW_CUT_UNREADABLE], cuts[SPULSE_UW_CUT_DEPTH],
+		   cuts[SPULSE_UW_CUT_UNKNOWN]);
+}
+
 /*
  * The memo's tag has 255 values: after 255 set changes it comes back to
  * where it started, and the entries stored under it then must be gone
@@ -1393,6 +1530,7 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_garbage_tables_never_escape),
 	KUNIT_CASE(fast_frame_and_memo_equal_the_plain_step),
 	KUNIT_CASE(run_edges_cut_as_the_plain_step),
+	KUNIT_CASE(table_run_equals_the_plain_step),
 	KUNIT_CASE(memo_tag_wrap_forgets),
 	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
 	KUNIT_CASE(cut_unknown_row),
