@@ -7,6 +7,7 @@
 #ifndef SPULSE_KMOD_ENCODER_H
 #define SPULSE_KMOD_ENCODER_H
 
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include <spulse/format.h>
@@ -148,6 +149,24 @@ struct spulse_enc_thr {
 	u64 gen;
 	u64 resets_threads;
 };
+
+/* The threads table's key of (@pid, @tid, @comm): pid:tid, comm[0..15] */
+static __always_inline void spulse_enc_thr_key(u64 k[3], u32 pid, u32 tid,
+					       const char *comm)
+{
+	k[0] = (u64)pid << 32 | tid;
+	memcpy(&k[1], comm, 8);
+	memcpy(&k[2], comm + 8, 8);
+}
+
+/* Is @k the thread @m remembers for @e's @gen and @resets_threads? */
+static __always_inline bool spulse_enc_thr_is(const struct spulse_enc_thr *m,
+					      u64 gen, u64 resets_threads,
+					      const u64 k[3])
+{
+	return m->gen == gen + 1 && m->resets_threads == resets_threads &&
+	       m->k[0] == k[0] && m->k[1] == k[1] && m->k[2] == k[2];
+}
 
 /**
  * struct spulse_enc - per-CPU encoder state (one SPULSE stream)

@@ -23,6 +23,7 @@ void spulse_intern_init(struct spulse_intern *t, struct spulse_intern_ent *ent,
 {
 	t->ent = ent;
 	t->shift = shift;
+	t->full_at = (3U << shift) / 4;
 	t->count = 0;
 	t->gen = 1;
 }

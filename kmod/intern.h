@@ -23,12 +23,14 @@ struct spulse_intern_ent {
  * @shift: log2 of the number of entries
  * @count: live entries in the current generation
  * @gen: current generation; entries of another generation are empty
+ * @full_at: the load limit, 3/4 of the entries (spulse_intern_full())
  */
 struct spulse_intern {
 	struct spulse_intern_ent *ent;
 	u32 shift;
 	u32 count;
 	u32 gen;
+	u32 full_at;
 };
 
 #define SPULSE_INTERN_PROBES	32
@@ -41,13 +43,14 @@ void spulse_intern_reset(struct spulse_intern *t);
  * spulse_intern_full() - whether the table passed its load limit (3/4)
  * @t: table
  *
- * Inline: every batch asks it of three tables.
+ * Inline: every batch asks it of three tables (and the sampler's cached
+ * sample of all three), so the limit is computed once, at init.
  *
  * Return: true when the next batch should reset it first.
  */
 static inline bool spulse_intern_full(const struct spulse_intern *t)
 {
-	return t->count >= (3U << t->shift) / 4;
+	return t->count >= t->full_at;
 }
 
 /*

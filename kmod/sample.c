@@ -259,14 +259,54 @@ static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 }
 
 /*
+ * The cached sample whose batch would be its sample record alone, written
+ * straight into this CPU's relay buffer @rb: what spulse_batch_build_leaf()
+ * and spulse_batch_put() would write and account, without the batch. That
+ * is the case when the stream's header is written, no intern table is
+ * full (spulse_batch_begin() would reset it, which forgets the thread
+ * memo), the thread is the one @c->enc.thr remembers, and the record fits
+ * in the current sub-buffer whatever its length; otherwise (false) the
+ * caller takes the batch path, which then does exactly what it did
+ * without this one. The write is spulse_relay_put()'s (relay.c): bytes
+ * first, then the offset a reader may see.
+ */
+static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
+					       struct rchan_buf *rb,
+					       const struct spulse_sample *s,
+					       u32 leaf)
+{
+	struct spulse_enc *e = &c->enc;
+	size_t off = rb->offset, n;
+	u64 k[3];
+
+	if (!e->header_done || spulse_intern_full(&e->frames) ||
+	    spulse_intern_full(&e->stacks) || spulse_intern_full(&e->threads) ||
+	    off + SPULSE_SAMPLE_MAX > rb->chan->subbuf_size)
+		return false;
+	spulse_enc_thr_key(k, s->pid, s->tid, s->comm);
+	if (!spulse_enc_thr_is(&e->thr, e->gen, e->resets_threads, k))
+		return false;
+	n = spulse_enc_sample((u8 *)rb->data + off, (s64)(s->t_ns - e->last_ns),
+			      e->thr.id, leaf);
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(rb->offset, off + n);
+	e->last_ns = s->t_ns;
+	e->records++;
+	e->bytes += n;
+	return true;
+}
+
+/*
  * Encode the captured sample: from the raw-chain cache when this stream
  * has written the same stack before (only the thread if new and the
- * sample record are encoded), else frame by frame through the intern
- * tables. Returns spulse_batch_build()'s result; *@h and *@put say what
- * to cache once the batch is written.
+ * sample record are encoded; with @rb, when that is the record alone, it
+ * is written at once: spulse_take_direct()), else frame by frame through
+ * the intern tables. Returns 1 when the sample is written, else
+ * spulse_batch_build()'s result; *@h and *@put say what to cache once
+ * the batch is written.
  */
-static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
-			 u64 *h, bool *put)
+static int spulse_encode(struct spulse_cpu *c, struct rchan_buf *rb,
+			 const struct spulse_sample *s, u64 *h, bool *put)
 {
 	u32 leaf;
 	int r;
@@ -275,6 +315,10 @@ static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
 	if (c->scache.ent && (u32)c->nu + c->nk <= SPULSE_SCACHE_DEPTH) {
 		*h = spulse_take_hash(c);
 		if (spulse_take_find(c, c->enc.gen, *h, &leaf)) {
+			if (rb && spulse_take_direct(c, rb, s, leaf)) {
+				c->scache.hits++;
+				return 1;
+			}
 			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
 						    c->enc.gen, spulse.start_us,
 						    spulse.interval_us);
@@ -313,8 +357,10 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	bool ph = spulse.p.sample_phase_stats;
 	struct spulse_phases pp = {};
 	struct spulse_sample s;
+	struct rchan_buf *rb;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
+	int r;
 
 	/* the target's struct pid, not its number: NMI-safe, reuse-proof */
 	if (spulse.target && task_tgid(tsk) != spulse.target)
@@ -324,7 +370,8 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	 * A task event fires on whatever CPU runs the target: one without
 	 * sampler state (busy for good, percpu.c) or relay buffer drops.
 	 */
-	if (c->busy || unlikely(!*this_cpu_ptr(spulse.chan->buf))) {
+	rb = *this_cpu_ptr(spulse.chan->buf);
+	if (c->busy || unlikely(!rb)) {
 		c->stats.dropped_busy++;
 		c->stats.taken++;
 		return;
@@ -338,9 +385,13 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	s.frames = c->frames;
 	s.n = spulse_capture(c, regs, tsk, s.pid, &too_deep, ph, &pt,
 				 &pp);
+	/* sample_phase_stats=1 times the encoding and the relay write apart */
+	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, &s, &h, &put);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
-	} else if (spulse_encode(c, &s, &h, &put)) {
+	} else if (r > 0) {
+		c->stats.written++;
+	} else if (r) {
 		/* cannot happen with validated sizes; counted, not lost */
 		c->stats.dropped_too_deep++;
 		spulse_ph(ph, &pt, &pp.encode);
