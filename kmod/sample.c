@@ -189,30 +189,33 @@ static void spulse_capture_frames(struct spulse_cpu *c)
 /* Fold @n addresses into @h (see spulse_scache_hash() for the mixing). */
 static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
 {
-	u32 i, n4 = n & ~3U;
+	const u64 *end4 = a + (n & ~3U), *end = a + n;
 
-	for (i = 0; i < n4; i += 4) {
-		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 1]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 2]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 3]) * SPULSE_SCACHE_HASH_MUL;
+	for (; a != end4; a += 4) {
+		h = (h ^ a[0]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[1]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[2]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[3]) * SPULSE_SCACHE_HASH_MUL;
 	}
-	for (; i < n; i++)
-		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
+	for (; a != end; a++)
+		h = (h ^ *a) * SPULSE_SCACHE_HASH_MUL;
 	return h;
 }
 
-/* Do @n addresses of @x equal those of @a? */
+/*
+ * Do @n addresses of @x equal those of @a? Pointers, not an index: the
+ * loop keeps its state in registers inside the large spulse_take().
+ */
 static __always_inline bool spulse_take_same(const u64 *x, const u64 *a, u32 n)
 {
-	u32 i, n4 = n & ~3U;
+	const u64 *end4 = a + (n & ~3U), *end = a + n;
 
-	for (i = 0; i < n4; i += 4)
-		if ((x[i] ^ a[i]) | (x[i + 1] ^ a[i + 1]) |
-		    (x[i + 2] ^ a[i + 2]) | (x[i + 3] ^ a[i + 3]))
+	for (; a != end4; a += 4, x += 4)
+		if ((x[0] ^ a[0]) | (x[1] ^ a[1]) | (x[2] ^ a[2]) |
+		    (x[3] ^ a[3]))
 			return false;
-	for (; i < n; i++)
-		if (x[i] != a[i])
+	for (; a != end; a++, x++)
+		if (*x != *a)
 			return false;
 	return true;
 }
@@ -259,40 +262,30 @@ static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 }
 
 /*
- * The cached sample whose batch would be its sample record alone, written
- * straight into this CPU's relay buffer @rb: what spulse_batch_build_leaf()
- * and spulse_batch_put() would write and account, without the batch. That
- * is the case when the stream's header is written, no intern table is
- * full (spulse_batch_begin() would reset it, which forgets the thread
- * memo), the thread is the one @c->enc.thr remembers, and the record fits
- * in the current sub-buffer whatever its length; otherwise (false) the
- * caller takes the batch path, which then does exactly what it did
- * without this one. The write is spulse_relay_put()'s (relay.c): bytes
- * first, then the offset a reader may see.
+ * The cached sample whose batch would be its sample record alone
+ * (spulse_batch_leaf_direct() says when), encoded straight into this
+ * CPU's relay buffer @rb when it fits in the current sub-buffer whatever
+ * its length: what spulse_batch_build_leaf(), spulse_batch_put() and
+ * spulse_batch_commit() would write and account, without the batch and
+ * its copy. The write is spulse_relay_put()'s (relay.c): the bytes first,
+ * then the offset a reader may see. False: nothing was written, the
+ * caller takes the batch path.
  */
 static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
 					       struct rchan_buf *rb,
 					       const struct spulse_sample *s,
 					       u32 leaf)
 {
-	struct spulse_enc *e = &c->enc;
 	size_t off = rb->offset, n;
-	u64 k[3];
 
-	if (!e->header_done || spulse_intern_full(&e->frames) ||
-	    spulse_intern_full(&e->stacks) || spulse_intern_full(&e->threads) ||
-	    off + SPULSE_SAMPLE_MAX > rb->chan->subbuf_size)
+	if (off + SPULSE_SAMPLE_MAX > rb->chan->subbuf_size)
 		return false;
-	spulse_enc_thr_key(k, s->pid, s->tid, s->comm);
-	if (!spulse_enc_thr_is(&e->thr, e->gen, e->resets_threads, k))
+	n = spulse_batch_leaf_direct(&c->enc, (u8 *)rb->data + off, s, leaf,
+				     c->enc.gen);
+	if (!n)
 		return false;
-	n = spulse_enc_sample((u8 *)rb->data + off, (s64)(s->t_ns - e->last_ns),
-			      e->thr.id, leaf);
 	smp_wmb();	/* data before offset, for concurrent readers */
 	WRITE_ONCE(rb->offset, off + n);
-	e->last_ns = s->t_ns;
-	e->records++;
-	e->bytes += n;
 	return true;
 }
 
@@ -356,7 +349,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	struct task_struct *tsk = current;
 	bool ph = spulse.p.sample_phase_stats;
 	struct spulse_phases pp = {};
-	struct spulse_sample s;
+	struct spulse_sample *s = &c->smp;
 	struct rchan_buf *rb;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
@@ -365,7 +358,6 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	/* the target's struct pid, not its number: NMI-safe, reuse-proof */
 	if (spulse.target && task_tgid(tsk) != spulse.target)
 		return;
-	s.pid = task_tgid_nr(tsk);
 	/*
 	 * A task event fires on whatever CPU runs the target: one without
 	 * sampler state (busy for good, percpu.c) or relay buffer drops.
@@ -378,15 +370,16 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	}
 	c->busy = 1;
 	barrier();
-	s.t_ns = ktime_get_mono_fast_ns() - spulse.start_mono;
-	pt = s.t_ns + spulse.start_mono;
-	s.tid = task_pid_nr(tsk);
-	memcpy(s.comm, tsk->comm, sizeof(s.comm));
-	s.frames = c->frames;
-	s.n = spulse_capture(c, regs, tsk, s.pid, &too_deep, ph, &pt,
+	s->pid = task_tgid_nr(tsk);
+	s->t_ns = ktime_get_mono_fast_ns() - spulse.start_mono;
+	pt = s->t_ns + spulse.start_mono;
+	s->tid = task_pid_nr(tsk);
+	memcpy(s->comm, tsk->comm, sizeof(s->comm));
+	s->frames = c->frames;
+	s->n = spulse_capture(c, regs, tsk, s->pid, &too_deep, ph, &pt,
 				 &pp);
 	/* sample_phase_stats=1 times the encoding and the relay write apart */
-	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, &s, &h, &put);
+	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
 	} else if (r > 0) {
@@ -400,7 +393,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		if (!spulse_batch_put(c)) {
 			c->stats.dropped_buffer_full++;
 		} else {
-			spulse_batch_commit(&c->enc, &c->batch, s.t_ns);
+			spulse_batch_commit(&c->enc, &c->batch, s->t_ns);
 			if (put)
 				spulse_take_put(c, c->enc.gen, h,
 						c->batch.leaf);
@@ -415,7 +408,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	 */
 	if (unlikely(ph) || !((c->stats.taken - c->stats.dropped_busy) &
 			      (SPULSE_HANDLER_TIME_EVERY - 1))) {
-		d = ktime_get_mono_fast_ns() - spulse.start_mono - s.t_ns;
+		d = ktime_get_mono_fast_ns() - spulse.start_mono - s->t_ns;
 		c->stats.handler_ns += d;
 		c->stats.handler_timed++;
 		if (unlikely(ph))
