@@ -190,14 +190,14 @@ static u32 spulse_pfx_match(const struct spulse_enc *e,
 	if (p->gen != e->gen || p->resets_frames != e->resets_frames ||
 	    p->resets_stacks != e->resets_stacks)
 		return 0;
-	/* a truncated marker is stored only as frame 0, with address 0 */
-	for (i = 0; i < lim; i++) {
-		u64 a = frames[i].kind == SPULSE_FRAME_TRUNCATED ? 0 :
-			frames[i].addr;
-
-		if (frames[i].kind != p->kind[i] || a != p->addr[i])
+	/*
+	 * Frames as given: a truncated marker is interned without its
+	 * address, so two markers with different ones are the same frame and
+	 * this only misses a match (the lookups then find the same ids).
+	 */
+	for (i = 0; i < lim; i++)
+		if (frames[i].addr != p->addr[i] || frames[i].kind != p->kind[i])
 			break;
-	}
 	return i;
 }
 
@@ -263,8 +263,7 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 		}
 		parent = (u64)id + 1;
 		if (i < SPULSE_ENC_PFX_DEPTH) {
-			p->addr[i] = f->kind == SPULSE_FRAME_TRUNCATED ? 0 :
-				     f->addr;
+			p->addr[i] = f->addr;
 			p->node[i] = id;
 			p->kind[i] = f->kind;
 		}

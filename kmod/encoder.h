@@ -105,7 +105,7 @@ static inline void spulse_scache_ent_set(struct spulse_scache_ent *x,
 /**
  * struct spulse_enc_pfx - the root side of the last stack interned frame by
  *	frame, to skip the lookups of a next stack that starts the same way
- * @addr: frame @i's address as interned (0 for the truncated marker)
+ * @addr: frame @i's address as given (a truncated marker's is not interned)
  * @node: the stack node id frame @i got (its parent: @node[@i - 1])
  * @kind: frame @i's kind
  * @n: valid entries

@@ -165,16 +165,17 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
  */
 static void spulse_capture_frames(struct spulse_cpu *c)
 {
-	u32 i, n = 0;
+	/* locals: stores to the frames cannot change them (no reloads) */
+	struct spulse_frame *f = c->frames;
+	const u64 *u = c->ubuf + c->nu;
+	const unsigned long *k = c->kbuf + c->nk;
 
 	if (c->trunc)
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
-	for (i = c->nu; i--; )
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
-							c->ubuf[i] };
-	for (i = c->nk; i--; )
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
-							c->kbuf[i] };
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
+	while (u != c->ubuf)
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_USER, *--u };
+	while (k != c->kbuf)
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_KERNEL, *--k };
 }
 
 /*
@@ -252,13 +253,30 @@ static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
 }
 
 /* Remember the captured stack, of hash @h, as @leaf of generation @gen. */
+/*
+ * Copy @n addresses, a word at a time: a few dozen at most, where a call to
+ * memcpy() (rep movsb where the CPU has ERMS) costs its setup and, under
+ * emulation, an instruction per byte. The barrier keeps the compiler from
+ * turning the loop back into that call.
+ */
+static __always_inline u64 *spulse_take_copy(u64 *d, const u64 *a, u32 n)
+{
+	const u64 *end = a + n;
+
+	while (a != end) {
+		*d++ = *a++;
+		barrier();
+	}
+	return d;
+}
+
 static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 {
 	struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
 	spulse_scache_ent_set(x, gen, h, leaf, c->trunc, c->nu, c->nk);
-	memcpy(x->addr, c->kbuf, (size_t)c->nk * sizeof(u64));
-	memcpy(x->addr + c->nk, c->ubuf, (size_t)c->nu * sizeof(u64));
+	spulse_take_copy(spulse_take_copy(x->addr, spulse_take_kaddr(c), c->nk),
+			 c->ubuf, c->nu);
 }
 
 /*
