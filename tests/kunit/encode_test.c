@@ -587,7 +587,6 @@ static void batch_leaf_direct_writes_the_same_bytes(struct kunit *test)
 	}
 	KUNIT_EXPECT_GT(test, direct, 1000U);
 	KUNIT_EXPECT_GT(test, declined, 100U);
-	KUNIT_EXPECT_GT(test, a->e.resets_threads, 0ULL);
 	KUNIT_EXPECT_GT(test, a->e.epochs, 0ULL);
 	/* a stale generation or a stream without its header: declined */
 	mk_sample(&s, fr[0], depth[0], 7, 1000ULL * i);
@@ -598,6 +597,55 @@ static void batch_leaf_direct_writes_the_same_bytes(struct kunit *test)
 						       d->e.gen), (size_t)0);
 	d->e.header_done = true;
 	expect_same_enc(test, &a->e, &d->e, i);
+}
+
+/*
+ * A threads table due for its reset declines the direct record even for
+ * the remembered thread: the batch path resets the table first and so
+ * defines the thread again.
+ */
+static void batch_leaf_direct_declines_full_thread_table(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 4, 4096);	/* 16 slots, full at 12 */
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 } };
+	struct spulse_sample s;
+	u8 out[SPULSE_SAMPLE_MAX];
+	u32 i, leaf;
+	size_t n;
+	u64 gen;
+
+	mk_sample(&s, fr, 1, 100, 10);
+	write_one(test, f, &s);
+	leaf = f->b.leaf;
+	gen = f->e.gen;
+	/* not the remembered thread: declined */
+	mk_sample(&s, fr, 1, 101, 20);
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&f->e, out, &s, leaf,
+						       gen), (size_t)0);
+	/* the remembered one: the record alone */
+	mk_sample(&s, fr, 1, 100, 30);
+	n = spulse_batch_leaf_direct(&f->e, out, &s, leaf, gen);
+	KUNIT_ASSERT_GT(test, n, (size_t)0);
+	KUNIT_ASSERT_EQ(test, sk_feed(f->sk, out, n), 0);
+	/* ten more threads, then 7: the table holds 12, due for its reset */
+	for (i = 1; i <= 10; i++) {
+		mk_sample(&s, fr, 1, 100 + i, 40 + i);
+		write_one(test, f, &s);
+	}
+	mk_sample(&s, fr, 1, 7, 100);
+	write_one(test, f, &s);
+	KUNIT_ASSERT_TRUE(test, spulse_intern_full(&f->e.threads));
+	KUNIT_ASSERT_EQ(test, f->e.gen, gen);
+	KUNIT_ASSERT_EQ(test, f->e.resets_threads, 0ULL);
+	mk_sample(&s, fr, 1, 7, 200);
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&f->e, out, &s, leaf,
+						       gen), (size_t)0);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_leaf(&f->e, &f->b, &s, leaf,
+						      gen, 1, 1000), 0);
+	KUNIT_EXPECT_EQ(test, f->b.records, 2U);	/* thread + sample */
+	KUNIT_EXPECT_EQ(test, f->e.resets_threads, 1ULL);
+	KUNIT_EXPECT_EQ(test, sk_feed(f->sk, f->b.buf, f->b.len), 0);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 13U);
 }
 
 /* The checker refuses a second header that is not one. */
@@ -677,6 +725,7 @@ static struct kunit_case spulse_encode_cases[] = {
 	KUNIT_CASE(batch_thread_table_full_keeps_frames),
 	KUNIT_CASE(batch_frame_table_full_keeps_threads),
 	KUNIT_CASE(batch_leaf_direct_writes_the_same_bytes),
+	KUNIT_CASE(batch_leaf_direct_declines_full_thread_table),
 	{}
 };
 
