@@ -48,8 +48,16 @@ static void spulse_intern_reset_one(struct spulse_intern *t, u64 *resets)
 	(*resets)++;
 }
 
-static int spulse_intern_get(struct spulse_intern *t, const u64 k[3], u32 *next,
-			     u32 limit, u64 *resets, u32 *id)
+/*
+ * Intern @k in @t: 1 and a new id in *@id (taken from *@next, below
+ * @limit), 0 and its id when known, or a negative errno. A table whose
+ * probes are exhausted is reset alone (counted in *@resets) and asked
+ * again. Inline in spulse_batch_stack(), where it runs twice a frame.
+ */
+static __always_inline int spulse_intern_get_inl(struct spulse_intern *t,
+						 const u64 k[3], u32 *next,
+						 u32 limit, u64 *resets,
+						 u32 *id)
 {
 	struct spulse_intern_ent *slot;
 	int r = spulse_intern_find(t, k, id, &slot);
@@ -67,6 +75,13 @@ static int spulse_intern_get(struct spulse_intern *t, const u64 k[3], u32 *next,
 	*id = (*next)++;
 	spulse_intern_set(t, slot, k, *id);
 	return 1;
+}
+
+/* spulse_intern_get_inl() out of line, for the threads table. */
+static int spulse_intern_get(struct spulse_intern *t, const u64 k[3], u32 *next,
+			     u32 limit, u64 *resets, u32 *id)
+{
+	return spulse_intern_get_inl(t, k, next, limit, resets, id);
 }
 
 static bool spulse_batch_room(const struct spulse_batch *b, size_t need)
@@ -137,11 +152,8 @@ static __always_inline int spulse_batch_thread(struct spulse_enc *e,
 	size_t clen;
 	int r;
 
-	k[0] = (u64)pid << 32 | tid;
-	memcpy(&k[1], comm, 8);
-	memcpy(&k[2], comm + 8, 8);
-	if (m->gen == e->gen + 1 && m->resets_threads == e->resets_threads &&
-	    m->k[0] == k[0] && m->k[1] == k[1] && m->k[2] == k[2]) {
+	spulse_enc_thr_key(k, pid, tid, comm);
+	if (spulse_enc_thr_is(m, e->gen, e->resets_threads, k)) {
 		*id = m->id;
 		return 0;
 	}
@@ -178,14 +190,14 @@ static u32 spulse_pfx_match(const struct spulse_enc *e,
 	if (p->gen != e->gen || p->resets_frames != e->resets_frames ||
 	    p->resets_stacks != e->resets_stacks)
 		return 0;
-	/* a truncated marker is stored only as frame 0, with address 0 */
-	for (i = 0; i < lim; i++) {
-		u64 a = frames[i].kind == SPULSE_FRAME_TRUNCATED ? 0 :
-			frames[i].addr;
-
-		if (frames[i].kind != p->kind[i] || a != p->addr[i])
+	/*
+	 * Frames as given: a truncated marker is interned without its
+	 * address, so two markers with different ones are the same frame and
+	 * this only misses a match (the lookups then find the same ids).
+	 */
+	for (i = 0; i < lim; i++)
+		if (frames[i].addr != p->addr[i] || frames[i].kind != p->kind[i])
 			break;
-	}
 	return i;
 }
 
@@ -220,8 +232,8 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			return -EINVAL;
 		if (f->kind == SPULSE_FRAME_TRUNCATED)
 			fk[1] = 0;
-		r = spulse_intern_get(&e->frames, fk, &e->next_frame, limit,
-				      &e->resets_frames, &frame);
+		r = spulse_intern_get_inl(&e->frames, fk, &e->next_frame,
+					  limit, &e->resets_frames, &frame);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -238,8 +250,8 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 		}
 		fk[0] = parent;
 		fk[1] = frame;
-		r = spulse_intern_get(&e->stacks, fk, &e->next_stack, limit,
-				      &e->resets_stacks, &id);
+		r = spulse_intern_get_inl(&e->stacks, fk, &e->next_stack,
+					  limit, &e->resets_stacks, &id);
 		if (r < 0)
 			return r;
 		if (r) {
@@ -251,8 +263,7 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 		}
 		parent = (u64)id + 1;
 		if (i < SPULSE_ENC_PFX_DEPTH) {
-			p->addr[i] = f->kind == SPULSE_FRAME_TRUNCATED ? 0 :
-				     f->addr;
+			p->addr[i] = f->addr;
 			p->node[i] = id;
 			p->kind[i] = f->kind;
 		}

@@ -7,6 +7,7 @@
 #ifndef SPULSE_KMOD_ENCODER_H
 #define SPULSE_KMOD_ENCODER_H
 
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include <spulse/format.h>
@@ -104,7 +105,7 @@ static inline void spulse_scache_ent_set(struct spulse_scache_ent *x,
 /**
  * struct spulse_enc_pfx - the root side of the last stack interned frame by
  *	frame, to skip the lookups of a next stack that starts the same way
- * @addr: frame @i's address as interned (0 for the truncated marker)
+ * @addr: frame @i's address as given (a truncated marker's is not interned)
  * @node: the stack node id frame @i got (its parent: @node[@i - 1])
  * @kind: frame @i's kind
  * @n: valid entries
@@ -148,6 +149,24 @@ struct spulse_enc_thr {
 	u64 gen;
 	u64 resets_threads;
 };
+
+/* The threads table's key of (@pid, @tid, @comm): pid:tid, comm[0..15] */
+static __always_inline void spulse_enc_thr_key(u64 k[3], u32 pid, u32 tid,
+					       const char *comm)
+{
+	k[0] = (u64)pid << 32 | tid;
+	memcpy(&k[1], comm, 8);
+	memcpy(&k[2], comm + 8, 8);
+}
+
+/* Is @k the thread @m remembers for @e's @gen and @resets_threads? */
+static __always_inline bool spulse_enc_thr_is(const struct spulse_enc_thr *m,
+					      u64 gen, u64 resets_threads,
+					      const u64 k[3])
+{
+	return m->gen == gen + 1 && m->resets_threads == resets_threads &&
+	       m->k[0] == k[0] && m->k[1] == k[1] && m->k[2] == k[2];
+}
 
 /**
  * struct spulse_enc - per-CPU encoder state (one SPULSE stream)
@@ -258,6 +277,50 @@ struct spulse_sample {
 	u32 n;
 	u64 t_ns;
 };
+
+/**
+ * spulse_batch_leaf_direct() - a cached sample's record, when that is the
+ *	whole batch, encoded at once
+ * @e: this CPU's encoder
+ * @p: destination with room for SPULSE_SAMPLE_MAX bytes
+ * @s: the sample (@s->frames and @s->n are not used)
+ * @leaf: its leaf stack id, interned and written in this stream
+ * @gen: @e->gen when @leaf was written
+ *
+ * spulse_batch_build_leaf() and spulse_batch_commit() in one, without the
+ * batch, for the case where their batch would be the sample record alone:
+ * @leaf's generation is current, the header is written, no intern table
+ * is full (spulse_batch_begin() would reset it, and a reset threads table
+ * makes the thread new again) and the thread is the one @e->thr
+ * remembers. Then the record is written at @p and accounted as committed
+ * (the caller publishes exactly those bytes; nothing can be rolled back).
+ * Otherwise nothing is written or changed: the caller builds the batch,
+ * which does what it would have done without this call. Inline: it is
+ * the whole encoding of most samples (sample.c).
+ *
+ * Return: the record's length, or 0.
+ */
+static __always_inline size_t spulse_batch_leaf_direct(struct spulse_enc *e,
+						       u8 *p,
+						       const struct spulse_sample *s,
+						       u32 leaf, u64 gen)
+{
+	u64 k[3];
+	size_t n;
+
+	if (e->gen != gen || !e->header_done ||
+	    spulse_intern_full(&e->frames) || spulse_intern_full(&e->stacks) ||
+	    spulse_intern_full(&e->threads))
+		return 0;
+	spulse_enc_thr_key(k, s->pid, s->tid, s->comm);
+	if (!spulse_enc_thr_is(&e->thr, e->gen, e->resets_threads, k))
+		return 0;
+	n = spulse_enc_sample(p, (s64)(s->t_ns - e->last_ns), e->thr.id, leaf);
+	e->last_ns = s->t_ns;
+	e->records++;
+	e->bytes += n;
+	return n;
+}
 
 void spulse_enc_reset(struct spulse_enc *e);
 int spulse_batch_build(struct spulse_enc *e, struct spulse_batch *b,

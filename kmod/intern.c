@@ -23,6 +23,9 @@ void spulse_intern_init(struct spulse_intern *t, struct spulse_intern_ent *ent,
 {
 	t->ent = ent;
 	t->shift = shift;
+	t->full_at = (3U << shift) / 4;
+	t->mask = (1U << shift) - 1;
+	t->hshift = 64 - shift;
 	t->count = 0;
 	t->gen = 1;
 }

@@ -23,12 +23,21 @@ struct spulse_intern_ent {
  * @shift: log2 of the number of entries
  * @count: live entries in the current generation
  * @gen: current generation; entries of another generation are empty
+ * @full_at: the load limit, 3/4 of the entries (spulse_intern_full())
+ * @mask: the entries minus 1 (the probe wraps with it)
+ * @hshift: 64 - @shift (a hash's top @shift bits pick the slot)
+ *
+ * @full_at, @mask and @hshift follow from @shift, computed once at init
+ * rather than in every lookup.
  */
 struct spulse_intern {
 	struct spulse_intern_ent *ent;
 	u32 shift;
 	u32 count;
 	u32 gen;
+	u32 full_at;
+	u32 mask;
+	u32 hshift;
 };
 
 #define SPULSE_INTERN_PROBES	32
@@ -41,13 +50,14 @@ void spulse_intern_reset(struct spulse_intern *t);
  * spulse_intern_full() - whether the table passed its load limit (3/4)
  * @t: table
  *
- * Inline: every batch asks it of three tables.
+ * Inline: every batch asks it of three tables (and the sampler's cached
+ * sample of all three), so the limit is computed once, at init.
  *
  * Return: true when the next batch should reset it first.
  */
 static inline bool spulse_intern_full(const struct spulse_intern *t)
 {
-	return t->count >= (3U << t->shift) / 4;
+	return t->count >= t->full_at;
 }
 
 /*
@@ -66,6 +76,15 @@ static __always_inline u32 spulse_intern_hash(const u64 k[3], u32 shift)
 	return (u32)((h * 0xff51afd7ed558ccdULL) >> (64 - shift));
 }
 
+/* spulse_intern_hash() with 64 - shift given (struct spulse_intern's). */
+static __always_inline u32 spulse_intern_hash_h(const u64 k[3], u32 hshift)
+{
+	u64 h = (k[0] * 0x9e3779b97f4a7c15ULL) ^
+		(k[1] * 0xc2b2ae3d27d4eb4fULL) ^ k[2];
+
+	return (u32)((h * 0xff51afd7ed558ccdULL) >> hshift);
+}
+
 /**
  * spulse_intern_find() - look up a key
  * @t: table
@@ -80,8 +99,8 @@ static __always_inline int spulse_intern_find(struct spulse_intern *t,
 					      const u64 k[3], u32 *id,
 					      struct spulse_intern_ent **slot)
 {
-	u32 mask = (1U << t->shift) - 1;
-	u32 i = spulse_intern_hash(k, t->shift);
+	u32 mask = t->mask;
+	u32 i = spulse_intern_hash_h(k, t->hshift);
 	unsigned int n;
 
 	for (n = 0; n < SPULSE_INTERN_PROBES; n++, i = (i + 1) & mask) {

@@ -131,6 +131,8 @@ struct spulse_cpu_stats {
  * @trunc: the current sample's stack is cut (a truncated marker is its root)
  * @nu: the current sample's user frames, in @ubuf
  * @nk: the current sample's kernel frames, in @kbuf
+ * @smp: the current sample, under @busy (here, not on the stack: nothing
+ *	to zero per sample)
  * @scache: stacks of samples already written in this stream, keyed by
  *	@kbuf then @ubuf as captured, leaf first (sample.c; NULL ent: no
  *	cache)
@@ -159,6 +161,7 @@ struct spulse_cpu {
 	bool trunc;
 	u16 nu;
 	u16 nk;
+	struct spulse_sample smp;
 	struct spulse_scache scache;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;

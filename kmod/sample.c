@@ -165,16 +165,17 @@ static u32 spulse_capture(struct spulse_cpu *c, struct pt_regs *regs,
  */
 static void spulse_capture_frames(struct spulse_cpu *c)
 {
-	u32 i, n = 0;
+	/* locals: stores to the frames cannot change them (no reloads) */
+	struct spulse_frame *f = c->frames;
+	const u64 *u = c->ubuf + c->nu;
+	const unsigned long *k = c->kbuf + c->nk;
 
 	if (c->trunc)
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
-	for (i = c->nu; i--; )
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_USER,
-							c->ubuf[i] };
-	for (i = c->nk; i--; )
-		c->frames[n++] = (struct spulse_frame){ SPULSE_FRAME_KERNEL,
-							c->kbuf[i] };
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_TRUNCATED, 0 };
+	while (u != c->ubuf)
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_USER, *--u };
+	while (k != c->kbuf)
+		*f++ = (struct spulse_frame){ SPULSE_FRAME_KERNEL, *--k };
 }
 
 /*
@@ -189,30 +190,33 @@ static void spulse_capture_frames(struct spulse_cpu *c)
 /* Fold @n addresses into @h (see spulse_scache_hash() for the mixing). */
 static __always_inline u64 spulse_take_hash_seg(u64 h, const u64 *a, u32 n)
 {
-	u32 i, n4 = n & ~3U;
+	const u64 *end4 = a + (n & ~3U), *end = a + n;
 
-	for (i = 0; i < n4; i += 4) {
-		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 1]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 2]) * SPULSE_SCACHE_HASH_MUL;
-		h = (h ^ a[i + 3]) * SPULSE_SCACHE_HASH_MUL;
+	for (; a != end4; a += 4) {
+		h = (h ^ a[0]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[1]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[2]) * SPULSE_SCACHE_HASH_MUL;
+		h = (h ^ a[3]) * SPULSE_SCACHE_HASH_MUL;
 	}
-	for (; i < n; i++)
-		h = (h ^ a[i]) * SPULSE_SCACHE_HASH_MUL;
+	for (; a != end; a++)
+		h = (h ^ *a) * SPULSE_SCACHE_HASH_MUL;
 	return h;
 }
 
-/* Do @n addresses of @x equal those of @a? */
+/*
+ * Do @n addresses of @x equal those of @a? Pointers, not an index: the
+ * loop keeps its state in registers inside the large spulse_take().
+ */
 static __always_inline bool spulse_take_same(const u64 *x, const u64 *a, u32 n)
 {
-	u32 i, n4 = n & ~3U;
+	const u64 *end4 = a + (n & ~3U), *end = a + n;
 
-	for (i = 0; i < n4; i += 4)
-		if ((x[i] ^ a[i]) | (x[i + 1] ^ a[i + 1]) |
-		    (x[i + 2] ^ a[i + 2]) | (x[i + 3] ^ a[i + 3]))
+	for (; a != end4; a += 4, x += 4)
+		if ((x[0] ^ a[0]) | (x[1] ^ a[1]) | (x[2] ^ a[2]) |
+		    (x[3] ^ a[3]))
 			return false;
-	for (; i < n; i++)
-		if (x[i] != a[i])
+	for (; a != end; a++, x++)
+		if (*x != *a)
 			return false;
 	return true;
 }
@@ -249,24 +253,71 @@ static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
 }
 
 /* Remember the captured stack, of hash @h, as @leaf of generation @gen. */
+/*
+ * Copy @n addresses, a word at a time: a few dozen at most, where a call to
+ * memcpy() (rep movsb where the CPU has ERMS) costs its setup and, under
+ * emulation, an instruction per byte. The barrier keeps the compiler from
+ * turning the loop back into that call.
+ */
+static __always_inline u64 *spulse_take_copy(u64 *d, const u64 *a, u32 n)
+{
+	const u64 *end = a + n;
+
+	while (a != end) {
+		*d++ = *a++;
+		barrier();
+	}
+	return d;
+}
+
 static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 {
 	struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
 	spulse_scache_ent_set(x, gen, h, leaf, c->trunc, c->nu, c->nk);
-	memcpy(x->addr, c->kbuf, (size_t)c->nk * sizeof(u64));
-	memcpy(x->addr + c->nk, c->ubuf, (size_t)c->nu * sizeof(u64));
+	spulse_take_copy(spulse_take_copy(x->addr, spulse_take_kaddr(c), c->nk),
+			 c->ubuf, c->nu);
+}
+
+/*
+ * The cached sample whose batch would be its sample record alone
+ * (spulse_batch_leaf_direct() says when), encoded straight into this
+ * CPU's relay buffer @rb when it fits in the current sub-buffer whatever
+ * its length: what spulse_batch_build_leaf(), spulse_batch_put() and
+ * spulse_batch_commit() would write and account, without the batch and
+ * its copy. The write is spulse_relay_put()'s (relay.c): the bytes first,
+ * then the offset a reader may see. False: nothing was written, the
+ * caller takes the batch path.
+ */
+static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
+					       struct rchan_buf *rb,
+					       const struct spulse_sample *s,
+					       u32 leaf)
+{
+	size_t off = rb->offset, n;
+
+	if (off + SPULSE_SAMPLE_MAX > rb->chan->subbuf_size)
+		return false;
+	n = spulse_batch_leaf_direct(&c->enc, (u8 *)rb->data + off, s, leaf,
+				     c->enc.gen);
+	if (!n)
+		return false;
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(rb->offset, off + n);
+	return true;
 }
 
 /*
  * Encode the captured sample: from the raw-chain cache when this stream
  * has written the same stack before (only the thread if new and the
- * sample record are encoded), else frame by frame through the intern
- * tables. Returns spulse_batch_build()'s result; *@h and *@put say what
- * to cache once the batch is written.
+ * sample record are encoded; with @rb, when that is the record alone, it
+ * is written at once: spulse_take_direct()), else frame by frame through
+ * the intern tables. Returns 1 when the sample is written, else
+ * spulse_batch_build()'s result; *@h and *@put say what to cache once
+ * the batch is written.
  */
-static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
-			 u64 *h, bool *put)
+static int spulse_encode(struct spulse_cpu *c, struct rchan_buf *rb,
+			 const struct spulse_sample *s, u64 *h, bool *put)
 {
 	u32 leaf;
 	int r;
@@ -275,6 +326,10 @@ static int spulse_encode(struct spulse_cpu *c, const struct spulse_sample *s,
 	if (c->scache.ent && (u32)c->nu + c->nk <= SPULSE_SCACHE_DEPTH) {
 		*h = spulse_take_hash(c);
 		if (spulse_take_find(c, c->enc.gen, *h, &leaf)) {
+			if (rb && spulse_take_direct(c, rb, s, leaf)) {
+				c->scache.hits++;
+				return 1;
+			}
 			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
 						    c->enc.gen, spulse.start_us,
 						    spulse.interval_us);
@@ -312,35 +367,42 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	struct task_struct *tsk = current;
 	bool ph = spulse.p.sample_phase_stats;
 	struct spulse_phases pp = {};
-	struct spulse_sample s;
+	struct spulse_sample *s = &c->smp;
+	struct rchan_buf *rb;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
+	int r;
 
 	/* the target's struct pid, not its number: NMI-safe, reuse-proof */
 	if (spulse.target && task_tgid(tsk) != spulse.target)
 		return;
-	s.pid = task_tgid_nr(tsk);
 	/*
 	 * A task event fires on whatever CPU runs the target: one without
 	 * sampler state (busy for good, percpu.c) or relay buffer drops.
 	 */
-	if (c->busy || unlikely(!*this_cpu_ptr(spulse.chan->buf))) {
+	rb = *this_cpu_ptr(spulse.chan->buf);
+	if (c->busy || unlikely(!rb)) {
 		c->stats.dropped_busy++;
 		c->stats.taken++;
 		return;
 	}
 	c->busy = 1;
 	barrier();
-	s.t_ns = ktime_get_mono_fast_ns() - spulse.start_mono;
-	pt = s.t_ns + spulse.start_mono;
-	s.tid = task_pid_nr(tsk);
-	memcpy(s.comm, tsk->comm, sizeof(s.comm));
-	s.frames = c->frames;
-	s.n = spulse_capture(c, regs, tsk, s.pid, &too_deep, ph, &pt,
+	s->pid = task_tgid_nr(tsk);
+	s->t_ns = ktime_get_mono_fast_ns() - spulse.start_mono;
+	pt = s->t_ns + spulse.start_mono;
+	s->tid = task_pid_nr(tsk);
+	memcpy(s->comm, tsk->comm, sizeof(s->comm));
+	s->frames = c->frames;
+	s->n = spulse_capture(c, regs, tsk, s->pid, &too_deep, ph, &pt,
 				 &pp);
+	/* sample_phase_stats=1 times the encoding and the relay write apart */
+	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
-	} else if (spulse_encode(c, &s, &h, &put)) {
+	} else if (r > 0) {
+		c->stats.written++;
+	} else if (r) {
 		/* cannot happen with validated sizes; counted, not lost */
 		c->stats.dropped_too_deep++;
 		spulse_ph(ph, &pt, &pp.encode);
@@ -349,7 +411,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		if (!spulse_batch_put(c)) {
 			c->stats.dropped_buffer_full++;
 		} else {
-			spulse_batch_commit(&c->enc, &c->batch, s.t_ns);
+			spulse_batch_commit(&c->enc, &c->batch, s->t_ns);
 			if (put)
 				spulse_take_put(c, c->enc.gen, h,
 						c->batch.leaf);
@@ -364,7 +426,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	 */
 	if (unlikely(ph) || !((c->stats.taken - c->stats.dropped_busy) &
 			      (SPULSE_HANDLER_TIME_EVERY - 1))) {
-		d = ktime_get_mono_fast_ns() - spulse.start_mono - s.t_ns;
+		d = ktime_get_mono_fast_ns() - spulse.start_mono - s->t_ns;
 		c->stats.handler_ns += d;
 		c->stats.handler_timed++;
 		if (unlikely(ph))

@@ -463,6 +463,191 @@ static void batch_frame_table_full_keeps_threads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->sk->n_frames, 60U);
 }
 
+/* The two encoders are in the same state (counters, clocks, resets). */
+static void expect_same_enc(struct kunit *test, const struct spulse_enc *a,
+			    const struct spulse_enc *d, u32 i)
+{
+	KUNIT_ASSERT_EQ_MSG(test, a->gen, d->gen, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->next_frame, d->next_frame, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->next_stack, d->next_stack, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->next_thread, d->next_thread, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->header_done, d->header_done, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->last_ns, d->last_ns, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->records, d->records, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->bytes, d->bytes, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->epochs, d->epochs, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->resets_frames, d->resets_frames, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->resets_stacks, d->resets_stacks, "step %u", i);
+	KUNIT_ASSERT_EQ_MSG(test, a->resets_threads, d->resets_threads,
+			    "step %u", i);
+}
+
+/*
+ * spulse_batch_leaf_direct() (the sampler's cached sample written without
+ * a batch) writes exactly what spulse_batch_build_leaf() and
+ * spulse_batch_commit() write, and leaves the encoder as they do; when it
+ * declines (new thread, a table due for its reset, stale generation, no
+ * header) nothing changed and the batch path does the rest. Small tables
+ * (resets), many threads, an id limit (epochs) and dropped batches.
+ */
+static void batch_leaf_direct_writes_the_same_bytes(struct kunit *test)
+{
+	struct enc_fix *a = new_fix(test, 5, 8192);
+	struct enc_fix *d = new_fix(test, 5, 8192);
+	struct spulse_enc *snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	struct spulse_frame fr[12][6];
+	u32 depth[12], leaf[12], direct = 0, declined = 0, i, j, k;
+	u64 gen[12];
+	bool cached[12] = {}, full;
+	struct spulse_sample s;
+	struct rnd_state rnd;
+	u8 out[SPULSE_SAMPLE_MAX];
+	size_t n;
+	int ra, rd;
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	a->e.id_limit = 300;
+	d->e.id_limit = 300;
+	prandom_seed_state(&rnd, 11);
+	for (k = 0; k < ARRAY_SIZE(fr); k++) {
+		depth[k] = 1 + prandom_u32_state(&rnd) % 6;
+		for (j = 0; j < depth[k]; j++) {
+			fr[k][j].kind = SPULSE_FRAME_USER;
+			fr[k][j].addr = 0x1000 + 16 * (prandom_u32_state(&rnd) % 40);
+		}
+	}
+	for (i = 0; i < 6000; i++) {
+		k = prandom_u32_state(&rnd) % ARRAY_SIZE(fr);
+		/* mostly a few threads, now and then one of many (resets) */
+		mk_sample(&s, fr[k], depth[k],
+			  prandom_u32_state(&rnd) % 4 ? 7 :
+			  100 + prandom_u32_state(&rnd) % 40,
+			  1000ULL * i + prandom_u32_state(&rnd) % 1000);
+		if (prandom_u32_state(&rnd) % 50 == 0)
+			s.comm[0] = 'a' + prandom_u32_state(&rnd) % 3;
+		full = false;
+		if (cached[k] && gen[k] == a->e.gen) {
+			*snap = d->e;
+			n = spulse_batch_leaf_direct(&d->e, out, &s, leaf[k],
+						     gen[k]);
+			ra = spulse_batch_build_leaf(&a->e, &a->b, &s, leaf[k],
+						     gen[k], 1, 1000);
+			if (n) {
+				direct++;
+				KUNIT_ASSERT_EQ_MSG(test, ra, 0, "step %u", i);
+				KUNIT_ASSERT_EQ_MSG(test, a->b.len, n, "step %u", i);
+				KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, out, n),
+						    0, "step %u", i);
+				KUNIT_ASSERT_EQ_MSG(test,
+					sk_feed(a->sk, a->b.buf, a->b.len), 0,
+					"step %u: %s", i, a->sk->err);
+				spulse_batch_commit(&a->e, &a->b, s.t_ns);
+				expect_same_enc(test, &a->e, &d->e, i);
+				continue;
+			}
+			declined++;
+			/* declined: nothing changed */
+			expect_same_enc(test, snap, &d->e, i);
+			rd = spulse_batch_build_leaf(&d->e, &d->b, &s, leaf[k],
+						     gen[k], 1, 1000);
+			KUNIT_ASSERT_EQ_MSG(test, ra, rd, "step %u", i);
+			if (ra && ra != -ESTALE)
+				continue;
+		} else {
+			ra = -ESTALE;
+		}
+		if (ra == -ESTALE) {
+			full = true;
+			ra = spulse_batch_build(&a->e, &a->b, &s, 1, 1000);
+			rd = spulse_batch_build(&d->e, &d->b, &s, 1, 1000);
+			KUNIT_ASSERT_EQ_MSG(test, ra, rd, "step %u", i);
+			if (ra)
+				continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, a->b.len, d->b.len, "step %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, d->b.buf, a->b.len),
+				    0, "step %u", i);
+		if (prandom_u32_state(&rnd) % 6 == 0) {	/* relay full */
+			spulse_batch_rollback(&a->e, &a->b);
+			spulse_batch_rollback(&d->e, &d->b);
+			expect_same_enc(test, &a->e, &d->e, i);
+			continue;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, sk_feed(a->sk, a->b.buf, a->b.len), 0,
+				    "step %u: %s at offset %zu", i, a->sk->err,
+				    a->sk->err_off);
+		spulse_batch_commit(&a->e, &a->b, s.t_ns);
+		spulse_batch_commit(&d->e, &d->b, s.t_ns);
+		expect_same_enc(test, &a->e, &d->e, i);
+		if (full) {
+			cached[k] = true;
+			leaf[k] = a->b.leaf;
+			gen[k] = a->e.gen;
+		}
+	}
+	KUNIT_EXPECT_GT(test, direct, 1000U);
+	KUNIT_EXPECT_GT(test, declined, 100U);
+	KUNIT_EXPECT_GT(test, a->e.epochs, 0ULL);
+	/* a stale generation or a stream without its header: declined */
+	mk_sample(&s, fr[0], depth[0], 7, 1000ULL * i);
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&d->e, out, &s, 0,
+						       d->e.gen + 1), (size_t)0);
+	d->e.header_done = false;
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&d->e, out, &s, 0,
+						       d->e.gen), (size_t)0);
+	d->e.header_done = true;
+	expect_same_enc(test, &a->e, &d->e, i);
+}
+
+/*
+ * A threads table due for its reset declines the direct record even for
+ * the remembered thread: the batch path resets the table first and so
+ * defines the thread again.
+ */
+static void batch_leaf_direct_declines_full_thread_table(struct kunit *test)
+{
+	struct enc_fix *f = new_fix(test, 4, 4096);	/* 16 slots, full at 12 */
+	struct spulse_frame fr[] = { { SPULSE_FRAME_USER, 0x1000 } };
+	struct spulse_sample s;
+	u8 out[SPULSE_SAMPLE_MAX];
+	u32 i, leaf;
+	size_t n;
+	u64 gen;
+
+	mk_sample(&s, fr, 1, 100, 10);
+	write_one(test, f, &s);
+	leaf = f->b.leaf;
+	gen = f->e.gen;
+	/* not the remembered thread: declined */
+	mk_sample(&s, fr, 1, 101, 20);
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&f->e, out, &s, leaf,
+						       gen), (size_t)0);
+	/* the remembered one: the record alone */
+	mk_sample(&s, fr, 1, 100, 30);
+	n = spulse_batch_leaf_direct(&f->e, out, &s, leaf, gen);
+	KUNIT_ASSERT_GT(test, n, (size_t)0);
+	KUNIT_ASSERT_EQ(test, sk_feed(f->sk, out, n), 0);
+	/* ten more threads, then 7: the table holds 12, due for its reset */
+	for (i = 1; i <= 10; i++) {
+		mk_sample(&s, fr, 1, 100 + i, 40 + i);
+		write_one(test, f, &s);
+	}
+	mk_sample(&s, fr, 1, 7, 100);
+	write_one(test, f, &s);
+	KUNIT_ASSERT_TRUE(test, spulse_intern_full(&f->e.threads));
+	KUNIT_ASSERT_EQ(test, f->e.gen, gen);
+	KUNIT_ASSERT_EQ(test, f->e.resets_threads, 0ULL);
+	mk_sample(&s, fr, 1, 7, 200);
+	KUNIT_EXPECT_EQ(test, spulse_batch_leaf_direct(&f->e, out, &s, leaf,
+						       gen), (size_t)0);
+	KUNIT_ASSERT_EQ(test, spulse_batch_build_leaf(&f->e, &f->b, &s, leaf,
+						      gen, 1, 1000), 0);
+	KUNIT_EXPECT_EQ(test, f->b.records, 2U);	/* thread + sample */
+	KUNIT_EXPECT_EQ(test, f->e.resets_threads, 1ULL);
+	KUNIT_EXPECT_EQ(test, sk_feed(f->sk, f->b.buf, f->b.len), 0);
+	KUNIT_EXPECT_EQ(test, f->sk->n_threads, 13U);
+}
+
 /* The checker refuses a second header that is not one. */
 static void stream_check_epoch_header_rules(struct kunit *test)
 {
@@ -539,6 +724,8 @@ static struct kunit_case spulse_encode_cases[] = {
 	KUNIT_CASE(batch_larger_than_epoch_fails),
 	KUNIT_CASE(batch_thread_table_full_keeps_frames),
 	KUNIT_CASE(batch_frame_table_full_keeps_threads),
+	KUNIT_CASE(batch_leaf_direct_writes_the_same_bytes),
+	KUNIT_CASE(batch_leaf_direct_declines_full_thread_table),
 	{}
 };
 
