@@ -63,6 +63,28 @@ static size_t nsyms;
 static int ksyms_loaded;
 static uint64_t *fn_insns;	/* per symbol, since the previous marker */
 static uint64_t unknown_insns;	/* kernel blocks outside every symbol */
+/*
+ * User code by where it is mapped (processes share the ranges): the
+ * non-PIE executables (python3, the static workloads) below 4 GiB, PIE
+ * executables (spulse, perf) in 0x55..-0x56.., shared libraries and
+ * ld.so near the top of the address space (0x7f..), anything else
+ */
+enum { UR_EXE, UR_PIE, UR_LIB, UR_OTHER, UR_NR };
+static const char *const ur_name[UR_NR] = {
+	"[user:exe]", "[user:pie]", "[user:lib]", "[user:other]",
+};
+static uint64_t ur_insns[UR_NR];
+
+static unsigned int user_range(uint64_t pc)
+{
+	if (pc < 0x100000000ULL)
+		return UR_EXE;
+	if (pc >= 0x550000000000ULL && pc < 0x570000000000ULL)
+		return UR_PIE;
+	if (pc >= 0x7f0000000000ULL && pc < 0x800000000000ULL)
+		return UR_LIB;
+	return UR_OTHER;
+}
 
 static struct block **chunks;
 static size_t nchunks, nblocks;
@@ -235,6 +257,8 @@ static void snapshot(unsigned int vcpu, int functions)
 			total += d;
 			if (b->pc < KERNEL_START) {
 				user += d;
+				if (functions)
+					ur_insns[user_range(b->pc)] += d;
 				continue;
 			}
 			kernel += d;
@@ -259,6 +283,11 @@ static void snapshot(unsigned int vcpu, int functions)
 		if (unknown_insns)
 			fprintf(out, "F %" PRIu64 " [unknown]\n", unknown_insns);
 		unknown_insns = 0;
+		for (i = 0; i < UR_NR; i++)
+			if (ur_insns[i]) {
+				fprintf(out, "F %" PRIu64 " %s\n", ur_insns[i], ur_name[i]);
+				ur_insns[i] = 0;
+			}
 	}
 	fflush(out);
 	seq++;

@@ -286,7 +286,9 @@ def main():
                      '%sM %s' % (g(ma / 1e6), spread(rep_a, 1e6) + 'M'),
                      '%.1f' % (sum(bps) / len(bps)) if bps else '-'))
         print('  top kernel functions, steady-state insns per %s (window slope; [user] = '
-              'all user-mode code):' % per)
+              'all user-mode code; [user:exe] of it below 4 GiB: python3, gt, pingpong; '
+              '[user:pie]: PIE executables, spulse and perf; [user:lib]: shared '
+              'libraries, both):' % per)
         for mode, v in res.items():
             print('    %-20s %s' % (MODE_NAMES.get(mode, mode), ', '.join(
                 '%s %s' % (name, g(s)) for s, name in v['funcs'][:top])))
@@ -306,7 +308,8 @@ def main():
                 for r in base:
                     for k, v in r['phases'][ph][3].items():
                         fun[k] = fun.get(k, 0) - v / len(base)
-                tf = sorted(fun.items(), key=lambda x: -x[1])[:top]
+                tf = sorted(((n, v) for n, v in fun.items() if not n.startswith('[user:')),
+                            key=lambda x: -x[1])[:top]
                 print('    %-20s %-9s %7.1f = %6.1f + %5.1f: %s'
                       % (MODE_NAMES.get(mode, mode), ph, tot[0] / 1e6, tot[1] / 1e6,
                          tot[2] / 1e6, ', '.join('%s %.1f' % (n, v / 1e6) for n, v in tf)))
