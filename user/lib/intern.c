@@ -69,20 +69,16 @@ uint64_t spulse_htab_seed(struct spulse_htab *h)
 uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
 			  spulse_htab_eq eq, const void *ctx)
 {
-	uint32_t i;
+	struct spulse_htab_pos pos;
 
-	if (!h->slots)
-		return SPULSE_NONE;
-	for (i = hash & h->mask;; i = (i + 1) & h->mask) {
-		uint64_t s = h->slots[i];
+	return spulse_htab_lookup(h, hash, eq, ctx, &pos);
+}
 
-		if (!s)
-			return SPULSE_NONE;
-		SPULSE_PROBE(h);
-		if ((uint32_t)(s >> 32) == hash &&
-		    eq(ctx, (uint32_t)s - 1))
-			return (uint32_t)s - 1;
-	}
+/* Must @h grow (or be allocated) before it takes one more entry? */
+static inline bool htab_must_grow(const struct spulse_htab *h)
+{
+	return !h->slots ||
+	       (uint64_t)(h->count + 1) * 4 > (uint64_t)(h->mask + 1) * 3;
 }
 
 /* Place @s in its probe sequence; return the slots passed over. */
@@ -99,7 +95,7 @@ static uint64_t htab_put(uint64_t *slots, uint32_t mask, uint64_t s)
 
 int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id)
 {
-	if (!h->slots || (uint64_t)(h->count + 1) * 4 > (uint64_t)(h->mask + 1) * 3) {
+	if (htab_must_grow(h)) {
 		uint32_t ncap = h->slots ? (h->mask + 1) * 2 : 64;
 		uint64_t *ns;
 		uint32_t i;
@@ -129,8 +125,7 @@ int spulse_htab_insert_at(struct spulse_htab *h, const struct spulse_htab_pos *p
 			  uint32_t hash, uint32_t id)
 {
 	/* no room without growing, or no position: insert as usual */
-	if (pos->slot == UINT32_MAX ||
-	    (uint64_t)(h->count + 1) * 4 > (uint64_t)(h->mask + 1) * 3)
+	if (pos->slot == UINT32_MAX || htab_must_grow(h))
 		return spulse_htab_insert(h, hash, id);
 	h->slots[pos->slot] = ((uint64_t)hash << 32) | ((uint64_t)id + 1);
 	h->probes += pos->passed;

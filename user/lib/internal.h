@@ -99,18 +99,20 @@ uint32_t spulse_htab_find(const struct spulse_htab *h, uint32_t hash,
 int spulse_htab_insert(struct spulse_htab *h, uint32_t hash, uint32_t id);
 
 /*
- * spulse_htab_find() that also keeps, for a miss, where spulse_htab_insert()
- * would put @hash (the empty slot ending its probe sequence) and the slots
- * it passed over, so that spulse_htab_insert_at() inserts without probing
- * again: the same slots and the same probe counts as find + insert. The
- * position is valid until the table changes.
+ * The probe of @hash (spulse_htab_find() is this without @pos), keeping
+ * for a miss where spulse_htab_insert() would put @hash (the empty slot
+ * ending its probe sequence) and the slots it passed over, so that
+ * spulse_htab_insert_at() inserts without probing again: the same slots
+ * and the same probe counts as find + insert. The position is valid
+ * until the table changes.
  */
 struct spulse_htab_pos {
 	uint32_t slot;		/* UINT32_MAX: none (empty table, or a hit) */
 	uint32_t passed;
 };
 
-static inline uint32_t spulse_htab_lookup(struct spulse_htab *h, uint32_t hash,
+static inline uint32_t spulse_htab_lookup(const struct spulse_htab *h,
+					  uint32_t hash,
 					  spulse_htab_eq eq, const void *ctx,
 					  struct spulse_htab_pos *pos)
 {
