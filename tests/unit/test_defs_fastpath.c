@@ -15,37 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "fastpath_gen.h"
 #include "internal.h"
-
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return rs * 2685821657736338717ULL;
-}
-
-/* Append uvar @v, now and then (bad_pct %) overlong or overflowing. */
-static void put_field(struct tbuf *b, uint64_t v, unsigned int bad_pct)
-{
-	uint8_t e[16];
-	unsigned int n = spulse_put_uvar(e, v);
-
-	if (rnd() % 100 < bad_pct) {
-		if (rnd() % 2 && n < SPULSE_VARINT_MAX) {
-			e[n - 1] |= 0x80;	/* overlong */
-			e[n++] = 0;
-		} else {
-			memset(e, 0xff, 9);	/* overflow */
-			e[9] = (uint8_t)(2 + rnd() % 126);
-			n = 10;
-		}
-	}
-	tb_raw(b, e, n);
-}
 
 /* Mostly the right next id, sometimes a duplicate or a gap. */
 static uint64_t next_id(uint32_t count, unsigned int bad_pct)
@@ -727,12 +698,7 @@ static void module_index_resolves_as_the_newest_first_scan(void **state)
  */
 static uint64_t any_len(void)
 {
-	unsigned int len = 1 + (unsigned int)(rnd() % 10);
-	uint64_t x = rnd();
-
-	if (len == 10)
-		return x | 1ULL << 63;
-	return (x & ((1ULL << (7 * len)) - 1)) | (len > 1 ? 1ULL << (7 * (len - 1)) : 0);
+	return of_len(1 + (unsigned int)(rnd() % 10));
 }
 
 static void recorder_encodes_as_the_shared_encoders(void **state)

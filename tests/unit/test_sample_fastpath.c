@@ -12,67 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "fastpath_gen.h"
 #include "internal.h"
 
 #define NTHREADS 200	/* ids of 1 and 2 bytes */
 #define NSTACKS 20000	/* ids of 1, 2 and 3 bytes */
-
-static uint64_t rs;
-
-static uint64_t rnd(void)
-{
-	rs ^= rs >> 12;
-	rs ^= rs << 25;
-	rs ^= rs >> 27;
-	return rs * 2685821657736338717ULL;
-}
-
-/* Append one uvar field of value @v, sometimes in a broken encoding. */
-static void put_field(struct tbuf *b, uint64_t v, unsigned int bad_pct)
-{
-	uint8_t e[16];
-	unsigned int n = spulse_put_uvar(e, v), k = (unsigned int)(rnd() % 100);
-
-	if (k < bad_pct) {
-		switch (rnd() % 4) {
-		case 0:	/* overlong: one redundant zero group */
-			if (n < SPULSE_VARINT_MAX) {
-				e[n - 1] |= 0x80;
-				e[n++] = 0;
-			}
-			break;
-		case 1:	/* overflow: 10th byte > 1 */
-			memset(e, 0xff, 9);
-			e[9] = (uint8_t)(2 + rnd() % 126);
-			n = 10;
-			break;
-		case 2:	/* overflow: 11 bytes */
-			memset(e, 0x80, 10);
-			e[10] = 1;
-			n = 11;
-			break;
-		default:	/* overlong of several zero groups */
-			while (n < SPULSE_VARINT_MAX - 1) {
-				e[n - 1] |= 0x80;
-				e[n++] = 0;
-			}
-			break;
-		}
-	}
-	tb_raw(b, e, n);
-}
-
-/* A value whose encoding takes @len bytes (1..10). */
-static uint64_t of_len(unsigned int len)
-{
-	uint64_t lo = len == 1 ? 0 : 1ULL << (7 * (len - 1));
-	uint64_t x = rnd();
-
-	if (len >= 10)
-		return x | (1ULL << 63);
-	return lo | (x & ((1ULL << (7 * len)) - 1));
-}
 
 static void put_id(struct tbuf *b, uint32_t limit, unsigned int bad_pct)
 {

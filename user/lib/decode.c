@@ -182,20 +182,80 @@ static int check_u32(struct cur *c, uint64_t off, uint64_t v, const char *what)
 	return 1;
 }
 
-/* Dense-id rule for a new definition of @kind with @count already defined. */
+/*
+ * The rules of each record live in one predicate (id_rule(), frame_rule(),
+ * stack_rule(), offcpu_rule()) used by the general decoder and by the fast
+ * paths: each takes the fields decoded so far (the first @nf, in field
+ * order) and returns the first rule they break, or 0. The general decoder
+ * decodes as far as the input goes, asks the predicate, and only then
+ * reports a cut or a bad varint of the field it stopped at, so every rule
+ * is still checked as soon as the field it concerns is complete (a record
+ * cut after a field that breaks a rule is corruption, docs/FORMAT.md
+ * section 6). The fast paths decode whole records and leave any record
+ * the predicate refuses to the general decoder, which reports it.
+ */
+
+/* Dense-id rule for a new definition with @count already defined. */
+enum { ID_DUP = 1, ID_GAP, ID_MANY, ID_RULE_END };
+
+static inline int id_rule(uint64_t id, uint32_t count, uint32_t max_ids)
+{
+	if (id < count)
+		return ID_DUP;
+	if (id > count)
+		return ID_GAP;
+	if (count >= max_ids)
+		return ID_MANY;
+	return 0;
+}
+
+/* Report id_rule()'s @rule for a definition of @kind at @off. */
+static int id_fail(const struct spulse_dec *dec, struct spulse_error *err,
+		   int rule, uint64_t off, uint64_t id, uint32_t count,
+		   const char *kind)
+{
+	if (rule == ID_DUP)
+		return spulse_fail(err, off, "duplicate %s id %" PRIu64,
+				   kind, id);
+	if (rule == ID_GAP)
+		return spulse_fail(err, off, "gap: %s id %" PRIu64
+				   " but %u defined", kind, id, count);
+	return spulse_fail(err, off, "too many %s definitions (limit %u)",
+			   kind, dec->max_ids);
+}
+
 static int check_id(struct spulse_dec *dec, struct cur *c, uint64_t off,
 		    uint64_t id, uint32_t count, const char *kind)
 {
-	if (id < count)
-		return spulse_fail(c->err, off, "duplicate %s id %" PRIu64,
-				   kind, id);
-	if (id > count)
-		return spulse_fail(c->err, off, "gap: %s id %" PRIu64
-				   " but %u defined", kind, id, count);
-	if (count >= dec->max_ids)
-		return spulse_fail(c->err, off, "too many %s definitions (limit %u)",
-				   kind, dec->max_ids);
+	int r = id_rule(id, count, dec->max_ids);
+
+	if (r)
+		return id_fail(dec, c->err, r, off, id, count, kind);
 	return 1;
+}
+
+/*
+ * The next varint field at @c without reporting anything: 1 and the
+ * cursor moved past it, else the spulse_get_uvar() status with the cursor
+ * left at the field (field_end() reports it, after the rules).
+ */
+static inline int cur_field(struct cur *c, uint64_t *v)
+{
+	int n = spulse_get_uvar(c->buf + c->pos, c->len - c->pos, v);
+
+	if (n > 0) {
+		c->pos += (size_t)n;
+		return 1;
+	}
+	return n;
+}
+
+/* cur_field()'s failure @st at the cursor: 0 for a cut, else -EBADMSG. */
+static int field_end(struct cur *c, int st)
+{
+	if (st == SPULSE_VARINT_SHORT)
+		return 0;
+	return varint_fail(c, st);
 }
 
 static int oom(struct cur *c)
@@ -297,55 +357,103 @@ static int dec_module(struct spulse_dec *dec, struct cur *c,
 	return 1;
 }
 
+/* Frame rules past id_rule()'s (fields: id, kind, [module,] address). */
+enum { FRM_KIND = ID_RULE_END, FRM_FWD_MODULE, FRM_INACTIVE, FRM_OUTSIDE };
+
+static inline bool frame_kind_known(uint8_t kind)
+{
+	return kind <= SPULSE_FRAME_TRUNCATED;
+}
+
+/*
+ * The rules of a frame record whose first @nf fields are decoded: @id,
+ * @kind, then the module @mod (kind 0) and the address @addr (kinds 0, 1
+ * and 2). The first rule broken, or 0.
+ */
+static inline int frame_rule(const struct spulse_dec *dec, unsigned int nf,
+			     uint64_t id, uint8_t kind, uint64_t mod,
+			     uint64_t addr)
+{
+	const struct spulse_defs *d = &dec->defs;
+	const struct spulse_mod_def *m;
+	int r;
+
+	if (nf < 1)
+		return 0;
+	r = id_rule(id, d->nframes, dec->max_ids);
+	if (r || nf < 2)
+		return r;
+	if (!frame_kind_known(kind))
+		return FRM_KIND;
+	if (kind != SPULSE_FRAME_MODULE || nf < 3)
+		return 0;
+	if (mod >= d->nmods)
+		return FRM_FWD_MODULE;
+	m = &d->mods[mod];
+	if (!m->active)
+		return FRM_INACTIVE;
+	if (nf >= 4 && (addr < m->file_offset ||
+			addr - m->file_offset >= m->end - m->start))
+		return FRM_OUTSIDE;
+	return 0;
+}
+
 static int dec_frame(struct spulse_dec *dec, struct cur *c,
 		     struct spulse_record *out)
 {
 	struct spulse_defs *d = &dec->defs;
-	uint64_t id, o_id, o_kind, mod = SPULSE_NONE, o_mod, addr = 0, o_addr;
-	const struct spulse_mod_def *m = NULL;
+	uint64_t id, mod = SPULSE_NONE, addr = 0, o[4];
+	unsigned int nf = 0, want = 2;
 	struct spulse_frame_def f;
-	bool check = !dec->trusted;
-	uint8_t kind;
+	uint8_t kind = 0;
+	int st = 1, r;
 
-	o_id = cur_off(c);
-	TRY(cur_uvar(c, &id));
-	if (check)
-		TRY(check_id(dec, c, o_id, id, d->nframes, "frame"));
-	o_kind = cur_off(c);
-	TRY(cur_u8(c, &kind));
-	switch (kind) {
-	case SPULSE_FRAME_MODULE:
-		o_mod = cur_off(c);
-		TRY(cur_uvar(c, &mod));
-		if (check) {
-			if (mod >= d->nmods)
-				return spulse_fail(c->err, o_mod,
-						   "forward reference to module %" PRIu64,
-						   mod);
-			m = &d->mods[mod];
-			if (!m->active)
-				return spulse_fail(c->err, o_mod,
-						   "frame names deactivated module %" PRIu64,
-						   mod);
+	o[0] = cur_off(c);
+	st = cur_field(c, &id);
+	if (st > 0) {
+		nf = 1;
+		o[1] = cur_off(c);
+		if (cur_u8(c, &kind)) {
+			nf = 2;
+			want = kind == SPULSE_FRAME_MODULE ? 4 :
+			       kind == SPULSE_FRAME_TRUNCATED ||
+			       !frame_kind_known(kind) ? 2 : 3;
+		} else {
+			st = SPULSE_VARINT_SHORT;
 		}
-		o_addr = cur_off(c);
-		TRY(cur_uvar(c, &addr));
-		if (m && (addr < m->file_offset ||
-			  addr - m->file_offset >= m->end - m->start))
-			return spulse_fail(c->err, o_addr,
-					   "frame address outside module %" PRIu64
-					   " span", mod);
-		break;
-	case SPULSE_FRAME_USER:
-	case SPULSE_FRAME_KERNEL:
-		TRY(cur_uvar(c, &addr));
-		break;
-	case SPULSE_FRAME_TRUNCATED:
-		break;
-	default:
-		return spulse_fail(c->err, o_kind, "unknown frame kind %u", kind);
 	}
-	if (check) {
+	while (st > 0 && nf < want) {
+		o[nf] = cur_off(c);
+		st = cur_field(c, nf == 2 && want == 4 ? &mod : &addr);
+		if (st > 0)
+			nf++;
+	}
+	if (dec->trusted)
+		r = nf >= 2 && !frame_kind_known(kind) ? FRM_KIND : 0;
+	else
+		r = frame_rule(dec, nf, id, kind, mod, addr);
+	switch (r) {
+	case 0:
+		break;
+	case FRM_KIND:
+		return spulse_fail(c->err, o[1], "unknown frame kind %u", kind);
+	case FRM_FWD_MODULE:
+		return spulse_fail(c->err, o[2],
+				   "forward reference to module %" PRIu64, mod);
+	case FRM_INACTIVE:
+		return spulse_fail(c->err, o[2],
+				   "frame names deactivated module %" PRIu64,
+				   mod);
+	case FRM_OUTSIDE:
+		return spulse_fail(c->err, o[3],
+				   "frame address outside module %" PRIu64
+				   " span", mod);
+	default:
+		return id_fail(dec, c->err, r, o[0], id, d->nframes, "frame");
+	}
+	if (nf < want)
+		return field_end(c, st);
+	if (!dec->trusted) {
 		f = (struct spulse_frame_def){ .addr = addr, .kind = kind,
 			.module = (uint32_t)mod };
 		if (spulse_defs_add_frame(d, &f))
@@ -359,51 +467,94 @@ static int dec_frame(struct spulse_dec *dec, struct cur *c,
 	return 1;
 }
 
+/* Stack rules past id_rule()'s (fields: id, parent + 1, frame). */
+enum { STK_FWD_PARENT = ID_RULE_END, STK_DEPTH, STK_FWD_FRAME, STK_TRUNC };
+
+/*
+ * The rules of a stack record whose first @nf fields are in @f (id,
+ * parent + 1, frame): the first rule broken, or 0 and *@s the definition
+ * as far as the fields go.
+ */
+static inline int stack_rule(const struct spulse_dec *dec, unsigned int nf,
+			     const uint64_t *f, struct spulse_stack_def *s)
+{
+	const struct spulse_defs *d = &dec->defs;
+	int r;
+
+	s->parent = SPULSE_NONE;
+	s->depth = 1;
+	if (nf < 1)
+		return 0;
+	r = id_rule(f[0], d->nstacks, dec->max_ids);
+	if (r || nf < 2)
+		return r;
+	if (f[1] != SPULSE_STACK_ROOT) {
+		if (f[1] - 1 >= d->nstacks)
+			return STK_FWD_PARENT;
+		s->parent = (uint32_t)(f[1] - 1);
+		s->depth = d->stacks[s->parent].depth + 1;
+		if (s->depth > SPULSE_MAX_DEPTH)
+			return STK_DEPTH;
+	}
+	if (nf < 3)
+		return 0;
+	if (f[2] >= d->nframes)
+		return STK_FWD_FRAME;
+	if (d->frames[f[2]].kind == SPULSE_FRAME_TRUNCATED &&
+	    f[1] != SPULSE_STACK_ROOT)
+		return STK_TRUNC;
+	s->frame = (uint32_t)f[2];
+	return 0;
+}
+
 static int dec_stack(struct spulse_dec *dec, struct cur *c,
 		     struct spulse_record *out)
 {
 	struct spulse_defs *d = &dec->defs;
-	uint64_t id, parent, frame, o_id, o_parent, o_frame;
-	struct spulse_stack_def s = { .parent = SPULSE_NONE, .depth = 1 };
-	bool check = !dec->trusted;
+	struct spulse_stack_def s;
+	uint64_t f[3], o[3], id, parent;
+	unsigned int nf;
+	int st = 1, r = 0;
 
-	o_id = cur_off(c);
-	TRY(cur_uvar(c, &id));
-	if (check)
-		TRY(check_id(dec, c, o_id, id, d->nstacks, "stack"));
-	o_parent = cur_off(c);
-	TRY(cur_uvar(c, &parent));
-	if (check && parent != SPULSE_STACK_ROOT) {
-		if (parent - 1 >= d->nstacks)
-			return spulse_fail(c->err, o_parent,
-					   "forward reference to stack %" PRIu64,
-					   parent - 1);
-		s.parent = (uint32_t)(parent - 1);
-		s.depth = d->stacks[s.parent].depth + 1;
-		if (s.depth > SPULSE_MAX_DEPTH)
-			return spulse_fail(c->err, o_parent,
-					   "stack depth exceeds %u",
-					   SPULSE_MAX_DEPTH);
+	for (nf = 0; nf < 3; nf++) {
+		o[nf] = cur_off(c);
+		st = cur_field(c, &f[nf]);
+		if (st <= 0)
+			break;
 	}
-	o_frame = cur_off(c);
-	TRY(cur_uvar(c, &frame));
-	if (check) {
-		if (frame >= d->nframes)
-			return spulse_fail(c->err, o_frame,
-					   "forward reference to frame %" PRIu64,
-					   frame);
-		if (d->frames[frame].kind == SPULSE_FRAME_TRUNCATED &&
-		    parent != SPULSE_STACK_ROOT)
-			return spulse_fail(c->err, o_parent,
-					   "truncated marker must be a root node");
-		s.frame = (uint32_t)frame;
+	if (!dec->trusted)
+		r = stack_rule(dec, nf, f, &s);
+	switch (r) {
+	case 0:
+		break;
+	case STK_FWD_PARENT:
+		return spulse_fail(c->err, o[1],
+				   "forward reference to stack %" PRIu64,
+				   f[1] - 1);
+	case STK_DEPTH:
+		return spulse_fail(c->err, o[1], "stack depth exceeds %u",
+				   SPULSE_MAX_DEPTH);
+	case STK_FWD_FRAME:
+		return spulse_fail(c->err, o[2],
+				   "forward reference to frame %" PRIu64, f[2]);
+	case STK_TRUNC:
+		return spulse_fail(c->err, o[1],
+				   "truncated marker must be a root node");
+	default:
+		return id_fail(dec, c->err, r, o[0], f[0], d->nstacks, "stack");
+	}
+	if (nf < 3)
+		return field_end(c, st);
+	id = f[0];
+	parent = f[1];
+	if (!dec->trusted) {
 		if (spulse_defs_add_stack(d, &s))
 			return oom(c);
 		dec->info.stacks++;
 	}
 	out->u.stack.id = (uint32_t)id;
 	out->u.stack.parent = parent ? (uint32_t)(parent - 1) : SPULSE_NONE;
-	out->u.stack.frame = (uint32_t)frame;
+	out->u.stack.frame = (uint32_t)f[2];
 	out->u.stack.depth = id < d->nstacks ? d->stacks[id].depth : 0;
 	return 1;
 }
@@ -605,138 +756,221 @@ static int ext_cpu(struct cur *p, struct spulse_record *out)
 	return 1;
 }
 
+/* The fields of an off-CPU payload (kind 2), in order. */
+enum {
+	OC_DT, OC_THREAD, OC_STACK, OC_STATE, OC_CPU_OUT, OC_CPU_IN,
+	OC_BLOCKED, OC_RUNQ, OC_WAKER, OC_WAKER_STACK, OC_WAKER_CPU, OC_NF
+};
+
+static const char *const oc_name[OC_NF] = {
+	"dt_ns", "thread", "stack", "state", "cpu_out", "cpu_in",
+	"blocked_ns", "runq_ns", "waker", "waker_stack", "waker_cpu",
+};
+
+/* Fields of a payload whose waker field is @waker. */
+static inline unsigned int oc_fields(uint64_t waker)
+{
+	return waker ? OC_NF : OC_WAKER + 1;
+}
+
+/* Which rule of an off-CPU payload fails. */
+enum {
+	OCR_CLOCK = 1, OCR_BEFORE_START, OCR_THREAD, OCR_STACK, OCR_STATE,
+	OCR_CPU_OUT, OCR_CPU_IN, OCR_RUNNABLE_BLOCKED, OCR_OVERFLOW,
+	OCR_RUNNABLE_WAKER, OCR_WAKER, OCR_WAKER_STACK, OCR_WAKER_CPU,
+};
+
+/*
+ * The rules of an off-CPU payload (FORMAT.md 3.10) whose first @nf fields
+ * are in @f (enum above): the first rule broken, in field order, or 0;
+ * *@t is the new event clock once the first field is there.
+ */
+static inline int offcpu_rule(const struct spulse_dec *dec, unsigned int nf,
+			      const uint64_t *f, int64_t *t)
+{
+	const struct spulse_defs *d = &dec->defs;
+	uint64_t total;
+
+	if (nf <= OC_DT)
+		return 0;
+	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(f[OC_DT]), t) ||
+	    *t > dec->time_max)
+		return OCR_CLOCK;
+	if (*t < 0)
+		return OCR_BEFORE_START;
+	if (nf <= OC_THREAD)
+		return 0;
+	if (f[OC_THREAD] >= d->nthreads)
+		return OCR_THREAD;
+	if (nf <= OC_STACK)
+		return 0;
+	if (f[OC_STACK] >= d->nstacks)
+		return OCR_STACK;
+	if (nf <= OC_STATE)
+		return 0;
+	if (f[OC_STATE] > SPULSE_STATE_MAX)
+		return OCR_STATE;
+	if (nf <= OC_CPU_OUT)
+		return 0;
+	if (f[OC_CPU_OUT] >= SPULSE_MAX_CPU)
+		return OCR_CPU_OUT;
+	if (nf <= OC_CPU_IN)
+		return 0;
+	if (f[OC_CPU_IN] >= SPULSE_MAX_CPU)
+		return OCR_CPU_IN;
+	if (nf <= OC_BLOCKED)
+		return 0;
+	if (f[OC_STATE] == SPULSE_STATE_RUNNABLE && f[OC_BLOCKED])
+		return OCR_RUNNABLE_BLOCKED;
+	if (nf <= OC_RUNQ)
+		return 0;
+	if (__builtin_add_overflow(f[OC_BLOCKED], f[OC_RUNQ], &total) ||
+	    total > (uint64_t)(dec->time_max - *t))
+		return OCR_OVERFLOW;
+	if (nf <= OC_WAKER || !f[OC_WAKER])
+		return 0;
+	if (f[OC_STATE] == SPULSE_STATE_RUNNABLE)
+		return OCR_RUNNABLE_WAKER;
+	if (f[OC_WAKER] - 1 >= d->nthreads)
+		return OCR_WAKER;
+	if (nf <= OC_WAKER_STACK)
+		return 0;
+	if (f[OC_WAKER_STACK] >= d->nstacks)
+		return OCR_WAKER_STACK;
+	if (nf <= OC_WAKER_CPU)
+		return 0;
+	if (f[OC_WAKER_CPU] >= SPULSE_MAX_CPU)
+		return OCR_WAKER_CPU;
+	return 0;
+}
+
+/* offcpu_rule()'s @rule reported at the field it concerns (offsets @o). */
+static int offcpu_fail(struct cur *p, int rule, const uint64_t *f,
+		       const uint64_t *o)
+{
+	struct spulse_error *err = p->err;
+
+	switch (rule) {
+	case OCR_CLOCK:
+		return spulse_fail(err, o[OC_DT], "event clock overflows");
+	case OCR_BEFORE_START:
+		return spulse_fail(err, o[OC_DT], "event before profile start");
+	case OCR_THREAD:
+		return spulse_fail(err, o[OC_THREAD],
+				   "forward reference to thread %" PRIu64,
+				   f[OC_THREAD]);
+	case OCR_STACK:
+		return spulse_fail(err, o[OC_STACK],
+				   "forward reference to stack %" PRIu64,
+				   f[OC_STACK]);
+	case OCR_STATE:
+		return spulse_fail(err, o[OC_STATE],
+				   "unknown off-CPU state %" PRIu64,
+				   f[OC_STATE]);
+	case OCR_CPU_OUT:
+		return ext_cpu_field(p, o[OC_CPU_OUT], f[OC_CPU_OUT],
+				     "cpu_out");
+	case OCR_CPU_IN:
+		return ext_cpu_field(p, o[OC_CPU_IN], f[OC_CPU_IN], "cpu_in");
+	case OCR_RUNNABLE_BLOCKED:
+		return spulse_fail(err, o[OC_BLOCKED],
+				   "runnable (preempted) interval with blocked time");
+	case OCR_OVERFLOW:
+		return spulse_fail(err, o[OC_RUNQ],
+				   "off-CPU interval overflows");
+	case OCR_RUNNABLE_WAKER:
+		return spulse_fail(err, o[OC_WAKER],
+				   "runnable (preempted) interval with a waker");
+	case OCR_WAKER:
+		return spulse_fail(err, o[OC_WAKER],
+				   "forward reference to waker thread %" PRIu64,
+				   f[OC_WAKER] - 1);
+	case OCR_WAKER_STACK:
+		return spulse_fail(err, o[OC_WAKER_STACK],
+				   "forward reference to waker stack %" PRIu64,
+				   f[OC_WAKER_STACK]);
+	default:
+		return ext_cpu_field(p, o[OC_WAKER_CPU], f[OC_WAKER_CPU],
+				     "waker_cpu");
+	}
+}
+
+/* The interval of a payload whose fields @f passed offcpu_rule(). */
+static inline void offcpu_out(const uint64_t *f, int64_t t,
+			      struct spulse_offcpu *iv)
+{
+	iv->time_ns = t;
+	iv->thread = (uint32_t)f[OC_THREAD];
+	iv->stack = (uint32_t)f[OC_STACK];
+	iv->state = (uint8_t)f[OC_STATE];
+	iv->cpu_out = (uint32_t)f[OC_CPU_OUT];
+	iv->cpu_in = (uint32_t)f[OC_CPU_IN];
+	iv->blocked_ns = f[OC_BLOCKED];
+	iv->runq_ns = f[OC_RUNQ];
+	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
+	if (f[OC_WAKER]) {
+		iv->waker_thread = (uint32_t)(f[OC_WAKER] - 1);
+		iv->waker_stack = (uint32_t)f[OC_WAKER_STACK];
+		iv->waker_cpu = (uint32_t)f[OC_WAKER_CPU];
+	}
+}
+
 static int ext_offcpu(struct spulse_dec *dec, struct cur *p,
 		      struct spulse_record *out)
 {
-	const struct spulse_defs *d = &dec->defs;
-	struct spulse_offcpu *iv = &out->u.offcpu;
-	uint64_t v, off, blocked, runq, total, waker;
-	int64_t t;
+	uint64_t f[OC_NF] = { 0 }, o[OC_NF];
+	unsigned int nf, want = OC_WAKER + 1;
+	int64_t t = 0;
+	int st = 1, r;
 
-	TRY(ext_clock(dec, p, &t));
-	iv->time_ns = t;
-	TRY(ext_uvar(p, &off, &v, "thread"));
-	if (v >= d->nthreads)
-		return spulse_fail(p->err, off,
-				   "forward reference to thread %" PRIu64, v);
-	iv->thread = (uint32_t)v;
-	TRY(ext_uvar(p, &off, &v, "stack"));
-	if (v >= d->nstacks)
-		return spulse_fail(p->err, off,
-				   "forward reference to stack %" PRIu64, v);
-	iv->stack = (uint32_t)v;
-	TRY(ext_uvar(p, &off, &v, "state"));
-	if (v > SPULSE_STATE_MAX)
-		return spulse_fail(p->err, off, "unknown off-CPU state %" PRIu64,
-				   v);
-	iv->state = (uint8_t)v;
-	TRY(ext_uvar(p, &off, &v, "cpu_out"));
-	TRY(ext_cpu_field(p, off, v, "cpu_out"));
-	iv->cpu_out = (uint32_t)v;
-	TRY(ext_uvar(p, &off, &v, "cpu_in"));
-	TRY(ext_cpu_field(p, off, v, "cpu_in"));
-	iv->cpu_in = (uint32_t)v;
-	TRY(ext_uvar(p, &off, &blocked, "blocked_ns"));
-	if (iv->state == SPULSE_STATE_RUNNABLE && blocked)
-		return spulse_fail(p->err, off,
-				   "runnable (preempted) interval with blocked time");
-	TRY(ext_uvar(p, &off, &runq, "runq_ns"));
-	if (__builtin_add_overflow(blocked, runq, &total) ||
-	    total > (uint64_t)(dec->time_max - t))
-		return spulse_fail(p->err, off, "off-CPU interval overflows");
-	iv->blocked_ns = blocked;
-	iv->runq_ns = runq;
-	TRY(ext_uvar(p, &off, &waker, "waker"));
-	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
-	if (waker) {
-		if (iv->state == SPULSE_STATE_RUNNABLE)
-			return spulse_fail(p->err, off,
-					   "runnable (preempted) interval with a waker");
-		if (waker - 1 >= d->nthreads)
-			return spulse_fail(p->err, off,
-					   "forward reference to waker thread %" PRIu64,
-					   waker - 1);
-		iv->waker_thread = (uint32_t)(waker - 1);
-		TRY(ext_uvar(p, &off, &v, "waker_stack"));
-		if (v >= d->nstacks)
-			return spulse_fail(p->err, off,
-					   "forward reference to waker stack %" PRIu64,
-					   v);
-		iv->waker_stack = (uint32_t)v;
-		TRY(ext_uvar(p, &off, &v, "waker_cpu"));
-		TRY(ext_cpu_field(p, off, v, "waker_cpu"));
-		iv->waker_cpu = (uint32_t)v;
+	for (nf = 0; nf < want; nf++) {
+		o[nf] = cur_off(p);
+		st = cur_field(p, &f[nf]);
+		if (st <= 0)
+			break;
+		if (nf == OC_WAKER)
+			want = oc_fields(f[OC_WAKER]);
 	}
+	r = offcpu_rule(dec, nf, f, &t);
+	if (r)
+		return offcpu_fail(p, r, f, o);
+	if (nf < want) {
+		if (st == SPULSE_VARINT_SHORT)
+			return ext_short(p, o[nf], oc_name[nf]);
+		return varint_fail(p, st);
+	}
+	offcpu_out(f, t, &out->u.offcpu);
 	return 1;
 }
 
 /*
  * ext_offcpu() for a whole payload [@q, @end) with SPULSE_VARINT_MAX bytes
- * readable past its end: every field by def_uvar(), the checks after. 1
- * when ext_offcpu() would accept the payload (the same fields out), else
- * 0 and nothing decided: ext_offcpu() then decodes it and reports any
- * error where it is.
+ * readable past its end: every field by def_uvar(), then offcpu_rule().
+ * 1 when ext_offcpu() would accept the payload (the same fields out),
+ * else 0 and nothing decided: ext_offcpu() then decodes it and reports
+ * any error where it is.
  */
 static int ext_offcpu_fast(const struct spulse_dec *dec, const uint8_t *q,
 			   const uint8_t *end, struct spulse_offcpu *iv)
 {
-	const struct spulse_defs *d = &dec->defs;
-	uint64_t z, th, st, state, co, ci, bl, rq, wk, ws = 0, wc = 0, total;
+	uint64_t f[OC_NF];
+	unsigned int i, nf = OC_WAKER + 1;
 	int64_t t;
 	int n;
 
-#define OC_FIELD(v) do {					\
-		n = def_uvar(q, &(v));				\
-		if (n < 0)					\
-			return 0;				\
-		q += n;						\
-		if (q > end)					\
-			return 0;				\
-	} while (0)
-	OC_FIELD(z);
-	OC_FIELD(th);
-	OC_FIELD(st);
-	OC_FIELD(state);
-	OC_FIELD(co);
-	OC_FIELD(ci);
-	OC_FIELD(bl);
-	OC_FIELD(rq);
-	OC_FIELD(wk);
-	if (wk) {
-		OC_FIELD(ws);
-		OC_FIELD(wc);
+	for (i = 0; i < nf; i++) {
+		n = def_uvar(q, &f[i]);
+		if (n < 0)
+			return 0;
+		q += n;
+		if (q > end)
+			return 0;
+		if (i == OC_WAKER)
+			nf = oc_fields(f[OC_WAKER]);
 	}
-#undef OC_FIELD
-	if (q != end)
+	if (q != end || offcpu_rule(dec, nf, f, &t))
 		return 0;
-	if (__builtin_add_overflow(dec->event_ns, spulse_unzigzag(z), &t) ||
-	    t > dec->time_max || t < 0)
-		return 0;
-	if (th >= d->nthreads || st >= d->nstacks || state > SPULSE_STATE_MAX ||
-	    co >= SPULSE_MAX_CPU || ci >= SPULSE_MAX_CPU)
-		return 0;
-	if (state == SPULSE_STATE_RUNNABLE && (bl || wk))
-		return 0;
-	if (__builtin_add_overflow(bl, rq, &total) ||
-	    total > (uint64_t)(dec->time_max - t))
-		return 0;
-	if (wk && (wk - 1 >= d->nthreads || ws >= d->nstacks ||
-		   wc >= SPULSE_MAX_CPU))
-		return 0;
-	iv->time_ns = t;
-	iv->thread = (uint32_t)th;
-	iv->stack = (uint32_t)st;
-	iv->state = (uint8_t)state;
-	iv->cpu_out = (uint32_t)co;
-	iv->cpu_in = (uint32_t)ci;
-	iv->blocked_ns = bl;
-	iv->runq_ns = rq;
-	iv->waker_thread = iv->waker_stack = iv->waker_cpu = SPULSE_NONE;
-	if (wk) {
-		iv->waker_thread = (uint32_t)(wk - 1);
-		iv->waker_stack = (uint32_t)ws;
-		iv->waker_cpu = (uint32_t)wc;
-	}
+	offcpu_out(f, t, iv);
 	return 1;
 }
 
@@ -1170,16 +1404,15 @@ static inline int add_stack(struct spulse_defs *d, const struct spulse_stack_def
 
 /*
  * dec_frame() and dec_stack() (checked, no module frames) for a run of
- * records: the same checks in the same outcome (any record either would
- * refuse stops the run before it, and the slow path reports it), the same
- * definitions added and counted, one fast_uvar() per field.
+ * records: the same rules (frame_rule(), stack_rule(); any record either
+ * refuses stops the run before it, and the slow path reports it), the
+ * same definitions added and counted, one def_uvar() per field.
  */
 size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		       size_t *consumed)
 {
 	struct spulse_defs *d = &dec->defs;
 	const uint8_t *p = buf, *safe_end;
-	const uint32_t max_ids = dec->max_ids;
 	size_t n = 0;
 
 	*consumed = 0;
@@ -1187,32 +1420,22 @@ size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 		return 0;
 	safe_end = buf + len - DEF_SCAN;
 	while (p <= safe_end) {
-		uint64_t id, a, b;
+		uint64_t id, a;
 		int x, y, z;
 
 		if (*p == SPULSE_TAG_STACK) {
-			struct spulse_stack_def s = { .parent = SPULSE_NONE,
-						      .depth = 1 };
+			struct spulse_stack_def s;
+			uint64_t f[3];
 
-			x = def_uvar(p + 1, &id);
-			if (x < 0 || id != d->nstacks || d->nstacks >= max_ids)
+			x = def_uvar(p + 1, &f[0]);
+			if (x < 0)
 				break;
-			y = def_uvar(p + 1 + x, &a);		/* parent + 1 */
+			y = def_uvar(p + 1 + x, &f[1]);		/* parent + 1 */
 			if (y < 0)
 				break;
-			z = def_uvar(p + 1 + x + y, &b);	/* frame */
-			if (z < 0 || b >= d->nframes)
+			z = def_uvar(p + 1 + x + y, &f[2]);	/* frame */
+			if (z < 0 || stack_rule(dec, 3, f, &s))
 				break;
-			if (a != SPULSE_STACK_ROOT) {
-				if (a - 1 >= d->nstacks ||
-				    d->frames[b].kind == SPULSE_FRAME_TRUNCATED)
-					break;
-				s.parent = (uint32_t)(a - 1);
-				s.depth = d->stacks[s.parent].depth + 1;
-				if (s.depth > SPULSE_MAX_DEPTH)
-					break;
-			}
-			s.frame = (uint32_t)b;
 			if (add_stack(d, &s))
 				break;
 			dec->info.stacks++;
@@ -1222,7 +1445,7 @@ size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			uint8_t kind;
 
 			x = def_uvar(p + 1, &id);
-			if (x < 0 || id != d->nframes || d->nframes >= max_ids)
+			if (x < 0)
 				break;
 			kind = p[1 + x];
 			if (kind == SPULSE_FRAME_USER ||
@@ -1236,6 +1459,8 @@ size_t spulse_dec_defs(struct spulse_dec *dec, const uint8_t *buf, size_t len,
 			} else {
 				break;	/* module frames, unknown kinds */
 			}
+			if (frame_rule(dec, y ? 3 : 2, id, kind, SPULSE_NONE, a))
+				break;
 			f = (struct spulse_frame_def){ .addr = a, .kind = kind,
 				.module = (uint32_t)SPULSE_NONE };
 			if (spulse_defs_add_frame(d, &f))
