@@ -422,7 +422,8 @@ static void test_take_equals_pop(void)
 			while ((it = drain_merge_peek(&b, now, drain, &src))) {
 				if (it->time_ns > limit || g.n == gmax)
 					gt_flush_group(&tb, &b, &g);
-				drain_merge_take(&b, src, drain, limit, gmax, &g);
+				drain_merge_take(&b, src, now, drain, limit,
+						 gmax, &g);
 			}
 			gt_flush_group(&tb, &b, &g);
 			if (ta.n != tb.n || memcmp(ta.v, tb.v, ta.n * sizeof(ta.v[0]))) {

@@ -298,66 +298,272 @@ const struct drain_mitem *drain_merge_peek(struct drain_merge *m,
 	return best;
 }
 
-size_t drain_merge_take(struct drain_merge *m, unsigned int src, bool drain,
-			int64_t limit_ns, uint32_t max, struct drain_mgroup *g)
+/*
+ * What drain_merge_take() may pop without peek's survey, given that the
+ * sources do not change while it pops: an item (time t, queued q) the
+ * merge's order brings next is released by rule 1 when t <= wm, by rule 2
+ * exactly when t <= b2 and q <= q2, and by rule 3 at least when q <= q3.
+ */
+struct take_rules {
+	int64_t wm, b2, q2, q3;
+};
+
+static void take_rules(const struct drain_merge *m, int64_t now_ns,
+		       struct take_rules *r)
+{
+	int64_t seen_wm = INT64_MAX, d3 = INT64_MAX;
+	unsigned int i;
+
+	r->wm = m->wm;
+	r->q2 = INT64_MAX;
+	for (i = 0; i < m->nsrc; i++) {
+		const struct drain_mqueue *q = &m->q[i];
+
+		if (q->finished)
+			continue;
+		if (!q->seen)
+			r->q2 = q->dry_ns < r->q2 ? q->dry_ns : r->q2;
+		else if (q->last_ns < seen_wm)
+			seen_wm = q->last_ns;
+		/* possibly lagging behind an item: not past every one */
+		if ((!q->seen || q->last_ns < m->newest_ns) && q->dry_ns < d3)
+			d3 = q->dry_ns;
+	}
+	/* rule 2: past every seen source, a window older than the newest */
+	r->b2 = m->newest_ns - m->window_ns;
+	if (seen_wm < r->b2)
+		r->b2 = seen_wm;
+	/* rule 3: held for a window, every source that may lag read dry */
+	r->q3 = now_ns - m->window_ns;
+	if (d3 < r->q3)
+		r->q3 = d3;
+}
+
+static inline bool take_ok(const struct take_rules *r,
+			   const struct drain_mitem *it)
+{
+	return it->time_ns <= r->wm ||
+	       (it->time_ns <= r->b2 && it->queued_ns <= r->q2) ||
+	       it->queued_ns <= r->q3;
+}
+
+/*
+ * The earliest head of the sources other than @src (*@oi: the first on a
+ * tie; @nsrc when all are empty): @src's items come next while they are
+ * not later than the returned stop (earlier, or equal when @src comes
+ * first), which is also capped at @limit_ns.
+ */
+static inline int64_t take_stop(const int64_t *hn, unsigned int nsrc,
+				unsigned int src, int64_t limit_ns,
+				int64_t *other, unsigned int *oi)
+{
+	int64_t o = INT64_MAX, stop;
+	unsigned int i, k = nsrc;
+
+	if (nsrc == 2) {	/* two CPUs: no loop */
+		if (hn[src ^ 1] < INT64_MAX) {
+			o = hn[src ^ 1];
+			k = src ^ 1;
+		}
+	} else {
+		for (i = 0; i < nsrc; i++)
+			if (i != src && hn[i] < o) {
+				o = hn[i];
+				k = i;
+			}
+	}
+	*other = o;
+	*oi = k;
+	stop = src < k ? o : o - 1;
+	return stop < limit_ns ? stop : limit_ns;
+}
+
+/* @src joins @g (when it is not in it yet) from ring index @head on. */
+static inline void take_group(struct drain_mgroup *g, unsigned int src,
+			      size_t head, size_t xhead)
+{
+	if (!g->len[src]) {
+		g->order[g->nsrc++] = src;
+		g->pos[src] = head;
+		g->xpos[src] = xhead;
+	}
+}
+
+/*
+ * drain_merge_take() for two sources (a 2-CPU machine), a plain two-way
+ * merge: the source being popped in locals, the other's head time at
+ * hand, so a change of source (the items of two busy CPUs alternate) is
+ * a swap, not a survey.
+ */
+static size_t take_two(struct drain_merge *m, unsigned int src,
+		       const struct take_rules *rules, int64_t limit_ns,
+		       size_t most, struct drain_mgroup *g, int64_t *last)
+{
+	size_t sh[2], sr[2] = { 0, 0 }, left = most;
+	const struct drain_mitem *v = m->q[src].v;
+	size_t mask = m->q[src].cap - 1, head = m->q[src].head;
+	size_t len = m->q[src].len, run = 0;
+	int64_t nt, no = m->head_ns[src ^ 1], last_ns = *last;
+	unsigned int k;
+
+	sh[0] = m->q[0].head;
+	sh[1] = m->q[1].head;
+	take_group(g, src, head, m->q[src].xhead);
+	for (;;) {
+		const struct drain_mitem *it = &v[head];
+
+		if (__builtin_expect(it->kind == DRAIN_ITEM_SAMPLE, 1)) {
+			if (it->time_ns < last_ns)
+				(*g->late)++;
+			else
+				last_ns = it->time_ns;
+		} else {
+			struct drain_mqueue *q = &m->q[src];
+
+			g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
+			q->xhead = (q->xhead + 1) & (q->xcap - 1);
+			q->xlen--;
+		}
+		head = (head + 1) & mask;
+		run++;
+		nt = run < len ? v[head].time_ns : INT64_MAX;
+		if (!--left)
+			break;
+		/* the next pop: the earlier head, source 0 on a tie */
+		if (no < nt || (no == nt && src)) {
+			int64_t t = nt;
+
+			sh[src] = head;
+			sr[src] = run;
+			src ^= 1;
+			v = m->q[src].v;
+			mask = m->q[src].cap - 1;
+			head = sh[src];
+			len = m->q[src].len;
+			run = sr[src];
+			nt = no;
+			no = t;
+			if (nt > limit_ns || (nt > rules->wm &&
+					      !take_ok(rules, &v[head])))
+				break;
+			if (!run)
+				take_group(g, src, head, m->q[src].xhead);
+			continue;
+		}
+		if (nt > limit_ns || (nt > rules->wm &&
+				      !take_ok(rules, &v[head])))
+			break;
+	}
+	sh[src] = head;
+	sr[src] = run;
+	m->head_ns[src] = nt;
+	m->head_ns[src ^ 1] = no;
+	for (k = 0; k < 2; k++) {
+		m->q[k].head = sh[k];
+		m->q[k].len -= sr[k];
+		g->len[k] += (uint32_t)sr[k];
+	}
+	*last = last_ns;
+	return most - left;
+}
+
+size_t drain_merge_take(struct drain_merge *m, unsigned int src,
+			int64_t now_ns, bool drain, int64_t limit_ns,
+			uint32_t max, struct drain_mgroup *g)
 {
 	int64_t *hn = m->head_ns;
 	const unsigned int nsrc = m->nsrc;
-	int64_t bound = drain ? INT64_MAX : m->wm;
-	int64_t last_ns = *g->last_ns;
-	bool emitted = *g->emitted;
-	uint64_t late = *g->late;
-	uint32_t n = g->n;
-	size_t taken = 0;
+	/* INT64_MIN: no sample yet (times are never negative) */
+	int64_t last_ns = *g->emitted ? *g->last_ns : INT64_MIN;
+	/* at most this many: the group's room, what is queued */
+	const size_t most = max - g->n < m->queued ? max - g->n : m->queued;
+	size_t left = most;
+	struct drain_mqueue *q = &m->q[src];
+	const struct drain_mitem *v = q->v;
+	size_t mask = q->cap - 1, head = q->head;
+	struct take_rules rules;
+	int64_t other, stop, nt;
+	uint32_t run = 0;
+	unsigned int oi;
 
-	if (bound > limit_ns)
-		bound = limit_ns;
+	if (drain)
+		rules = (struct take_rules){ INT64_MAX, INT64_MIN, INT64_MIN,
+					     INT64_MIN };
+	else
+		take_rules(m, now_ns, &rules);
+	/* a head at INT64_MAX itself is left to drain_merge_peek() */
+	if (limit_ns == INT64_MAX)
+		limit_ns = INT64_MAX - 1;
+	if (nsrc == 2) {
+		left = most - take_two(m, src, &rules, limit_ns, most, g,
+				       &last_ns);
+		goto out;
+	}
+	/*
+	 * Each item is what drain_merge_pop() would pop: the earliest head
+	 * (the first source on a tie). The other sources' earliest head is
+	 * looked up only when the source changes (only the popped source's
+	 * head moves), so a run of one source costs no scan per item, and
+	 * the source's ring index stays in a local until it changes.
+	 */
+	stop = take_stop(hn, nsrc, src, limit_ns, &other, &oi);
+	/* the first item is peek's (released already) */
+	take_group(g, src, head, q->xhead);
 	for (;;) {
-		struct drain_mqueue *q = &m->q[src];
-		const struct drain_mitem *it = &q->v[q->head];
-		int64_t bt;
-		unsigned int i;
+		const struct drain_mitem *it = &v[head];
 
-		if (!g->len[src]) {
-			g->order[g->nsrc++] = src;
-			g->pos[src] = q->head;
-			g->xpos[src] = q->xhead;
-		}
-		g->len[src]++;
-		if (it->kind == DRAIN_ITEM_SAMPLE) {
-			if (emitted && it->time_ns < last_ns)
-				late++;
+		if (__builtin_expect(it->kind == DRAIN_ITEM_SAMPLE, 1)) {
+			if (it->time_ns < last_ns)
+				(*g->late)++;
 			else
 				last_ns = it->time_ns;
-			emitted = true;
 		} else {
 			g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
 			q->xhead = (q->xhead + 1) & (q->xcap - 1);
 			q->xlen--;
 		}
-		q->head = (q->head + 1) & (q->cap - 1);
-		q->len--;
-		hn[src] = q->len ? q->v[q->head].time_ns : INT64_MAX;
-		m->queued--;
-		n++;
-		taken++;
-		if (n >= max || !m->queued)
+		head = (head + 1) & mask;
+		run++;
+		if (!--left)
 			break;
-		/* the next pop: the earliest head, the first source on a tie */
-		bt = hn[0];
-		src = 0;
-		for (i = 1; i < nsrc; i++)
-			if (hn[i] < bt) {
-				bt = hn[i];
-				src = i;
-			}
-		/* past the bound, or a head at INT64_MAX itself: peek's */
-		if (bt > bound || bt == INT64_MAX)
+		nt = run < q->len ? v[head].time_ns : INT64_MAX;
+		if (nt > stop) {
+			/* still the earliest head: it is past the limit */
+			if (nt < other || (nt == other && src < oi) ||
+			    oi == nsrc)
+				break;
+			/* the source changes: its items so far into @g */
+			q->head = head;
+			q->len -= run;
+			g->len[src] += run;
+			hn[src] = nt;
+			run = 0;
+			src = oi;
+			q = &m->q[src];
+			stop = take_stop(hn, nsrc, src, limit_ns, &other, &oi);
+			nt = hn[src];
+			head = q->head;
+			if (nt > stop || (nt > rules.wm &&
+					  !take_ok(&rules, &q->v[head])))
+				goto out;
+			v = q->v;
+			mask = q->cap - 1;
+			take_group(g, src, head, q->xhead);
+			continue;
+		}
+		if (nt > rules.wm && !take_ok(&rules, &v[head]))
 			break;
 	}
-	g->n = n;
-	*g->last_ns = last_ns;
-	*g->emitted = emitted;
-	*g->late = late;
-	return taken;
+	q->head = head;
+	q->len -= run;
+	g->len[src] += run;
+	hn[src] = q->len ? v[head].time_ns : INT64_MAX;
+out:
+	m->queued -= most - left;
+	g->n += (uint32_t)(most - left);
+	if (last_ns != INT64_MIN) {
+		*g->last_ns = last_ns;
+		*g->emitted = true;
+	}
+	return most - left;
 }

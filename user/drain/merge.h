@@ -173,14 +173,20 @@ struct drain_mgroup {
  * drain_merge_peek() is the item drain_merge_pop() would pop now (NULL
  * when none may be released yet), *src its source; drain_merge_take()
  * then pops it into @g, and after it what drain_merge_pop() would pop
- * next as long as that needs no survey of the sources (at or before the
- * watermark, or @drain), is not later than @limit_ns, and @g holds fewer
- * than @max items. Returns how many items it popped (>= 1).
+ * next (at wall time @now_ns) as long as that is not later than
+ * @limit_ns and @g holds fewer than @max items: with @drain everything;
+ * else an item that rule 1 or 2 releases, or rule 3 for every source not
+ * past the newest time (the sources do not change while it pops, so
+ * their state is looked at once per call, not per item; what it leaves,
+ * peek's survey decides). Items of one source that come before the
+ * other sources' heads are popped as a run. Returns how many items it
+ * popped (>= 1).
  */
 const struct drain_mitem *drain_merge_peek(struct drain_merge *m,
 					   int64_t now_ns, bool drain,
 					   unsigned int *src);
-size_t drain_merge_take(struct drain_merge *m, unsigned int src, bool drain,
-			int64_t limit_ns, uint32_t max, struct drain_mgroup *g);
+size_t drain_merge_take(struct drain_merge *m, unsigned int src,
+			int64_t now_ns, bool drain, int64_t limit_ns,
+			uint32_t max, struct drain_mgroup *g);
 
 #endif

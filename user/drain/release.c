@@ -151,17 +151,21 @@ static long write_samples(struct drain *d, unsigned int src,
 			  const struct drain_mqueue *q, size_t pos, uint32_t n)
 {
 	const size_t mask = q->cap - 1;
+	const struct drain_mitem *v = q->v;
 	struct drain_input *in = &d->cpu[src];
 	const struct spulse_defs *defs = NULL;
 	struct drain_idmap *map = NULL;
 	const uint32_t gen = d->fwd.gen;
 	struct spulse_sample b[SAMPLE_BATCH];
-	uint32_t k, epoch = 0, th, st;
+	const struct drain_idmap_ent *tv = NULL, *sv = NULL;
+	uint32_t k, epoch = 0, th = 0, st, tcap = 0, scap = 0;
+	uint32_t lthread = UINT32_MAX, pid = 0;
 	size_t nb = 0;
 	int ret;
 
 	for (k = 0; k < n; k++) {
-		const struct drain_mitem *it = &q->v[(pos + k) & mask];
+		const struct drain_mitem *it = &v[(pos + k) & mask];
+		const struct drain_idmap_ent *e;
 
 		if (it->kind != DRAIN_ITEM_SAMPLE)
 			break;
@@ -170,21 +174,51 @@ static long write_samples(struct drain *d, unsigned int src,
 			if (ret < 0)
 				goto fail;
 			epoch = it->epoch;
+			lthread = UINT32_MAX;
+			tv = map->threads.v;
+			tcap = (uint32_t)map->threads.cap;
+			sv = map->stacks.v;
+			scap = (uint32_t)map->stacks.cap;
 		}
-		if (!drain_map_sample_cached(map, gen, it->thread, it->stack,
-					     &th, &st)) {
-			ret = encode_samples(d, b, nb);
-			nb = 0;
-			if (ret < 0)
-				return ret;
-			ret = drain_map_sample(d->rec, defs, map, gen,
-					       it->thread, it->stack, &th, &st);
-			if (ret < 0) {
-				fprintf(d->log, "spulse-drain: cpu%d: mapping "
-					"sample: %s\n", in->cpu, strerror(-ret));
-				return ret;
-			}
+		/*
+		 * drain_map_sample_cached() with the caches' arrays in
+		 * registers and the last mapped thread remembered (a run
+		 * of one CPU's samples is mostly one thread)
+		 */
+		if (it->thread != lthread) {
+			if (it->thread >= tcap || !tv[it->thread].gen)
+				goto map;
+			lthread = it->thread;
+			th = tv[lthread].global;
+			pid = tv[lthread].pid;
 		}
+		if (it->stack >= scap)
+			goto map;
+		e = &sv[it->stack];
+		if (!e->gen ||
+		    (e->pid != DRAIN_PID_ANY && (e->pid != pid || e->gen != gen)))
+			goto map;
+		st = e->global;
+		goto mapped;
+map:
+		ret = encode_samples(d, b, nb);
+		nb = 0;
+		if (ret < 0)
+			return ret;
+		ret = drain_map_sample(d->rec, defs, map, gen, it->thread,
+				       it->stack, &th, &st);
+		if (ret < 0) {
+			fprintf(d->log, "spulse-drain: cpu%d: mapping "
+				"sample: %s\n", in->cpu, strerror(-ret));
+			return ret;
+		}
+		/* the caches may have grown */
+		lthread = UINT32_MAX;
+		tv = map->threads.v;
+		tcap = (uint32_t)map->threads.cap;
+		sv = map->stacks.v;
+		scap = (uint32_t)map->stacks.cap;
+mapped:
 		b[nb].time_ns = it->time_ns;
 		b[nb].thread = th;
 		b[nb].stack = st;
@@ -296,7 +330,7 @@ static int release_grouped(struct drain *d, bool all)
 			ret = write_group(d);
 		}
 		/* after an error, only the item peeked (and then dropped) */
-		drain_merge_take(&d->merge, src, all, wait,
+		drain_merge_take(&d->merge, src, d->round_ns, all, wait,
 				 ret < 0 ? d->grp.n + 1 : GROUP_MAX, &d->grp);
 		if (ret < 0) {
 			drain_group_clear(d);

@@ -904,53 +904,97 @@ SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
 	return rec_sample_checked(r, time_ns, thread, stack);
 }
 
+/* One sample of spulse_rec_samples() with every check spelled out. */
+static int rec_samples_one(struct spulse_recorder *r,
+			   const struct spulse_sample *s)
+{
+	uint8_t *p;
+	int ret;
+
+	/* spulse_rec_sample_cpu()'s checks, in its order */
+	if (s->time_ns < 0 || s->cpu >= SPULSE_MAX_CPU)
+		return -EINVAL;
+	if (s->time_ns > r->time_max)
+		return -EOVERFLOW;
+	if (s->thread >= r->nthreads || s->stack >= r->nstacks)
+		return -ENOENT;
+	if (s->cpu != r->cpu) {
+		ret = spulse_rec_cpu(r, s->cpu);
+		if (ret)
+			return ret;
+	}
+	p = reserve(r);
+	if (!p)
+		return r->err;
+	r->samples++;
+	r->len += spulse_enc_sample(p, s->time_ns - r->last_time, s->thread,
+				    s->stack);
+	r->last_time = s->time_ns;
+	return commit(r, 0);
+}
+
 SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 				     const struct spulse_sample *v, size_t n,
 				     size_t *done)
 {
-	size_t k;
+	size_t k = 0;
 	int ret = 0;
 
 	*done = 0;
 	/* an error sets r->err and ends the loop: checked once */
 	if (r->err)
 		return r->err;
-	for (k = 0; k < n; k++) {
-		const struct spulse_sample *s = &v[k];
-		uint8_t *p;
+	while (k < n) {
+		/*
+		 * The run of samples that pass every check, need no cpu
+		 * record and fit below both the flush size and reserve()'s
+		 * room is encoded with the Recorder's state in registers
+		 * (stores through the byte pointer would otherwise reload
+		 * it per field); the first sample that does not goes through
+		 * rec_samples_one(), the same steps one by one.
+		 */
+		size_t lim = r->cap - SPULSE_MAX_RECORD + 1;
+		uint8_t *p = r->buf + r->len, *end;
+		const uint64_t tmax = (uint64_t)r->time_max;
+		const uint32_t nthreads = r->nthreads, nstacks = r->nstacks;
+		const uint32_t cpu = r->cpu;
+		int64_t last = r->last_time;
+		size_t k0 = k;
 
-		/* spulse_rec_sample_cpu()'s checks, in its order */
-		if (s->time_ns < 0 || s->cpu >= SPULSE_MAX_CPU) {
-			ret = -EINVAL;
-			break;
-		}
-		if (s->time_ns > r->time_max) {
-			ret = -EOVERFLOW;
-			break;
-		}
-		if (s->thread >= r->nthreads || s->stack >= r->nstacks) {
-			ret = -ENOENT;
-			break;
-		}
-		if (s->cpu != r->cpu) {
-			ret = spulse_rec_cpu(r, s->cpu);
-			if (ret)
+		if (r->flush_bytes < lim)
+			lim = r->flush_bytes;
+		/* no cpu record yet: rec_samples_one() writes it */
+		end = cpu < SPULSE_MAX_CPU ? r->buf + lim : p;
+		for (; k < n && p < end; k++) {
+			const struct spulse_sample *s = &v[k];
+
+			if (((uint64_t)s->time_ns > tmax) |
+			    (s->thread >= nthreads) | (s->stack >= nstacks) |
+			    (s->cpu != cpu))
 				break;
+			p += spulse_enc_sample(p, s->time_ns - last, s->thread,
+					       s->stack);
+			last = s->time_ns;
 		}
-		p = reserve(r);
-		if (!p) {
-			ret = r->err;
-			break;
-		}
-		r->len += spulse_enc_sample(p, s->time_ns - r->last_time,
-				     s->thread, s->stack);
-		r->last_time = s->time_ns;
-		r->samples++;
+		r->len = (size_t)(p - r->buf);
+		r->last_time = last;
+		r->samples += k - k0;
 		if (r->len >= r->flush_bytes) {
 			ret = spulse_recorder_flush(r);
-			if (ret)
+			if (ret) {
+				/* as the sample whose commit failed */
+				k -= k > k0;
 				break;
+			}
 		}
+		if (k == n)
+			break;
+		if (k > k0 && p >= end)
+			continue;	/* room again: the fast run goes on */
+		ret = rec_samples_one(r, &v[k]);
+		if (ret)
+			break;
+		k++;
 	}
 	*done = k;
 	return ret;
