@@ -785,8 +785,9 @@ enum {
  * are in @f (enum above): the first rule broken, in field order, or 0;
  * *@t is the new event clock once the first field is there.
  */
-static inline int offcpu_rule(const struct spulse_dec *dec, unsigned int nf,
-			      const uint64_t *f, int64_t *t)
+static inline __attribute__((always_inline)) int
+offcpu_rule(const struct spulse_dec *dec, unsigned int nf, const uint64_t *f,
+	    int64_t *t)
 {
 	const struct spulse_defs *d = &dec->defs;
 	uint64_t total;
@@ -896,8 +897,8 @@ static int offcpu_fail(struct cur *p, int rule, const uint64_t *f,
 }
 
 /* The interval of a payload whose fields @f passed offcpu_rule(). */
-static inline void offcpu_out(const uint64_t *f, int64_t t,
-			      struct spulse_offcpu *iv)
+static inline __attribute__((always_inline)) void
+offcpu_out(const uint64_t *f, int64_t t, struct spulse_offcpu *iv)
 {
 	iv->time_ns = t;
 	iv->thread = (uint32_t)f[OC_THREAD];
@@ -954,21 +955,36 @@ static int ext_offcpu_fast(const struct spulse_dec *dec, const uint8_t *q,
 			   const uint8_t *end, struct spulse_offcpu *iv)
 {
 	uint64_t f[OC_NF];
-	unsigned int i, nf = OC_WAKER + 1;
 	int64_t t;
-	int n;
+	int n, r;
 
-	for (i = 0; i < nf; i++) {
-		n = def_uvar(q, &f[i]);
-		if (n < 0)
-			return 0;
-		q += n;
-		if (q > end)
-			return 0;
-		if (i == OC_WAKER)
-			nf = oc_fields(f[OC_WAKER]);
+#define OC_FIELD(i) do {					\
+		n = def_uvar(q, &f[i]);				\
+		if (n < 0)					\
+			return 0;				\
+		q += n;						\
+		if (q > end)					\
+			return 0;				\
+	} while (0)
+	OC_FIELD(OC_DT);
+	OC_FIELD(OC_THREAD);
+	OC_FIELD(OC_STACK);
+	OC_FIELD(OC_STATE);
+	OC_FIELD(OC_CPU_OUT);
+	OC_FIELD(OC_CPU_IN);
+	OC_FIELD(OC_BLOCKED);
+	OC_FIELD(OC_RUNQ);
+	OC_FIELD(OC_WAKER);
+	if (f[OC_WAKER]) {
+		OC_FIELD(OC_WAKER_STACK);
+		OC_FIELD(OC_WAKER_CPU);
+		/* a constant count: the rules' field tests fold away */
+		r = offcpu_rule(dec, OC_NF, f, &t);
+	} else {
+		r = offcpu_rule(dec, OC_WAKER + 1, f, &t);
 	}
-	if (q != end || offcpu_rule(dec, nf, f, &t))
+#undef OC_FIELD
+	if (q != end || r)
 		return 0;
 	offcpu_out(f, t, iv);
 	return 1;
