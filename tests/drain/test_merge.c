@@ -256,6 +256,75 @@ static void test_random_sorted(void)
 }
 
 /*
+ * drain_merge_take() releases, in one call after one peek, the whole run
+ * that rule 2 releases past an idle source (read dry after the run was
+ * queued), and the run that rule 3 releases past a source that stopped;
+ * it stops exactly where those rules stop, which the survey then confirms
+ * (as test_take_equals_pop, one item at a time, checks on random input).
+ */
+static void test_take_runs_past_idle_sources(void)
+{
+	uint32_t len[3] = { 0 };
+	size_t pos[3], xpos[3], taken;
+	unsigned int order[3], src = 9, nsrc;
+	bool emitted = false;
+	int64_t last = 0;
+	uint64_t late = 0;
+	struct drain_mgroup g = { len, pos, xpos, order, 0, 0, 0,
+				  &emitted, &last, &late };
+	struct drain_merge m;
+	const struct drain_mitem *it;
+	int64_t t;
+
+	/* rule 2: source 1 idle and read dry after the queueing */
+	for (nsrc = 2; nsrc <= 3; nsrc++) {
+		memset(len, 0, sizeof(len));
+		g.nsrc = 0;
+		g.n = 0;
+		drain_merge_init(&m, nsrc, 100 * MS);
+		for (t = 1; t <= 500; t++)
+			push(&m, 0, t * MS, 10);
+		drain_merge_dry(&m, 1, 11);
+		if (nsrc == 3)
+			drain_merge_dry(&m, 2, 11);
+		it = drain_merge_peek(&m, 20, false, &src);
+		CHECK(it && src == 0 && it->time_ns == 1 * MS, "nsrc %u: peek",
+		      nsrc);
+		taken = drain_merge_take(&m, src, 20, false, INT64_MAX, 4096,
+					 &g);
+		/* a window older than the newest (500 ms): 1..400 ms */
+		CHECK(taken == 400 && len[0] == 400 && g.nsrc == 1 &&
+		      m.queued == 100, "nsrc %u: took %zu, queued %zu", nsrc,
+		      taken, m.queued);
+		CHECK(!drain_merge_peek(&m, 20, false, &src),
+		      "nsrc %u: the survey releases more", nsrc);
+		drain_merge_free(&m);
+	}
+	/* rule 3: source 1 produced up to 5 ms, then stopped (read dry) */
+	memset(len, 0, sizeof(len));
+	g.nsrc = 0;
+	g.n = 0;
+	drain_merge_init(&m, 2, 100 * MS);
+	push(&m, 1, 5 * MS, 0);
+	for (t = 1; t <= 50; t++)
+		push(&m, 0, t * MS, t < 30 ? 10 : 1000);
+	drain_merge_dry(&m, 0, 2000);
+	drain_merge_dry(&m, 1, 2000);
+	/* at wall 1050 a window (100 ms) has passed for items queued at 10 */
+	it = drain_merge_peek(&m, 100 * MS + 10, false, &src);
+	CHECK(it && it->time_ns == 1 * MS, "rule 3: peek");
+	taken = drain_merge_take(&m, src, 100 * MS + 10, false, INT64_MAX,
+				 4096, &g);
+	/* 1..29 ms of source 0 and source 1's 5 ms; not those queued at 1000 */
+	CHECK(taken == 30 && len[0] == 29 && len[1] == 1 && g.nsrc == 2,
+	      "rule 3: took %zu (%u + %u)", taken, len[0], len[1]);
+	CHECK(!drain_merge_peek(&m, 100 * MS + 10, false, &src),
+	      "rule 3: the survey releases more");
+	drain_merge_free(&m);
+	printf("PASS %s\n", __func__);
+}
+
+/*
  * drain_merge_peek() + drain_merge_take() (the grouped release) against
  * drain_merge_pop() one item at a time on the same random input: ties,
  * times going back within a source, intervals and triggers with
@@ -459,6 +528,7 @@ int main(void)
 	test_dry_must_follow_queueing();
 	test_finished_source();
 	test_random_sorted();
+	test_take_runs_past_idle_sources();
 	test_take_equals_pop();
 	return failed ? 1 : 0;
 }
