@@ -390,6 +390,31 @@ static inline void take_group(struct drain_mgroup *g, unsigned int src,
 }
 
 /*
+ * Count a popped item into @g: a sample earlier than the last one
+ * (@last_ns: INT64_MIN before the first) is late; an interval's or a
+ * trigger's payload leaves the payload ring of source @src with it.
+ * Returns the time of the last sample that was not late.
+ */
+static inline int64_t take_item(struct drain_merge *m, unsigned int src,
+				struct drain_mgroup *g,
+				const struct drain_mitem *it, int64_t last_ns)
+{
+	struct drain_mqueue *q;
+
+	if (__builtin_expect(it->kind == DRAIN_ITEM_SAMPLE, 1)) {
+		if (__builtin_expect(it->time_ns >= last_ns, 1))
+			return it->time_ns;
+		(*g->late)++;
+	} else {
+		q = &m->q[src];
+		g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
+		q->xhead = (q->xhead + 1) & (q->xcap - 1);
+		q->xlen--;
+	}
+	return last_ns;
+}
+
+/*
  * drain_merge_take() for two sources (a 2-CPU machine), a plain two-way
  * merge: the source being popped in locals, the other's head time at
  * hand, so a change of source (the items of two busy CPUs alternate) is
@@ -410,20 +435,7 @@ static size_t take_two(struct drain_merge *m, unsigned int src,
 	sh[1] = m->q[1].head;
 	take_group(g, src, head, m->q[src].xhead);
 	for (;;) {
-		const struct drain_mitem *it = &v[head];
-
-		if (__builtin_expect(it->kind == DRAIN_ITEM_SAMPLE, 1)) {
-			if (it->time_ns < last_ns)
-				(*g->late)++;
-			else
-				last_ns = it->time_ns;
-		} else {
-			struct drain_mqueue *q = &m->q[src];
-
-			g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
-			q->xhead = (q->xhead + 1) & (q->xcap - 1);
-			q->xlen--;
-		}
+		last_ns = take_item(m, src, g, &v[head], last_ns);
 		head = (head + 1) & mask;
 		run++;
 		nt = run < len ? v[head].time_ns : INT64_MAX;
@@ -510,18 +522,7 @@ size_t drain_merge_take(struct drain_merge *m, unsigned int src,
 	/* the first item is peek's (released already) */
 	take_group(g, src, head, q->xhead);
 	for (;;) {
-		const struct drain_mitem *it = &v[head];
-
-		if (__builtin_expect(it->kind == DRAIN_ITEM_SAMPLE, 1)) {
-			if (it->time_ns < last_ns)
-				(*g->late)++;
-			else
-				last_ns = it->time_ns;
-		} else {
-			g->ntrig += it->kind == DRAIN_ITEM_TRIGGER;
-			q->xhead = (q->xhead + 1) & (q->xcap - 1);
-			q->xlen--;
-		}
+		last_ns = take_item(m, src, g, &v[head], last_ns);
 		head = (head + 1) & mask;
 		run++;
 		if (!--left)
