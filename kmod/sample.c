@@ -308,6 +308,35 @@ static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
 }
 
 /*
+ * Where this sample's batch can be built in place: this CPU's relay
+ * buffer @rb at its offset, when the current sub-buffer has room for a
+ * whole batch (the scratch's capacity, so the same batches fit) whatever
+ * its length; else NULL (the batch is built in the scratch and copied by
+ * spulse_batch_put(), switching sub-buffers if need be). Bytes past the
+ * offset are not published: a batch rolled back there is simply not.
+ */
+static __always_inline u8 *spulse_take_inplace(const struct spulse_cpu *c,
+					       struct rchan_buf *rb)
+{
+	size_t off = rb->offset;
+
+	if (off + c->batch.cap > rb->chan->subbuf_size)
+		return NULL;
+	return (u8 *)rb->data + off;
+}
+
+/*
+ * Publish the batch built in place at @rb's offset
+ * (spulse_take_inplace()): spulse_relay_put()'s write without its copy.
+ */
+static __always_inline void spulse_take_publish(const struct spulse_cpu *c,
+						struct rchan_buf *rb)
+{
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(rb->offset, rb->offset + c->batch.len);
+}
+
+/*
  * Encode the captured sample: from the raw-chain cache when this stream
  * has written the same stack before (only the thread if new and the
  * sample record are encoded; with @rb, when that is the record alone, it
@@ -369,6 +398,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	struct spulse_phases pp = {};
 	struct spulse_sample *s = &c->smp;
 	struct rchan_buf *rb;
+	u8 *scratch, *dst = NULL;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
 	int r;
@@ -396,8 +426,18 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	s->frames = c->frames;
 	s->n = spulse_capture(c, regs, tsk, s->pid, &too_deep, ph, &pt,
 				 &pp);
-	/* sample_phase_stats=1 times the encoding and the relay write apart */
+	/*
+	 * sample_phase_stats=1 times the encoding and the relay write apart
+	 * (no direct write, no batch built in place)
+	 */
+	scratch = c->batch.buf;
+	if (!too_deep && !ph) {
+		dst = spulse_take_inplace(c, rb);
+		if (dst)
+			c->batch.buf = dst;
+	}
 	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put);
+	c->batch.buf = scratch;
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
 	} else if (r > 0) {
@@ -408,9 +448,11 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		spulse_ph(ph, &pt, &pp.encode);
 	} else {
 		spulse_ph(ph, &pt, &pp.encode);
-		if (!spulse_batch_put(c)) {
+		if (!dst && !spulse_batch_put(c)) {
 			c->stats.dropped_buffer_full++;
 		} else {
+			if (dst)
+				spulse_take_publish(c, rb);
 			spulse_batch_commit(&c->enc, &c->batch, s->t_ns);
 			if (put)
 				spulse_take_put(c, c->enc.gen, h,

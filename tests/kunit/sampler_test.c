@@ -859,6 +859,77 @@ static void sampler_cache_never_outlives_rollback(struct kunit *test)
 	rt_teardown();
 }
 
+/*
+ * One run of sampler_batch_built_in_place_same_stream(): new stacks, a
+ * repeated one and known ones again, all on one CPU, whose stream is
+ * decoded into *@out; *@scratch_kept says whether that CPU's batch
+ * scratch still holds the poison it was filled with before.
+ */
+static void in_place_run(struct kunit *test, bool phase_stats,
+			 struct sk_stream *out, bool *scratch_kept)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	struct spulse_cpu *c;
+	int cpu, me;
+
+	p.subbuf_size = 256 << 10;
+	p.sample_phase_stats = phase_stats;
+	rt_setup(test, &p, DIR_NAME);
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(spulse.cpu, cpu);
+		if (c->batch.buf)
+			memset(c->batch.buf, 0xa5, c->batch.cap);
+	}
+	preempt_disable();
+	me = smp_processor_id();
+	take_n(300, 0x410000);
+	take_same(50, 0x410000 + 16 * 7);
+	take_n(300, 0x410000 + 16 * 150);
+	preempt_enable();
+	c = per_cpu_ptr(spulse.cpu, me);
+	*scratch_kept = !memchr_inv(c->batch.buf, 0xa5, c->batch.cap);
+	KUNIT_EXPECT_EQ(test, check_streams(test, sk), 650U);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.written, 650ULL);
+	*out = *sk[me];
+	rt_teardown();
+}
+
+/*
+ * A batch built in place in the relay buffer (spulse_take_inplace()) makes
+ * the stream the scratch-and-copy path makes (sample_phase_stats=1 takes
+ * that path): the same frames, stack nodes, threads and samples, in the
+ * same order; and the in-place run never wrote the scratch.
+ */
+static void sampler_batch_built_in_place_same_stream(struct kunit *test)
+{
+	struct sk_stream *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct sk_stream *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	bool kept_a, kept_b;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	in_place_run(test, false, a, &kept_a);
+	in_place_run(test, true, b, &kept_b);
+	KUNIT_EXPECT_TRUE(test, kept_a);
+	KUNIT_EXPECT_FALSE(test, kept_b);
+	KUNIT_EXPECT_EQ(test, a->n_samples, 650U);
+	KUNIT_EXPECT_EQ(test, a->n_samples, b->n_samples);
+	KUNIT_EXPECT_EQ(test, a->n_records, b->n_records);
+	KUNIT_EXPECT_EQ(test, a->n_threads, b->n_threads);
+	KUNIT_ASSERT_EQ(test, a->n_frames, 450U);
+	KUNIT_ASSERT_EQ(test, a->n_frames, b->n_frames);
+	KUNIT_ASSERT_EQ(test, a->n_stacks, b->n_stacks);
+	KUNIT_EXPECT_EQ(test, memcmp(a->frame_addr, b->frame_addr,
+				     a->n_frames * sizeof(a->frame_addr[0])), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(a->stack_frame, b->stack_frame,
+				     a->n_stacks * sizeof(a->stack_frame[0])),
+			0);
+	KUNIT_EXPECT_EQ(test, a->last_sample_stack, b->last_sample_stack);
+}
+
 /* sample_phase_stats=1 splits handler_ns; off, no phase is counted. */
 static void sampler_phase_stats_split_handler_time(struct kunit *test)
 {
@@ -958,6 +1029,7 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_null_handler_counts_and_takes_nothing),
 	KUNIT_CASE(sampler_repeated_stack_hits_cache),
 	KUNIT_CASE(sampler_cache_never_outlives_rollback),
+	KUNIT_CASE(sampler_batch_built_in_place_same_stream),
 	{}
 };
 
