@@ -201,100 +201,14 @@ static u32 spulse_pfx_match(const struct spulse_enc *e,
 	return i;
 }
 
-/* Take a new node memo stamp (every entry empty): see spulse_nm_sync(). */
-static noinline void spulse_nm_renew(struct spulse_enc *e)
-{
-	struct spulse_enc_nm *m = &e->nm;
-
-	m->gen = e->gen;
-	m->resets_frames = e->resets_frames;
-	m->resets_stacks = e->resets_stacks;
-	if (!++m->stamp) {
-		/* once in 2^32 renewals: no entry may keep an old stamp */
-		memset(m->ent, 0, sizeof(*m->ent) << m->shift);
-		m->stamp = 1;
-	}
-}
-
-/*
- * Make the node memo's stamp the one of the tables as they are now (a
- * generation or a table reset since it was taken empties the memo).
- */
-static __always_inline void spulse_nm_sync(struct spulse_enc *e)
-{
-	const struct spulse_enc_nm *m = &e->nm;
-
-	if (unlikely(m->gen != e->gen || m->resets_frames != e->resets_frames ||
-		     m->resets_stacks != e->resets_stacks || !m->stamp))
-		spulse_nm_renew(e);
-}
-
-/* The node memo's entry for (@pk, @addr) (struct spulse_enc_nm_ent). */
-static __always_inline struct spulse_enc_nm_ent *
-spulse_nm_slot(const struct spulse_enc_nm *m, u64 pk, u64 addr)
-{
-	u64 h = (addr * 0x9e3779b97f4a7c15ULL) ^ (pk * 0xc2b2ae3d27d4eb4fULL);
-
-	return &m->ent[(h * 0xff51afd7ed558ccdULL) >> (64 - m->shift)];
-}
-
-/*
- * Intern frame @f (its key @fk: kind, address as interned) and then its
- * node under @parent, defining what is new in @b; the node in *@id.
- */
-static __always_inline int spulse_batch_node(struct spulse_enc *e,
-					     struct spulse_batch *b,
-					     const struct spulse_frame *f,
-					     u64 fk[3], u64 parent, u32 limit,
-					     u32 *id)
-{
-	u32 frame;
-	int r;
-
-	r = spulse_intern_get_inl(&e->frames, fk, &e->next_frame, limit,
-				  &e->resets_frames, &frame);
-	if (r < 0)
-		return r;
-	if (r) {
-		if (!spulse_batch_room(b, SPULSE_FRAME_REC_MAX))
-			return -E2BIG;
-		if (f->kind == SPULSE_FRAME_TRUNCATED)
-			b->len += spulse_enc_frame_truncated(b->buf + b->len,
-							     frame);
-		else
-			b->len += spulse_enc_frame_abs(b->buf + b->len, frame,
-						       f->kind, f->addr);
-		b->records++;
-	}
-	fk[0] = parent;
-	fk[1] = frame;
-	r = spulse_intern_get_inl(&e->stacks, fk, &e->next_stack, limit,
-				  &e->resets_stacks, id);
-	if (r < 0)
-		return r;
-	if (r) {
-		if (!spulse_batch_room(b, SPULSE_STACK_REC_MAX))
-			return -E2BIG;
-		b->len += spulse_enc_stack(b->buf + b->len, *id, parent, frame);
-		b->records++;
-	}
-	return 0;
-}
-
-/*
- * Intern a stack root..leaf (defining what is new in @b); leaf in *@leaf.
- * The previous stack's common prefix (@e->pfx) and then the node memo
- * (@e->nm) answer the frames they know; the rest are looked up.
- */
+/* Intern a stack root..leaf (defining what is new in @b); leaf in *@leaf. */
 static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			      const struct spulse_frame *frames, u32 n,
 			      u32 *leaf)
 {
 	struct spulse_enc_pfx *p = &e->pfx;
-	struct spulse_enc_nm_ent *x = NULL;
-	u64 parent = SPULSE_STACK_ROOT, pk = 0;
-	u32 i, id = 0, limit = spulse_enc_id_limit(e), same;
-	bool nm = e->nm.ent, hit;
+	u64 parent = SPULSE_STACK_ROOT;
+	u32 i, id = 0, frame, limit = spulse_enc_id_limit(e), same;
 	int r;
 
 	if (!n)
@@ -310,8 +224,6 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 	p->gen = e->gen;
 	p->resets_frames = e->resets_frames;
 	p->resets_stacks = e->resets_stacks;
-	if (nm)
-		spulse_nm_sync(e);
 	for (i = same; i < n; i++) {
 		const struct spulse_frame *f = &frames[i];
 		u64 fk[3] = { f->kind, f->addr, 0 };
@@ -320,28 +232,34 @@ static int spulse_batch_stack(struct spulse_enc *e, struct spulse_batch *b,
 			return -EINVAL;
 		if (f->kind == SPULSE_FRAME_TRUNCATED)
 			fk[1] = 0;
-		hit = false;
-		if (nm) {
-			pk = parent << 2 | f->kind;
-			x = spulse_nm_slot(&e->nm, pk, fk[1]);
-			hit = x->stamp == e->nm.stamp && x->pk == pk &&
-			      x->addr == fk[1];
+		r = spulse_intern_get_inl(&e->frames, fk, &e->next_frame,
+					  limit, &e->resets_frames, &frame);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (!spulse_batch_room(b, SPULSE_FRAME_REC_MAX))
+				return -E2BIG;
+			if (f->kind == SPULSE_FRAME_TRUNCATED)
+				b->len += spulse_enc_frame_truncated(b->buf + b->len,
+								     frame);
+			else
+				b->len += spulse_enc_frame_abs(b->buf + b->len,
+							       frame, f->kind,
+							       f->addr);
+			b->records++;
 		}
-		if (hit) {
-			id = x->node;
-			e->nm_hits++;
-		} else {
-			r = spulse_batch_node(e, b, f, fk, parent, limit, &id);
-			if (r)
-				return r;
-		}
-		if (nm && !hit) {
-			/* a table reset on the way emptied the memo */
-			spulse_nm_sync(e);
-			x->addr = f->kind == SPULSE_FRAME_TRUNCATED ? 0 : f->addr;
-			x->pk = pk;
-			x->node = id;
-			x->stamp = e->nm.stamp;
+		fk[0] = parent;
+		fk[1] = frame;
+		r = spulse_intern_get_inl(&e->stacks, fk, &e->next_stack,
+					  limit, &e->resets_stacks, &id);
+		if (r < 0)
+			return r;
+		if (r) {
+			if (!spulse_batch_room(b, SPULSE_STACK_REC_MAX))
+				return -E2BIG;
+			b->len += spulse_enc_stack(b->buf + b->len, id, parent,
+						   frame);
+			b->records++;
 		}
 		parent = (u64)id + 1;
 		if (i < SPULSE_ENC_PFX_DEPTH) {

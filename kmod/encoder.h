@@ -131,52 +131,6 @@ struct spulse_enc_pfx {
 	u64 resets_stacks;
 };
 
-/* Entries of the node memo (struct spulse_enc_nm), when it has a table. */
-#define SPULSE_ENC_NM_SHIFT	12
-
-/**
- * struct spulse_enc_nm_ent - one remembered stack node
- * @addr: the frame's address as interned (0 for a truncated marker)
- * @pk: the node's parent (SPULSE_STACK_ROOT or parent id + 1) << 2 | the
- *	frame's kind
- * @node: the stack node id the two lookups gave
- * @stamp: the memo's @stamp when stored (0: empty)
- */
-struct spulse_enc_nm_ent {
-	u64 addr;
-	u64 pk;
-	u32 node;
-	u32 stamp;
-};
-
-/**
- * struct spulse_enc_nm - the node memo: (parent, kind, address) -> stack
- *	node, one lookup where the intern tables take two (the frame's, then
- *	the node's)
- * @ent: 2^@shift entries, direct mapped (NULL: no memo)
- * @shift: log2 of the number of entries
- * @stamp: entries of another stamp are empty; bumped (never 0) whenever
- *	@gen, @resets_frames or @resets_stacks is not the encoder's
- * @gen: the encoder's @gen when @stamp was taken
- * @resets_frames: its @resets_frames then
- * @resets_stacks: its @resets_stacks then
- *
- * An entry holds what the frames table answered for (kind, address) and
- * then the stacks table for (parent, that frame id) while both held the
- * key; neither table loses a key but by a reset, and every reset bumps
- * the encoder's generation or a table's reset count, so while @stamp is
- * current both lookups would find exactly @node and write nothing (struct
- * spulse_enc_pfx argues the same for the previous stack's prefix).
- */
-struct spulse_enc_nm {
-	struct spulse_enc_nm_ent *ent;
-	u32 shift;
-	u32 stamp;
-	u64 gen;
-	u64 resets_frames;
-	u64 resets_stacks;
-};
-
 /**
  * struct spulse_enc_thr - the thread the last spulse_batch_thread() interned
  * @k: its key in the threads table
@@ -242,8 +196,6 @@ static __always_inline bool spulse_enc_thr_is(const struct spulse_enc_thr *m,
  * @pfx: the last frame-by-frame stack's first nodes (zeroed: none)
  * @pfx_hits: frames whose two lookups @pfx answered
  * @thr: the last thread interned (zeroed: none)
- * @nm: the node memo (@nm.ent NULL: none)
- * @nm_hits: frames whose two lookups @nm answered
  */
 struct spulse_enc {
 	struct spulse_intern frames;
@@ -268,8 +220,6 @@ struct spulse_enc {
 	struct spulse_enc_pfx pfx;
 	u64 pfx_hits;
 	struct spulse_enc_thr thr;
-	struct spulse_enc_nm nm;
-	u64 nm_hits;
 };
 
 /*

@@ -63,10 +63,9 @@ static void spulse_cpu_free_large(struct spulse_cpu *c)
 	kvfree(c->enc.stacks.ent);
 	kvfree(c->enc.threads.ent);
 	kvfree(c->enc.scache.ent);
-	kvfree(c->enc.nm.ent);
 	kvfree(c->scache.ent);
-	c->enc.nm.ent = NULL;
 	c->scache.ent = NULL;
+	c->sc_last = NULL;
 	c->batch.buf = NULL;
 	c->enc.frames.ent = NULL;
 	c->enc.stacks.ent = NULL;
@@ -82,7 +81,6 @@ static size_t spulse_cpu_large_bytes(size_t cap)
 		    (1U << SPULSE_THREADS_SHIFT));
 
 	n += sizeof(struct spulse_scache_ent) << SPULSE_SAMPLE_CACHE_SHIFT;
-	n += sizeof(struct spulse_enc_nm_ent) << SPULSE_ENC_NM_SHIFT;
 	if (spulse.p.offcpu)
 		n += sizeof(struct spulse_scache_ent) << SPULSE_SCACHE_SHIFT;
 	return n;
@@ -105,12 +103,10 @@ static int spulse_cpu_alloc_large(struct spulse_cpu *c, int cpu)
 		if (!c->enc.scache.ent)
 			goto nomem;
 	}
+	c->sc_last = NULL;
 	c->scache.ent = spulse_zalloc(1U << SPULSE_SAMPLE_CACHE_SHIFT,
 				      sizeof(*c->scache.ent));
 	c->scache.shift = SPULSE_SAMPLE_CACHE_SHIFT;
-	c->enc.nm.ent = spulse_zalloc(1U << SPULSE_ENC_NM_SHIFT,
-				      sizeof(*c->enc.nm.ent));
-	c->enc.nm.shift = SPULSE_ENC_NM_SHIFT;
 	c->batch.buf = kvmalloc(cap, GFP_KERNEL);
 	fe = spulse_zalloc(1U << SPULSE_FRAMES_SHIFT, sizeof(*fe));
 	se = spulse_zalloc(1U << SPULSE_STACKS_SHIFT, sizeof(*se));
@@ -118,8 +114,7 @@ static int spulse_cpu_alloc_large(struct spulse_cpu *c, int cpu)
 	spulse_intern_init(&c->enc.frames, fe, SPULSE_FRAMES_SHIFT);
 	spulse_intern_init(&c->enc.stacks, se, SPULSE_STACKS_SHIFT);
 	spulse_intern_init(&c->enc.threads, te, SPULSE_THREADS_SHIFT);
-	if (!c->batch.buf || !c->scache.ent || !c->enc.nm.ent || !fe || !se ||
-	    !te)
+	if (!c->batch.buf || !c->scache.ent || !fe || !se || !te)
 		goto nomem;
 	c->batch.cap = cap;
 	c->enc.cpu = cpu;

@@ -238,12 +238,35 @@ static __always_inline u64 spulse_take_hash(const struct spulse_cpu *c)
 }
 
 /* Is the captured stack, of hash @h, cached for generation @gen? */
-static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
-					     u64 gen, u64 h, u32 *leaf)
+static __always_inline bool spulse_take_find(struct spulse_cpu *c, u64 gen,
+					     u64 h, u32 *leaf)
 {
 	const struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
 	if (!spulse_scache_ent_is(x, gen, h, c->trunc, c->nu, c->nk))
+		return false;
+	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
+	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
+		return false;
+	c->sc_last = x;
+	*leaf = x->leaf;
+	return true;
+}
+
+/*
+ * Is the captured stack the one of the entry the previous sample found or
+ * stored (@c->sc_last), for generation @gen? The same comparison as
+ * spulse_take_find() but the hash's, which only picks a slot: a stack
+ * that repeats (a loop, a blocking call) is answered without hashing
+ * it. The leaf addresses are compared first: they differ first.
+ */
+static __always_inline bool spulse_take_last(const struct spulse_cpu *c,
+					     u64 gen, u32 *leaf)
+{
+	const struct spulse_scache_ent *x = c->sc_last;
+
+	if (!x || x->gen != gen + 1 || x->nk != c->nk || x->nu != c->nu ||
+	    x->trunc != c->trunc)
 		return false;
 	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
 	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
@@ -277,6 +300,7 @@ static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 	spulse_scache_ent_set(x, gen, h, leaf, c->trunc, c->nu, c->nk);
 	spulse_take_copy(spulse_take_copy(x->addr, spulse_take_kaddr(c), c->nk),
 			 c->ubuf, c->nu);
+	c->sc_last = x;
 }
 
 /*
@@ -308,21 +332,27 @@ static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
 }
 
 /*
- * Where this sample's batch can be built in place: this CPU's relay
- * buffer @rb at its offset, when the current sub-buffer has room for a
- * whole batch (the scratch's capacity, so the same batches fit) whatever
- * its length; else NULL (the batch is built in the scratch and copied by
- * spulse_batch_put(), switching sub-buffers if need be). Bytes past the
- * offset are not published: a batch rolled back there is simply not.
+ * Point @c's batch at this CPU's relay buffer @rb, at its offset, when the
+ * current sub-buffer has room for a whole batch (the scratch's capacity,
+ * so exactly the batches that fit the scratch fit) whatever its length:
+ * the batch is then built in place and only published (spulse_take()),
+ * without spulse_relay_put()'s copy. Bytes past the offset are not
+ * published, so a batch rolled back there is simply not. Returns where it
+ * is built, or NULL: in the scratch, copied by spulse_batch_put() (which
+ * switches sub-buffers when it does not fit).
  */
-static __always_inline u8 *spulse_take_inplace(const struct spulse_cpu *c,
+static __always_inline u8 *spulse_take_inplace(struct spulse_cpu *c,
 					       struct rchan_buf *rb)
 {
-	size_t off = rb->offset;
+	size_t off;
 
+	if (!rb)
+		return NULL;
+	off = rb->offset;
 	if (off + c->batch.cap > rb->chan->subbuf_size)
 		return NULL;
-	return (u8 *)rb->data + off;
+	c->batch.buf = (u8 *)rb->data + off;
+	return c->batch.buf;
 }
 
 /*
@@ -341,38 +371,54 @@ static __always_inline void spulse_take_publish(const struct spulse_cpu *c,
  * has written the same stack before (only the thread if new and the
  * sample record are encoded; with @rb, when that is the record alone, it
  * is written at once: spulse_take_direct()), else frame by frame through
- * the intern tables. Returns 1 when the sample is written, else
- * spulse_batch_build()'s result; *@h and *@put say what to cache once
- * the batch is written.
+ * the intern tables. With @rb a batch is built in place when it can be
+ * (spulse_take_inplace(); *@dst says where, else NULL). Returns 1 when
+ * the sample is written, else spulse_batch_build()'s result; *@h and
+ * *@put say what to cache once the batch is written.
  */
 static int spulse_encode(struct spulse_cpu *c, struct rchan_buf *rb,
-			 const struct spulse_sample *s, u64 *h, bool *put)
+			 const struct spulse_sample *s, u64 *h, bool *put,
+			 u8 **dst)
 {
+	u8 *scratch = c->batch.buf;
 	u32 leaf;
+	bool hit;
 	int r;
 
 	*put = false;
+	*dst = NULL;
 	if (c->scache.ent && (u32)c->nu + c->nk <= SPULSE_SCACHE_DEPTH) {
-		*h = spulse_take_hash(c);
-		if (spulse_take_find(c, c->enc.gen, *h, &leaf)) {
+		hit = spulse_take_last(c, c->enc.gen, &leaf);
+		if (!hit) {
+			*h = spulse_take_hash(c);
+			hit = spulse_take_find(c, c->enc.gen, *h, &leaf);
+		}
+		if (hit) {
 			if (rb && spulse_take_direct(c, rb, s, leaf)) {
 				c->scache.hits++;
 				return 1;
 			}
+			*dst = spulse_take_inplace(c, rb);
 			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
 						    c->enc.gen, spulse.start_us,
 						    spulse.interval_us);
+			c->batch.buf = scratch;
 			if (r != -ESTALE) {
 				c->scache.hits += !r;
 				return r;
 			}
+			/* a hit by the last entry computed no hash */
+			*h = spulse_take_hash(c);
 		}
 		c->scache.misses++;
 		*put = true;
 	}
 	spulse_capture_frames(c);
-	return spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
-				  spulse.interval_us);
+	*dst = spulse_take_inplace(c, rb);
+	r = spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
+			       spulse.interval_us);
+	c->batch.buf = scratch;
+	return r;
 }
 
 static void spulse_phases_add(struct spulse_cpu_stats *st,
@@ -398,7 +444,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	struct spulse_phases pp = {};
 	struct spulse_sample *s = &c->smp;
 	struct rchan_buf *rb;
-	u8 *scratch, *dst = NULL;
+	u8 *dst = NULL;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
 	int r;
@@ -430,14 +476,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	 * sample_phase_stats=1 times the encoding and the relay write apart
 	 * (no direct write, no batch built in place)
 	 */
-	scratch = c->batch.buf;
-	if (!too_deep && !ph) {
-		dst = spulse_take_inplace(c, rb);
-		if (dst)
-			c->batch.buf = dst;
-	}
-	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put);
-	c->batch.buf = scratch;
+	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put, &dst);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
 	} else if (r > 0) {

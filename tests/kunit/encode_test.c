@@ -358,41 +358,24 @@ static void batch_larger_than_epoch_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->e.epochs, 0ULL);
 }
 
-/* Give @f's encoder a node memo of 2^@shift entries. */
-static void fix_nm(struct kunit *test, struct enc_fix *f, u32 shift)
-{
-	f->e.nm.ent = kunit_kcalloc(test, 1U << shift, sizeof(*f->e.nm.ent),
-				    GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->e.nm.ent);
-	f->e.nm.shift = shift;
-}
-
 /*
- * The prefix memo (struct spulse_enc_pfx) and the node memo (struct
- * spulse_enc_nm) change no byte: encoders fed the same random samples
- * (shared prefixes, truncated markers, small tables that reset alone and
- * run out of probes, dropped batches, an epoch limit) write the same
- * batches: one with both memos (@a), one with the node memo alone (@m,
- * its prefix memo wiped before every build, a memo small enough to
- * collide, its stamp wrapping around) and one with neither (@r); and the
- * memos did answer lookups.
+ * The prefix memo (struct spulse_enc_pfx) changes no byte: two encoders
+ * fed the same random samples (shared prefixes, truncated markers, small
+ * tables that reset alone and run out of probes, dropped batches, an
+ * epoch limit), one with its memo wiped before every build, write the same
+ * batches; and the memo did answer lookups.
  */
 static void batch_prefix_memo_writes_the_same_bytes(struct kunit *test)
 {
 	struct enc_fix *a = new_fix(test, 6, 8192);
-	struct enc_fix *m = new_fix(test, 6, 8192);
 	struct enc_fix *r = new_fix(test, 6, 8192);
 	struct spulse_frame fr[80];
 	struct spulse_sample s;
 	u32 i, j, n = 0;
 	struct rnd_state rnd;
-	int ra, rm, rr;
+	int ra, rr;
 
-	fix_nm(test, a, 8);
-	fix_nm(test, m, 5);
-	m->e.nm.stamp = U32_MAX - 20;
 	a->e.id_limit = 700;
-	m->e.id_limit = 700;
 	r->e.id_limit = 700;
 	prandom_seed_state(&rnd, 7);
 	for (i = 0; i < 4000; i++) {
@@ -413,23 +396,16 @@ static void batch_prefix_memo_writes_the_same_bytes(struct kunit *test)
 		}
 		mk_sample(&s, fr, n, 100 + prandom_u32_state(&rnd) % 3, i * 10);
 		memset(&r->e.pfx, 0, sizeof(r->e.pfx));
-		memset(&m->e.pfx, 0, sizeof(m->e.pfx));
 		ra = spulse_batch_build(&a->e, &a->b, &s, 1, 1000);
-		rm = spulse_batch_build(&m->e, &m->b, &s, 1, 1000);
 		rr = spulse_batch_build(&r->e, &r->b, &s, 1, 1000);
 		KUNIT_ASSERT_EQ_MSG(test, ra, rr, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, rm, rr, "sample %u", i);
 		if (ra)
 			continue;
 		KUNIT_ASSERT_EQ_MSG(test, a->b.len, r->b.len, "sample %u", i);
 		KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, r->b.buf, a->b.len),
 				    0, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, m->b.len, r->b.len, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, memcmp(m->b.buf, r->b.buf, m->b.len),
-				    0, "sample %u", i);
 		if (prandom_u32_state(&rnd) % 5 == 0) {	/* relay full */
 			spulse_batch_rollback(&a->e, &a->b);
-			spulse_batch_rollback(&m->e, &m->b);
 			spulse_batch_rollback(&r->e, &r->b);
 			continue;
 		}
@@ -437,85 +413,12 @@ static void batch_prefix_memo_writes_the_same_bytes(struct kunit *test)
 				    "sample %u: %s at offset %zu", i, a->sk->err,
 				    a->sk->err_off);
 		spulse_batch_commit(&a->e, &a->b, s.t_ns);
-		spulse_batch_commit(&m->e, &m->b, s.t_ns);
 		spulse_batch_commit(&r->e, &r->b, s.t_ns);
 	}
 	KUNIT_EXPECT_GT(test, a->e.pfx_hits, 10000ULL);
-	/* random suffixes and tiny tables: few repeats (the next test has) */
-	KUNIT_EXPECT_GT(test, a->e.nm_hits, 0ULL);
-	KUNIT_EXPECT_GT(test, m->e.nm_hits, 1000ULL);
-	KUNIT_EXPECT_EQ(test, m->e.pfx_hits, 0ULL);
 	KUNIT_EXPECT_EQ(test, r->e.pfx_hits, 0ULL);
-	KUNIT_EXPECT_EQ(test, r->e.nm_hits, 0ULL);
-	/* @m's stamp wrapped: no entry kept a stamp from before */
-	KUNIT_EXPECT_LT(test, m->e.nm.stamp, 1000U);
-	for (j = 0, n = 0; j < 1U << m->e.nm.shift; j++)
-		n += m->e.nm.ent[j].stamp > m->e.nm.stamp;
-	KUNIT_EXPECT_EQ(test, n, 0U);
 	KUNIT_EXPECT_GT(test, a->e.resets_frames + a->e.resets_stacks, 0ULL);
 	KUNIT_EXPECT_GT(test, a->e.epochs, 0ULL);
-}
-
-/*
- * The node memo answers the frames of stacks seen before, wherever the
- * previous stack left off: stacks drawn at random from a set (shared
- * roots, different middles and leaves, as an interpreter's are), tables
- * large enough to keep them, a batch dropped now and then. Every batch is
- * the one an encoder without either memo writes, and the node memo
- * answers most frames the prefix memo does not.
- */
-static void batch_node_memo_answers_known_stacks(struct kunit *test)
-{
-	struct enc_fix *a = new_fix(test, 12, 8192);
-	struct enc_fix *r = new_fix(test, 12, 8192);
-	struct spulse_frame (*pool)[64];
-	u32 depth[48], i, j, k, frames = 0;
-	struct spulse_sample s;
-	struct rnd_state rnd;
-	int ra, rr;
-
-	pool = kunit_kcalloc(test, ARRAY_SIZE(depth), sizeof(*pool),
-			     GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pool);
-	fix_nm(test, a, 10);
-	prandom_seed_state(&rnd, 13);
-	for (k = 0; k < ARRAY_SIZE(depth); k++) {
-		depth[k] = 4 + prandom_u32_state(&rnd) % 60;
-		for (j = 0; j < depth[k]; j++) {
-			pool[k][j].kind = j < depth[k] - 3 ? SPULSE_FRAME_USER :
-							     SPULSE_FRAME_KERNEL;
-			/* the first frames from few values: shared roots */
-			pool[k][j].addr = 0x1000 + 16 *
-				(prandom_u32_state(&rnd) % (j < 4 ? 2 : 300));
-		}
-	}
-	for (i = 0; i < 3000; i++) {
-		k = prandom_u32_state(&rnd) % ARRAY_SIZE(depth);
-		mk_sample(&s, pool[k], depth[k], 100, i * 10);
-		ra = spulse_batch_build(&a->e, &a->b, &s, 1, 1000);
-		rr = spulse_batch_build(&r->e, &r->b, &s, 1, 1000);
-		KUNIT_ASSERT_EQ_MSG(test, ra, 0, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, rr, 0, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, a->b.len, r->b.len, "sample %u", i);
-		KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, r->b.buf, a->b.len),
-				    0, "sample %u", i);
-		frames += depth[k];
-		if (prandom_u32_state(&rnd) % 500 == 0) {	/* relay full */
-			spulse_batch_rollback(&a->e, &a->b);
-			spulse_batch_rollback(&r->e, &r->b);
-			continue;
-		}
-		KUNIT_ASSERT_EQ_MSG(test, sk_feed(a->sk, a->b.buf, a->b.len), 0,
-				    "sample %u: %s at offset %zu", i, a->sk->err,
-				    a->sk->err_off);
-		spulse_batch_commit(&a->e, &a->b, s.t_ns);
-		spulse_batch_commit(&r->e, &r->b, s.t_ns);
-	}
-	KUNIT_EXPECT_EQ(test, r->e.nm_hits, 0ULL);
-	KUNIT_EXPECT_GT(test, a->e.nm_hits, 0ULL);
-	/* most frames past the common prefix were known */
-	KUNIT_EXPECT_GT(test, 2 * a->e.nm_hits, frames - a->e.pfx_hits);
-	KUNIT_EXPECT_EQ(test, a->e.resets_frames + a->e.resets_stacks, 0ULL);
 }
 
 /*
@@ -817,7 +720,6 @@ static struct kunit_case spulse_encode_cases[] = {
 	KUNIT_CASE(batch_rollback_redefines_after_dropped_batch),
 	KUNIT_CASE(batch_random_drops_never_dangle),
 	KUNIT_CASE(batch_prefix_memo_writes_the_same_bytes),
-	KUNIT_CASE(batch_node_memo_answers_known_stacks),
 	KUNIT_CASE(batch_too_big_is_rolled_back),
 	KUNIT_CASE(batch_rejects_truncated_marker_below_root),
 	KUNIT_CASE(batch_thread_redefined_when_comm_changes),

@@ -830,6 +830,47 @@ static void sampler_repeated_stack_hits_cache(struct kunit *test)
 	rt_teardown();
 }
 
+static bool leaf_is_a(u8 kind, u64 addr)
+{
+	return kind == SPULSE_FRAME_USER && addr == 0x404000;
+}
+
+/*
+ * The entry the previous sample used is compared first (spulse_take_last())
+ * and answers only its own stack: two stacks taken in turn, then one
+ * repeated, are all cache hits after their first sample, and every sample
+ * names its own leaf.
+ */
+static void sampler_last_entry_answers_only_its_stack(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	u32 i, got, a = 0;
+	u64 hits, misses;
+	int cpu;
+
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	for_each_possible_cpu(cpu)
+		sk[cpu]->leaf_pred = leaf_is_a;
+	for (i = 0; i < 100; i++) {
+		take_same(1, 0x404000);
+		take_same(1, 0x405000);
+	}
+	take_same(50, 0x405000);
+	take_same(30, 0x404000);
+	got = check_streams(test, sk);
+	cache_counts(&hits, &misses);
+	KUNIT_EXPECT_EQ(test, got, 280U);
+	for_each_possible_cpu(cpu)
+		a += sk[cpu]->n_leaf_pred;
+	KUNIT_EXPECT_EQ(test, a, 130U);
+	KUNIT_EXPECT_EQ(test, hits + misses, 280ULL);
+	/* the first of each stack on each CPU the test ran on */
+	KUNIT_EXPECT_LE(test, misses, 2ULL * num_online_cpus());
+	rt_teardown();
+}
+
 /*
  * Buffer-full rollbacks forget the cached stacks too (the generation
  * changes): with a tiny buffer and one repeated stack, every byte that is
@@ -1029,6 +1070,7 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_null_handler_counts_and_takes_nothing),
 	KUNIT_CASE(sampler_repeated_stack_hits_cache),
 	KUNIT_CASE(sampler_cache_never_outlives_rollback),
+	KUNIT_CASE(sampler_last_entry_answers_only_its_stack),
 	KUNIT_CASE(sampler_batch_built_in_place_same_stream),
 	{}
 };
