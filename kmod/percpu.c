@@ -28,7 +28,7 @@
 #define SPULSE_FRAMES_SHIFT	13
 #define SPULSE_STACKS_SHIFT	14
 #define SPULSE_THREADS_SHIFT	9
-#define SPULSE_SAMPLE_CACHE_SHIFT	8	/* 256 stacks, ~135 KiB */
+#define SPULSE_SAMPLE_CACHE_SHIFT	9	/* 512 stacks, ~270 KiB */
 
 static void *spulse_zalloc(size_t n, size_t size)
 {

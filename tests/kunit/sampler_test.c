@@ -248,11 +248,15 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 		uframes += sk[cpu]->n_user_frames;
 		depth = max(depth, sk[cpu]->max_depth);
 	}
-	/* the ORC unwind got past the leaf: spin_ms <- this test <- kunit
-	 * runner <- kthread <- ret_from_fork */
+	/*
+	 * the ORC unwind got past the leaf: spin_ms <- this test <- kunit
+	 * runner <- kthread <- ret_from_fork
+	 */
 	KUNIT_EXPECT_GE(test, depth, 4U);
-	/* the sampled task is this kthread: kernel frames only, and the
-	 * interrupted IP was (mostly) in spin_ms() of this module */
+	/*
+	 * the sampled task is this kthread: kernel frames only, and the
+	 * interrupted IP was (mostly) in spin_ms() of this module
+	 */
 	KUNIT_EXPECT_GT(test, kframes, 0U);
 	KUNIT_EXPECT_EQ(test, uframes, 0U);
 	KUNIT_EXPECT_GE(test, in_module * 2, samples);
@@ -816,13 +820,14 @@ static void sampler_repeated_stack_hits_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits + misses, 100ULL);
 	KUNIT_EXPECT_GE(test, hits, 100ULL - num_online_cpus());
 	for_each_possible_cpu(cpu) {
-		frames += sk[cpu]->n_frames;
-		stacks += sk[cpu]->n_stacks;
-		if (sk[cpu]->n_samples)
+		struct sk_stream *k = sk[cpu];
+
+		frames += k->n_frames;
+		stacks += k->n_stacks;
+		if (k->n_samples)
 			KUNIT_EXPECT_EQ(test,
-				sk[cpu]->frame_addr[sk[cpu]->stack_frame[
-					sk[cpu]->last_sample_stack]],
-				0x402000ULL);
+					k->frame_addr[k->stack_frame[k->last_sample_stack]],
+					0x402000ULL);
 	}
 	/* one frame and one node per stream that got samples */
 	KUNIT_EXPECT_LE(test, frames, (u32)num_online_cpus());
@@ -1079,4 +1084,5 @@ static struct kunit_suite spulse_sampler_suite = {
 	.name = "spulse_sampler",
 	.test_cases = spulse_sampler_cases,
 };
+
 kunit_test_suite(spulse_sampler_suite);
