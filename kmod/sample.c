@@ -264,11 +264,15 @@ static __always_inline bool spulse_take_last(const struct spulse_cpu *c,
 					     u64 gen, u32 *leaf)
 {
 	const struct spulse_scache_ent *x = c->sc_last;
+	const u64 *k = spulse_take_kaddr(c);
 
 	if (!x || x->gen != gen + 1 || x->nk != c->nk || x->nu != c->nu ||
 	    x->trunc != c->trunc)
 		return false;
-	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
+	/* the leaf alone first: where two stacks differ most often */
+	if (c->nk ? x->addr[0] != k[0] : c->nu && x->addr[0] != c->ubuf[0])
+		return false;
+	if (!spulse_take_same(x->addr, k, c->nk) ||
 	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
 		return false;
 	*leaf = x->leaf;
