@@ -48,6 +48,7 @@ static int spulse_cpu_alloc_small(struct spulse_cpu *c)
 			return -ENOMEM;
 	}
 	c->frames = spulse_zalloc(depth + 1, sizeof(*c->frames));
+	c->smp.frames = c->frames;	/* the sampler's, for good */
 	c->ubuf = spulse_zalloc(p->max_user_depth, sizeof(*c->ubuf));
 	c->kbuf = spulse_zalloc(p->max_kernel_depth + SPULSE_KSTACK_SLACK,
 				sizeof(*c->kbuf));

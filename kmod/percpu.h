@@ -132,7 +132,7 @@ struct spulse_cpu_stats {
  * @nu: the current sample's user frames, in @ubuf
  * @nk: the current sample's kernel frames, in @kbuf
  * @smp: the current sample, under @busy (here, not on the stack: nothing
- *	to zero per sample)
+ *	to zero per sample; its @frames is @frames, set at allocation)
  * @scache: stacks of samples already written in this stream, keyed by
  *	@kbuf then @ubuf as captured, leaf first (sample.c; NULL ent: no
  *	cache)

@@ -473,7 +473,6 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	pt = s->t_ns + spulse.start_mono;
 	s->tid = task_pid_nr(tsk);
 	memcpy(s->comm, tsk->comm, sizeof(s->comm));
-	s->frames = c->frames;
 	s->n = spulse_capture(c, regs, tsk, s->pid, &too_deep, ph, &pt,
 				 &pp);
 	/*
