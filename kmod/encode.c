@@ -572,10 +572,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_build_trigger);
 void spulse_batch_commit(struct spulse_enc *e, const struct spulse_batch *b,
 			 u64 t_ns)
 {
-	e->last_ns = t_ns;
-	e->records += b->records;
-	e->bytes += b->len;
-	e->epochs += b->epoch;
+	spulse_enc_account(e, &e->last_ns, t_ns, b->records, b->len, b->epoch);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit);
 
@@ -588,10 +585,8 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit);
 void spulse_batch_commit_event(struct spulse_enc *e,
 			       const struct spulse_batch *b, u64 t_ns)
 {
-	e->last_event_ns = t_ns;
-	e->records += b->records;
-	e->bytes += b->len;
-	e->epochs += b->epoch;
+	spulse_enc_account(e, &e->last_event_ns, t_ns, b->records, b->len,
+			   b->epoch);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_batch_commit_event);
 

@@ -279,6 +279,30 @@ struct spulse_sample {
 };
 
 /**
+ * spulse_enc_account() - account records written to the stream
+ * @e: encoder
+ * @clock: the clock the records advance (@e->last_ns for a sample,
+ *	@e->last_event_ns for an off-CPU interval or a trigger)
+ * @t_ns: the time it now holds (the next delta is relative to it)
+ * @records: records written
+ * @bytes: their bytes
+ * @epoch: they began a new epoch
+ *
+ * The one commit accounting of spulse_batch_commit(),
+ * spulse_batch_commit_event() and spulse_batch_leaf_direct().
+ */
+static __always_inline void spulse_enc_account(struct spulse_enc *e,
+					       u64 *clock, u64 t_ns,
+					       u32 records, size_t bytes,
+					       bool epoch)
+{
+	*clock = t_ns;
+	e->records += records;
+	e->bytes += bytes;
+	e->epochs += epoch;
+}
+
+/**
  * spulse_batch_leaf_direct() - a cached sample's record, when that is the
  *	whole batch, encoded at once
  * @e: this CPU's encoder
@@ -316,9 +340,7 @@ static __always_inline size_t spulse_batch_leaf_direct(struct spulse_enc *e,
 	if (!spulse_enc_thr_is(&e->thr, e->gen, e->resets_threads, k))
 		return 0;
 	n = spulse_enc_sample(p, (s64)(s->t_ns - e->last_ns), e->thr.id, leaf);
-	e->last_ns = s->t_ns;
-	e->records++;
-	e->bytes += n;
+	spulse_enc_account(e, &e->last_ns, s->t_ns, 1, n, false);
 	return n;
 }
 

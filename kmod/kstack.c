@@ -18,6 +18,11 @@
 #include "kstack.h"
 #include "kunit_export.h"
 
+/* 5.10..5.18 have no __uninitialized: there the state is zeroed, as before */
+#ifndef __uninitialized
+#define __uninitialized
+#endif
+
 /**
  * spulse_kstack_trim() - find the interrupted IP in a stack_trace_save() trace
  * @ent: trace entries, innermost first (the sampler's own frames first)
@@ -62,7 +67,11 @@ int spulse_kstack_capture(struct pt_regs *regs, unsigned long *out, u32 cap,
 {
 	u32 n = 0;
 #ifdef CONFIG_UNWINDER_ORC
-	struct unwind_state st;
+	/*
+	 * __unwind_start() clears it first: no zeroing here as well under
+	 * CONFIG_INIT_STACK_ALL_ZERO (112 bytes a kernel sample)
+	 */
+	struct unwind_state st __uninitialized;
 	unsigned long addr;
 
 	*too_deep = false;

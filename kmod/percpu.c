@@ -28,7 +28,7 @@
 #define SPULSE_FRAMES_SHIFT	13
 #define SPULSE_STACKS_SHIFT	14
 #define SPULSE_THREADS_SHIFT	9
-#define SPULSE_SAMPLE_CACHE_SHIFT	8	/* 256 stacks, ~135 KiB */
+#define SPULSE_SAMPLE_CACHE_SHIFT	9	/* 512 stacks, ~270 KiB */
 
 static void *spulse_zalloc(size_t n, size_t size)
 {
@@ -48,6 +48,7 @@ static int spulse_cpu_alloc_small(struct spulse_cpu *c)
 			return -ENOMEM;
 	}
 	c->frames = spulse_zalloc(depth + 1, sizeof(*c->frames));
+	c->smp.frames = c->frames;	/* the sampler's, for good */
 	c->ubuf = spulse_zalloc(p->max_user_depth, sizeof(*c->ubuf));
 	c->kbuf = spulse_zalloc(p->max_kernel_depth + SPULSE_KSTACK_SLACK,
 				sizeof(*c->kbuf));
@@ -65,6 +66,7 @@ static void spulse_cpu_free_large(struct spulse_cpu *c)
 	kvfree(c->enc.scache.ent);
 	kvfree(c->scache.ent);
 	c->scache.ent = NULL;
+	c->sc_last = NULL;
 	c->batch.buf = NULL;
 	c->enc.frames.ent = NULL;
 	c->enc.stacks.ent = NULL;
@@ -102,6 +104,7 @@ static int spulse_cpu_alloc_large(struct spulse_cpu *c, int cpu)
 		if (!c->enc.scache.ent)
 			goto nomem;
 	}
+	c->sc_last = NULL;
 	c->scache.ent = spulse_zalloc(1U << SPULSE_SAMPLE_CACHE_SHIFT,
 				      sizeof(*c->scache.ent));
 	c->scache.shift = SPULSE_SAMPLE_CACHE_SHIFT;

@@ -132,10 +132,12 @@ struct spulse_cpu_stats {
  * @nu: the current sample's user frames, in @ubuf
  * @nk: the current sample's kernel frames, in @kbuf
  * @smp: the current sample, under @busy (here, not on the stack: nothing
- *	to zero per sample)
+ *	to zero per sample; its @frames is @frames, set at allocation)
  * @scache: stacks of samples already written in this stream, keyed by
  *	@kbuf then @ubuf as captured, leaf first (sample.c; NULL ent: no
  *	cache)
+ * @sc_last: the @scache entry the previous sample found or stored (NULL:
+ *	none), compared first (sample.c)
  * @pids: recently sampled tgids (whole-system mode), for the meta worker
  * @pid_head: next slot in @pids
  * @oc_cap: off-CPU capture scratch (switch-out and wakeup probes, under
@@ -163,6 +165,7 @@ struct spulse_cpu {
 	u16 nk;
 	struct spulse_sample smp;
 	struct spulse_scache scache;
+	const struct spulse_scache_ent *sc_last;
 	u32 pids[SPULSE_PID_RING];
 	u32 pid_head;
 	struct spulse_oc_who oc_cap;

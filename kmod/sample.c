@@ -238,14 +238,41 @@ static __always_inline u64 spulse_take_hash(const struct spulse_cpu *c)
 }
 
 /* Is the captured stack, of hash @h, cached for generation @gen? */
-static __always_inline bool spulse_take_find(const struct spulse_cpu *c,
-					     u64 gen, u64 h, u32 *leaf)
+static __always_inline bool spulse_take_find(struct spulse_cpu *c, u64 gen,
+					     u64 h, u32 *leaf)
 {
 	const struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
 	if (!spulse_scache_ent_is(x, gen, h, c->trunc, c->nu, c->nk))
 		return false;
 	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
+	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
+		return false;
+	c->sc_last = x;
+	*leaf = x->leaf;
+	return true;
+}
+
+/*
+ * Is the captured stack the one of the entry the previous sample found or
+ * stored (@c->sc_last), for generation @gen? The same comparison as
+ * spulse_take_find() but the hash's, which only picks a slot: a stack
+ * that repeats (a loop, a blocking call) is answered without hashing
+ * it. The leaf addresses are compared first: they differ first.
+ */
+static __always_inline bool spulse_take_last(const struct spulse_cpu *c,
+					     u64 gen, u32 *leaf)
+{
+	const struct spulse_scache_ent *x = c->sc_last;
+	const u64 *k = spulse_take_kaddr(c);
+
+	if (!x || x->gen != gen + 1 || x->nk != c->nk || x->nu != c->nu ||
+	    x->trunc != c->trunc)
+		return false;
+	/* the leaf alone first: where two stacks differ most often */
+	if (c->nk ? x->addr[0] != k[0] : c->nu && x->addr[0] != c->ubuf[0])
+		return false;
+	if (!spulse_take_same(x->addr, k, c->nk) ||
 	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
 		return false;
 	*leaf = x->leaf;
@@ -277,6 +304,7 @@ static void spulse_take_put(struct spulse_cpu *c, u64 gen, u64 h, u32 leaf)
 	spulse_scache_ent_set(x, gen, h, leaf, c->trunc, c->nu, c->nk);
 	spulse_take_copy(spulse_take_copy(x->addr, spulse_take_kaddr(c), c->nk),
 			 c->ubuf, c->nu);
+	c->sc_last = x;
 }
 
 /*
@@ -308,42 +336,93 @@ static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
 }
 
 /*
+ * Point @c's batch at this CPU's relay buffer @rb, at its offset, when the
+ * current sub-buffer has room for a whole batch (the scratch's capacity,
+ * so exactly the batches that fit the scratch fit) whatever its length:
+ * the batch is then built in place and only published (spulse_take()),
+ * without spulse_relay_put()'s copy. Bytes past the offset are not
+ * published, so a batch rolled back there is simply not. Returns where it
+ * is built, or NULL: in the scratch, copied by spulse_batch_put() (which
+ * switches sub-buffers when it does not fit).
+ */
+static __always_inline u8 *spulse_take_inplace(struct spulse_cpu *c,
+					       struct rchan_buf *rb)
+{
+	size_t off;
+
+	if (!rb)
+		return NULL;
+	off = rb->offset;
+	if (off + c->batch.cap > rb->chan->subbuf_size)
+		return NULL;
+	c->batch.buf = (u8 *)rb->data + off;
+	return c->batch.buf;
+}
+
+/*
+ * Publish the batch built in place at @rb's offset
+ * (spulse_take_inplace()): spulse_relay_put()'s write without its copy.
+ */
+static __always_inline void spulse_take_publish(const struct spulse_cpu *c,
+						struct rchan_buf *rb)
+{
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(rb->offset, rb->offset + c->batch.len);
+}
+
+/*
  * Encode the captured sample: from the raw-chain cache when this stream
  * has written the same stack before (only the thread if new and the
  * sample record are encoded; with @rb, when that is the record alone, it
  * is written at once: spulse_take_direct()), else frame by frame through
- * the intern tables. Returns 1 when the sample is written, else
- * spulse_batch_build()'s result; *@h and *@put say what to cache once
- * the batch is written.
+ * the intern tables. With @rb a batch is built in place when it can be
+ * (spulse_take_inplace(); *@dst says where, else NULL). Returns 1 when
+ * the sample is written, else spulse_batch_build()'s result; *@h and
+ * *@put say what to cache once the batch is written.
  */
 static int spulse_encode(struct spulse_cpu *c, struct rchan_buf *rb,
-			 const struct spulse_sample *s, u64 *h, bool *put)
+			 const struct spulse_sample *s, u64 *h, bool *put,
+			 u8 **dst)
 {
+	u8 *scratch = c->batch.buf;
 	u32 leaf;
+	bool hit;
 	int r;
 
 	*put = false;
+	*dst = NULL;
 	if (c->scache.ent && (u32)c->nu + c->nk <= SPULSE_SCACHE_DEPTH) {
-		*h = spulse_take_hash(c);
-		if (spulse_take_find(c, c->enc.gen, *h, &leaf)) {
+		hit = spulse_take_last(c, c->enc.gen, &leaf);
+		if (!hit) {
+			*h = spulse_take_hash(c);
+			hit = spulse_take_find(c, c->enc.gen, *h, &leaf);
+		}
+		if (hit) {
 			if (rb && spulse_take_direct(c, rb, s, leaf)) {
 				c->scache.hits++;
 				return 1;
 			}
+			*dst = spulse_take_inplace(c, rb);
 			r = spulse_batch_build_leaf(&c->enc, &c->batch, s, leaf,
 						    c->enc.gen, spulse.start_us,
 						    spulse.interval_us);
+			c->batch.buf = scratch;
 			if (r != -ESTALE) {
 				c->scache.hits += !r;
 				return r;
 			}
+			/* a hit by the last entry computed no hash */
+			*h = spulse_take_hash(c);
 		}
 		c->scache.misses++;
 		*put = true;
 	}
 	spulse_capture_frames(c);
-	return spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
-				  spulse.interval_us);
+	*dst = spulse_take_inplace(c, rb);
+	r = spulse_batch_build(&c->enc, &c->batch, s, spulse.start_us,
+			       spulse.interval_us);
+	c->batch.buf = scratch;
+	return r;
 }
 
 static void spulse_phases_add(struct spulse_cpu_stats *st,
@@ -369,6 +448,7 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	struct spulse_phases pp = {};
 	struct spulse_sample *s = &c->smp;
 	struct rchan_buf *rb;
+	u8 *dst = NULL;
 	bool too_deep, put;
 	u64 pt = 0, d, h = 0;
 	int r;
@@ -393,11 +473,13 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 	pt = s->t_ns + spulse.start_mono;
 	s->tid = task_pid_nr(tsk);
 	memcpy(s->comm, tsk->comm, sizeof(s->comm));
-	s->frames = c->frames;
 	s->n = spulse_capture(c, regs, tsk, s->pid, &too_deep, ph, &pt,
 				 &pp);
-	/* sample_phase_stats=1 times the encoding and the relay write apart */
-	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put);
+	/*
+	 * sample_phase_stats=1 times the encoding and the relay write apart
+	 * (no direct write, no batch built in place)
+	 */
+	r = too_deep ? 0 : spulse_encode(c, ph ? NULL : rb, s, &h, &put, &dst);
 	if (too_deep) {
 		c->stats.dropped_too_deep++;
 	} else if (r > 0) {
@@ -408,9 +490,11 @@ static void spulse_take(struct spulse_cpu *c, struct pt_regs *regs)
 		spulse_ph(ph, &pt, &pp.encode);
 	} else {
 		spulse_ph(ph, &pt, &pp.encode);
-		if (!spulse_batch_put(c)) {
+		if (!dst && !spulse_batch_put(c)) {
 			c->stats.dropped_buffer_full++;
 		} else {
+			if (dst)
+				spulse_take_publish(c, rb);
 			spulse_batch_commit(&c->enc, &c->batch, s->t_ns);
 			if (put)
 				spulse_take_put(c, c->enc.gen, h,

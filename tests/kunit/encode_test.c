@@ -30,12 +30,15 @@ static struct enc_fix *new_fix(struct kunit *test, u32 shift, size_t cap)
 	KUNIT_ASSERT_NOT_NULL(test, f->sk);
 	KUNIT_ASSERT_NOT_NULL(test, f->b.buf);
 	f->b.cap = cap;
-	spulse_intern_init(&f->e.frames, kunit_kcalloc(test, n,
-			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
-	spulse_intern_init(&f->e.stacks, kunit_kcalloc(test, n,
-			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
-	spulse_intern_init(&f->e.threads, kunit_kcalloc(test, n,
-			   sizeof(struct spulse_intern_ent), GFP_KERNEL), shift);
+	spulse_intern_init(&f->e.frames,
+			   kunit_kcalloc(test, n, sizeof(struct spulse_intern_ent),
+					 GFP_KERNEL), shift);
+	spulse_intern_init(&f->e.stacks,
+			   kunit_kcalloc(test, n, sizeof(struct spulse_intern_ent),
+					 GFP_KERNEL), shift);
+	spulse_intern_init(&f->e.threads,
+			   kunit_kcalloc(test, n, sizeof(struct spulse_intern_ent),
+					 GFP_KERNEL), shift);
 	KUNIT_ASSERT_NOT_NULL(test, f->e.frames.ent);
 	KUNIT_ASSERT_NOT_NULL(test, f->e.stacks.ent);
 	KUNIT_ASSERT_NOT_NULL(test, f->e.threads.ent);
@@ -249,8 +252,10 @@ static void batch_thread_redefined_when_comm_changes(struct kunit *test)
 /* Write one trigger mark at @t_ns (event clock) and check it decodes. */
 static void write_trigger(struct kunit *test, struct enc_fix *f, u64 t_ns)
 {
-	KUNIT_ASSERT_EQ(test, spulse_batch_build_trigger(&f->e, &f->b, t_ns,
-			SPULSE_TRIGGER_MANUAL, "mark", 1, 1000), 0);
+	int r = spulse_batch_build_trigger(&f->e, &f->b, t_ns,
+					   SPULSE_TRIGGER_MANUAL, "mark", 1, 1000);
+
+	KUNIT_ASSERT_EQ(test, r, 0);
 	KUNIT_ASSERT_EQ_MSG(test, sk_feed(f->sk, f->b.buf, f->b.len), 0,
 			    "checker: %s at batch offset %zu", f->sk->err,
 			    f->sk->err_off);
@@ -538,9 +543,9 @@ static void batch_leaf_direct_writes_the_same_bytes(struct kunit *test)
 				KUNIT_ASSERT_EQ_MSG(test, a->b.len, n, "step %u", i);
 				KUNIT_ASSERT_EQ_MSG(test, memcmp(a->b.buf, out, n),
 						    0, "step %u", i);
-				KUNIT_ASSERT_EQ_MSG(test,
-					sk_feed(a->sk, a->b.buf, a->b.len), 0,
-					"step %u: %s", i, a->sk->err);
+				ra = sk_feed(a->sk, a->b.buf, a->b.len);
+				KUNIT_ASSERT_EQ_MSG(test, ra, 0, "step %u: %s", i,
+						    a->sk->err);
 				spulse_batch_commit(&a->e, &a->b, s.t_ns);
 				expect_same_enc(test, &a->e, &d->e, i);
 				continue;
@@ -733,4 +738,5 @@ static struct kunit_suite spulse_encode_suite = {
 	.name = "spulse_encode",
 	.test_cases = spulse_encode_cases,
 };
+
 kunit_test_suite(spulse_encode_suite);

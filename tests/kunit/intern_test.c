@@ -223,4 +223,5 @@ static struct kunit_suite spulse_intern_suite = {
 	.name = "spulse_intern",
 	.test_cases = spulse_intern_cases,
 };
+
 kunit_test_suite(spulse_intern_suite);

@@ -140,4 +140,5 @@ static struct kunit_suite spulse_kstack_suite = {
 	.name = "spulse_kstack",
 	.test_cases = spulse_kstack_cases,
 };
+
 kunit_test_suite(spulse_kstack_suite);

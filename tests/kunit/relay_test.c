@@ -326,4 +326,5 @@ static struct kunit_suite spulse_relay_suite = {
 	.name = "spulse_relay",
 	.test_cases = spulse_relay_cases,
 };
+
 kunit_test_suite(spulse_relay_suite);

@@ -248,11 +248,15 @@ static void sampler_cpu_clock_event_delivers_samples(struct kunit *test)
 		uframes += sk[cpu]->n_user_frames;
 		depth = max(depth, sk[cpu]->max_depth);
 	}
-	/* the ORC unwind got past the leaf: spin_ms <- this test <- kunit
-	 * runner <- kthread <- ret_from_fork */
+	/*
+	 * the ORC unwind got past the leaf: spin_ms <- this test <- kunit
+	 * runner <- kthread <- ret_from_fork
+	 */
 	KUNIT_EXPECT_GE(test, depth, 4U);
-	/* the sampled task is this kthread: kernel frames only, and the
-	 * interrupted IP was (mostly) in spin_ms() of this module */
+	/*
+	 * the sampled task is this kthread: kernel frames only, and the
+	 * interrupted IP was (mostly) in spin_ms() of this module
+	 */
 	KUNIT_EXPECT_GT(test, kframes, 0U);
 	KUNIT_EXPECT_EQ(test, uframes, 0U);
 	KUNIT_EXPECT_GE(test, in_module * 2, samples);
@@ -816,17 +820,59 @@ static void sampler_repeated_stack_hits_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hits + misses, 100ULL);
 	KUNIT_EXPECT_GE(test, hits, 100ULL - num_online_cpus());
 	for_each_possible_cpu(cpu) {
-		frames += sk[cpu]->n_frames;
-		stacks += sk[cpu]->n_stacks;
-		if (sk[cpu]->n_samples)
+		struct sk_stream *k = sk[cpu];
+
+		frames += k->n_frames;
+		stacks += k->n_stacks;
+		if (k->n_samples)
 			KUNIT_EXPECT_EQ(test,
-				sk[cpu]->frame_addr[sk[cpu]->stack_frame[
-					sk[cpu]->last_sample_stack]],
-				0x402000ULL);
+					k->frame_addr[k->stack_frame[k->last_sample_stack]],
+					0x402000ULL);
 	}
 	/* one frame and one node per stream that got samples */
 	KUNIT_EXPECT_LE(test, frames, (u32)num_online_cpus());
 	KUNIT_EXPECT_EQ(test, frames, stacks);
+	rt_teardown();
+}
+
+static bool leaf_is_a(u8 kind, u64 addr)
+{
+	return kind == SPULSE_FRAME_USER && addr == 0x404000;
+}
+
+/*
+ * The entry the previous sample used is compared first (spulse_take_last())
+ * and answers only its own stack: two stacks taken in turn, then one
+ * repeated, are all cache hits after their first sample, and every sample
+ * names its own leaf.
+ */
+static void sampler_last_entry_answers_only_its_stack(struct kunit *test)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	u32 i, got, a = 0;
+	u64 hits, misses;
+	int cpu;
+
+	p.subbuf_size = 256 << 10;
+	rt_setup(test, &p, DIR_NAME);
+	for_each_possible_cpu(cpu)
+		sk[cpu]->leaf_pred = leaf_is_a;
+	for (i = 0; i < 100; i++) {
+		take_same(1, 0x404000);
+		take_same(1, 0x405000);
+	}
+	take_same(50, 0x405000);
+	take_same(30, 0x404000);
+	got = check_streams(test, sk);
+	cache_counts(&hits, &misses);
+	KUNIT_EXPECT_EQ(test, got, 280U);
+	for_each_possible_cpu(cpu)
+		a += sk[cpu]->n_leaf_pred;
+	KUNIT_EXPECT_EQ(test, a, 130U);
+	KUNIT_EXPECT_EQ(test, hits + misses, 280ULL);
+	/* the first of each stack on each CPU the test ran on */
+	KUNIT_EXPECT_LE(test, misses, 2ULL * num_online_cpus());
 	rt_teardown();
 }
 
@@ -857,6 +903,77 @@ static void sampler_cache_never_outlives_rollback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.taken, st.written + st.dropped_buffer_full +
 			st.dropped_busy + st.dropped_too_deep);
 	rt_teardown();
+}
+
+/*
+ * One run of sampler_batch_built_in_place_same_stream(): new stacks, a
+ * repeated one and known ones again, all on one CPU, whose stream is
+ * decoded into *@out; *@scratch_kept says whether that CPU's batch
+ * scratch still holds the poison it was filled with before.
+ */
+static void in_place_run(struct kunit *test, bool phase_stats,
+			 struct sk_stream *out, bool *scratch_kept)
+{
+	struct spulse_params p = tiny_params(0);
+	struct sk_stream **sk = new_checkers(test);
+	struct spulse_cpu_stats st;
+	struct spulse_cpu *c;
+	int cpu, me;
+
+	p.subbuf_size = 256 << 10;
+	p.sample_phase_stats = phase_stats;
+	rt_setup(test, &p, DIR_NAME);
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(spulse.cpu, cpu);
+		if (c->batch.buf)
+			memset(c->batch.buf, 0xa5, c->batch.cap);
+	}
+	preempt_disable();
+	me = smp_processor_id();
+	take_n(300, 0x410000);
+	take_same(50, 0x410000 + 16 * 7);
+	take_n(300, 0x410000 + 16 * 150);
+	preempt_enable();
+	c = per_cpu_ptr(spulse.cpu, me);
+	*scratch_kept = !memchr_inv(c->batch.buf, 0xa5, c->batch.cap);
+	KUNIT_EXPECT_EQ(test, check_streams(test, sk), 650U);
+	rt_stats(&st);
+	KUNIT_EXPECT_EQ(test, st.written, 650ULL);
+	*out = *sk[me];
+	rt_teardown();
+}
+
+/*
+ * A batch built in place in the relay buffer (spulse_take_inplace()) makes
+ * the stream the scratch-and-copy path makes (sample_phase_stats=1 takes
+ * that path): the same frames, stack nodes, threads and samples, in the
+ * same order; and the in-place run never wrote the scratch.
+ */
+static void sampler_batch_built_in_place_same_stream(struct kunit *test)
+{
+	struct sk_stream *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct sk_stream *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	bool kept_a, kept_b;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	in_place_run(test, false, a, &kept_a);
+	in_place_run(test, true, b, &kept_b);
+	KUNIT_EXPECT_TRUE(test, kept_a);
+	KUNIT_EXPECT_FALSE(test, kept_b);
+	KUNIT_EXPECT_EQ(test, a->n_samples, 650U);
+	KUNIT_EXPECT_EQ(test, a->n_samples, b->n_samples);
+	KUNIT_EXPECT_EQ(test, a->n_records, b->n_records);
+	KUNIT_EXPECT_EQ(test, a->n_threads, b->n_threads);
+	KUNIT_ASSERT_EQ(test, a->n_frames, 450U);
+	KUNIT_ASSERT_EQ(test, a->n_frames, b->n_frames);
+	KUNIT_ASSERT_EQ(test, a->n_stacks, b->n_stacks);
+	KUNIT_EXPECT_EQ(test, memcmp(a->frame_addr, b->frame_addr,
+				     a->n_frames * sizeof(a->frame_addr[0])), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(a->stack_frame, b->stack_frame,
+				     a->n_stacks * sizeof(a->stack_frame[0])),
+			0);
+	KUNIT_EXPECT_EQ(test, a->last_sample_stack, b->last_sample_stack);
 }
 
 /* sample_phase_stats=1 splits handler_ns; off, no phase is counted. */
@@ -958,6 +1075,8 @@ static struct kunit_case spulse_sampler_cases[] = {
 	KUNIT_CASE(sampler_null_handler_counts_and_takes_nothing),
 	KUNIT_CASE(sampler_repeated_stack_hits_cache),
 	KUNIT_CASE(sampler_cache_never_outlives_rollback),
+	KUNIT_CASE(sampler_last_entry_answers_only_its_stack),
+	KUNIT_CASE(sampler_batch_built_in_place_same_stream),
 	{}
 };
 
@@ -965,4 +1084,5 @@ static struct kunit_suite spulse_sampler_suite = {
 	.name = "spulse_sampler",
 	.test_cases = spulse_sampler_cases,
 };
+
 kunit_test_suite(spulse_sampler_suite);
