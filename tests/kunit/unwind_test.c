@@ -1312,7 +1312,7 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 						    GFP_KERNEL);
 	struct spulse_ut_pset *ps;
 	const struct spulse_ut_row *row;
-	u64 tag0, pc2 = 0, key;
+	u64 tag0, pc2 = 0;
 	u32 i, h;
 	u8 miss;
 
@@ -1339,11 +1339,9 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 	ps->map[0].tab = a->map[0].tab;
 	ps->serial = spulse_ut_serial_next();
 	spulse_ut_memo_begin(memo, ps);
-	key = TEXT + 0x210 + memo->tag;
-	h = hash_64(key, SPULSE_UT_MEMO_SHIFT - 1);
+	h = spulse_ut_memo_set(TEXT + 0x210);
 	for (i = 1; i < 1U << 20 && !pc2; i++)
-		if (hash_64(TEXT + 0x210 + i + memo->tag,
-			    SPULSE_UT_MEMO_SHIFT - 1) == h)
+		if (spulse_ut_memo_set(TEXT + 0x210 + i) == h)
 			pc2 = TEXT + 0x210 + i;
 	KUNIT_ASSERT_NE(test, pc2, 0ULL);
 	for (i = 0; i < 3; i++) {
@@ -1353,8 +1351,9 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 		row = spulse_ut_memo_lookup(memo, ps, pc2, &miss);
 		KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps, pc2));
 	}
-	KUNIT_EXPECT_EQ(test, memo->ent[2 * h].key, pc2 + memo->tag);
-	KUNIT_EXPECT_EQ(test, memo->ent[2 * h + 1].key,
+	KUNIT_EXPECT_LT(test, h, SPULSE_UT_MEMO_SETS);
+	KUNIT_EXPECT_EQ(test, memo->key[h], pc2 + memo->tag);
+	KUNIT_EXPECT_EQ(test, memo->key[h + SPULSE_UT_MEMO_SETS],
 			TEXT + 0x210 + memo->tag);
 	/* PCs past 2^56 are not remembered, and still answered */
 	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 1ULL << 60,
