@@ -5,8 +5,8 @@
  * the rows (include/spulse/unwind.h) frame by frame through a caller's
  * memory reader, falling back to the frame-pointer step where no row
  * covers the PC. Pure: no globals, no locks, no allocation; the caller
- * keeps the map set alive (rcu_read_lock() in the sampler, the test's own
- * memory in KUnit). docs/UNWIND.md, "In the kernel".
+ * keeps the map set alive (rcu_read_lock_sched() in the capture, the
+ * test's own memory in KUnit). docs/UNWIND.md, "In the kernel".
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
@@ -296,6 +296,8 @@ spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 
 	row = spulse_ut_lookup_why(ps, pc, &miss);
 	k = spulse_uw_run_kind(row);
+	if (row && row->kind == SPULSE_UT_END)
+		k = SPULSE_UT_RUN_END;	/* the run ends the walk complete */
 	m->key[w] = m->key[j];
 	m->row[w] = m->row[j];
 	m->cfa_off[w] = m->cfa_off[j];
@@ -304,8 +306,8 @@ spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 	m->run[w] = m->run[j];
 	m->key[j] = pc + m->tag;
 	m->row[j] = row;
-	m->cfa_off[j] = k ? row->cfa_off : 0;
-	m->bp_off[j] = k ? row->bp_off : 0;
+	m->cfa_off[j] = row ? row->cfa_off : 0;
+	m->bp_off[j] = row ? row->bp_off : 0;
 	m->miss[j] = miss;
 	m->run[j] = k;
 	return j;
@@ -384,6 +386,8 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
  * @n: frames stored
  * @steps: steps the run took
  * @miss: the last lookup's *@miss
+ * @k: spulse_uw_run_kind() of @row, not SPULSE_UT_RUN_NO (the walk's, on
+ *	entry to the run)
  * @w: room for a read through a call (so that no local of the run has its
  *	address taken and all stay in registers)
  */
@@ -395,12 +399,16 @@ struct spulse_uw_st {
 	u32 n;
 	u32 steps;
 	u8 miss;
+	u8 k;
 	u64 w[2];
 };
 
 /* spulse_uw_run(): the walk ended cleanly (a return address of 0) */
 #define SPULSE_UW_RUN_DONE	0xff
 static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_DONE);
+/* spulse_uw_run(): the last frame's row is END (the walk is complete) */
+#define SPULSE_UW_RUN_END	0xfd
+static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_END);
 
 /*
  * The cut of a run's step whose BP failed the run's one check (8-byte
@@ -441,18 +449,29 @@ static noinline bool spulse_uw_run_read_uc(struct spulse_uw_st *st,
 					   struct spulse_ucache *uc, u64 a,
 					   u64 cfa, bool rb)
 {
-	if (rb && a == cfa - 16) {
-		/* the capture's first read, mostly: spulse_ustack_read_slow() */
-		if (likely(!uc->ok)) {
-			if (copy_from_user_nmi(st->w,
-					       (const void __user *)(uintptr_t)a,
-					       16))
-				return false;
-			uc->ok = true;
-			return true;
+	const void __user *p = (const void __user *)(uintptr_t)(cfa - 8);
+	u64 *d = st->w + 1;
+	size_t len = 8;
+
+	if (likely(!uc->ok)) {
+		/*
+		 * the capture's first read, mostly: spulse_ustack_read_slow()
+		 * inline, the words the step reads first (the BP's, or both)
+		 */
+		if (rb) {
+			p = (const void __user *)(uintptr_t)a;
+			d = st->w;
+			len = a == cfa - 16 ? 16 : 8;
 		}
-		return spulse_ustack_read(uc, a, st->w, 16);
+		if (copy_from_user_nmi(d, p, len))
+			return false;
+		uc->ok = true;
+		if (len == 16 || !rb)
+			return true;
+		rb = false;	/* the BP is read: the return address next */
 	}
+	if (rb && a == cfa - 16)
+		return spulse_ustack_read(uc, a, st->w, 16);
 	if (rb && !spulse_ustack_read(uc, a, st->w, 8))
 		return false;
 	return spulse_ustack_read(uc, cfa - 8, st->w + 1, 8);
@@ -534,8 +553,9 @@ static __always_inline u8 spulse_uw_run_at(u8 k, s32 cfa_off, s16 bp_off,
  * both 0 and not a user address, the depth limit as a pointer compare.
  * The memo's entry holds what a step needs (enum spulse_ut_run, cfa_off,
  * bp_off), so a hit is one key compare and the step does not read the
- * row; a miss fills the entry out of line (spulse_uw_memo_fill()). Another
- * row ends the run. Without a memo the run takes its first step only. In
+ * row; a miss fills the entry out of line (spulse_uw_memo_fill()). An END
+ * row ends the run and the walk (complete), another row the run. Without
+ * a memo the run takes its first step only (the walk calls it again). In
  * a function of its own, with no local whose address is taken once
  * inlined, so that what a step needs stays in registers. A frame's PC is
  * the last frame stored (the walk's invariant), so the run keeps none.
@@ -549,8 +569,9 @@ static __always_inline u8 spulse_uw_run_at(u8 k, s32 cfa_off, s16 bp_off,
  *
  * Return: SPULSE_UW_CUT_NONE (@st->row is a row for the walk's own step:
  * the walk goes on from @st), SPULSE_UW_RUN_DONE (a return address of 0),
- * or the cut's enum spulse_uw_cut (@st->n and @st->pc at the frame it was
- * cut at; @st->sp and @st->bp are then of no use).
+ * SPULSE_UW_RUN_END (the last frame's row is END: complete), or the cut's
+ * enum spulse_uw_cut (@st->n and @st->pc at the frame it was cut at;
+ * @st->sp and @st->bp are then of no use).
  */
 static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					u64 task_size, spulse_read_fn rd,
@@ -565,13 +586,12 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 	/* @task_size less 1 and 16, each one compare where it is spilled */
 	const u64 ts1 = task_size - 1, ts16 = task_size - 16;
 	const struct spulse_ut_row *row = st->row;
-	u8 k = spulse_uw_run_kind(row), why = SPULSE_UW_CUT_NONE;
+	u8 k = st->k, why = SPULSE_UW_CUT_NONE;
+	struct spulse_ucache *uc = ctx;
 	unsigned long j;
 	bool rb;
 	s16 boff;
 
-	if (!k)
-		goto out;
 	why = spulse_uw_run_at(k, row->cfa_off, row->bp_off, sp, bp, o[-1],
 			       task_size, &cfa, &a, &rb);
 	if (why == SPULSE_UW_RUN_STEP) {
@@ -582,8 +602,15 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 	if (why)
 		goto out;
 	why = SPULSE_UW_CUT_UNREADABLE;
-	if (!spulse_uw_run_read(st, rd, ctx, a, cfa, rb))
+	if (!rd && likely(!uc->ok) && rb && a == cfa - 16) {
+		/* the capture's first read: spulse_ustack_read_slow() */
+		if (copy_from_user_nmi(st->w, (const void __user *)(uintptr_t)a,
+				       16))
+			goto out;
+		uc->ok = true;
+	} else if (!spulse_uw_run_read(st, rd, ctx, a, cfa, rb)) {
 		goto out;
+	}
 	nbp = rb ? st->w[0] : bp;
 	ra = st->w[1];
 	for (;;) {
@@ -664,7 +691,11 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 			if (memo->bp_off[j] && unlikely(a < sp || a >= cfa))
 				goto step;
 		} else {
-			goto step;	/* another row: the run ends here */
+			/* another row ends the run, END the walk (complete) */
+			if (k != SPULSE_UT_RUN_END)
+				goto step;
+			why = SPULSE_UW_RUN_END;
+			break;
 		}
 		why = SPULSE_UW_CUT_UNREADABLE;
 		boff = memo->bp_off[j];
@@ -792,7 +823,8 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 	out[n++] = r->ip;
 	row = spulse_uw_lookup(memo, ps, pc, &miss);
 	for (;;) {
-		if (spulse_uw_run_kind(row)) {
+		kind = spulse_uw_run_kind(row);
+		if (kind) {
 			/* not zeroed (INIT_STACK_ALL_ZERO): the run sets it */
 			struct spulse_uw_st st __uninitialized;
 
@@ -802,6 +834,7 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 			st.row = row;
 			st.n = n;
 			st.miss = miss;
+			st.k = kind;
 			why = rd ? spulse_uw_run_rd(&st, task_size, rd, ctx, ps,
 						    memo, out, max) :
 				   spulse_uw_run_uc(&st, task_size, ctx, ps,
@@ -815,6 +848,10 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 			tsteps += st.steps;
 			if (why == SPULSE_UW_RUN_DONE)
 				goto done;
+			if (why == SPULSE_UW_RUN_END) {
+				res->complete = true;
+				goto done;
+			}
 			if (why != SPULSE_UW_CUT_NONE)
 				goto cut;
 		}
@@ -1026,6 +1063,33 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 			      out, max, res);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_memo);
+
+/**
+ * spulse_unwind_walk_uc() - spulse_unwind_walk_memo() of the current task
+ * @r: its user registers at kernel entry (ip exact, sp, bp)
+ * @uc: the calling CPU's reader state (the capture's, see
+ *	spulse_ustack_read()); its memo serves the walk
+ * @ps: the process's map set, or NULL (no tables)
+ * @fp_fallback: as for spulse_unwind_walk_memo()
+ * @out: receives the frames, leaf first
+ * @max: capacity of @out, the depth limit (>= 1)
+ * @res: what the walk did
+ *
+ * spulse_unwind_walk_memo(@r, TASK_SIZE_MAX, NULL, @uc, @ps, &@uc->memo,
+ * ...), the sampler's: a copy of the walk of its own, with the task size
+ * and the reader fixed and fewer arguments, so that less is spilled.
+ *
+ * Return: number of frames stored in @out.
+ */
+int spulse_unwind_walk_uc(const struct spulse_uregs *r,
+			  struct spulse_ucache *uc,
+			  const struct spulse_ut_pset *ps, bool fp_fallback,
+			  u64 *out, u32 max, struct spulse_uw_res *res)
+{
+	return spulse_uw_walk(r, TASK_SIZE_MAX, NULL, uc, ps, &uc->memo,
+			      fp_fallback, out, max, res);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_uc);
 
 /**
  * spulse_unwind_walk() - spulse_unwind_walk_memo() without a memo

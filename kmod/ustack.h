@@ -36,10 +36,11 @@ struct spulse_ut_row;
 struct spulse_ut_pset;
 
 /*
- * 512 entries, 2-way sets (12 KiB a CPU): python3 on bench-insns misses
- * about half as often as with 128 (docs/UNWIND.md)
+ * 1024 entries, 2-way sets (24 KiB a CPU): on bench-insns' python3 stacks
+ * 0.33 misses a sample where 512 miss 0.61 and 128 twice that
+ * (docs/UNWIND.md)
  */
-#define SPULSE_UT_MEMO_SHIFT	9
+#define SPULSE_UT_MEMO_SHIFT	10
 #define SPULSE_UT_MEMO_SETS	(1U << (SPULSE_UT_MEMO_SHIFT - 1))
 /*
  * An entry's key is its PC plus the memo's tag (stamp << 56): a PC is
@@ -62,6 +63,8 @@ struct spulse_ut_pset;
  * @SPULSE_UT_RUN_BP: any other CFA_BP row: CFA = BP + cfa_off
  * @SPULSE_UT_RUN_PLT: a PLT row: CFA = SP + cfa_off (+ 8 at PC & 15 >= 11),
  *	cfa_off as for @SPULSE_UT_RUN_SP
+ * @SPULSE_UT_RUN_END: an END row (in a memo entry only): the run ends the
+ *	walk, complete
  */
 enum spulse_ut_run {
 	SPULSE_UT_RUN_NO,
@@ -69,6 +72,7 @@ enum spulse_ut_run {
 	SPULSE_UT_RUN_SP,
 	SPULSE_UT_RUN_BP,
 	SPULSE_UT_RUN_PLT,
+	SPULSE_UT_RUN_END,
 };
 
 /**
@@ -82,7 +86,7 @@ enum spulse_ut_run {
  *	so that the walk reaches each field of entry j in one instruction
  *	(base + j scaled), with no multiply or shift of j
  * @row: its result (NULL: none)
- * @cfa_off: @row's cfa_off (when @run is not SPULSE_UT_RUN_NO)
+ * @cfa_off: @row's cfa_off (0 without a row)
  * @bp_off: @row's bp_off (likewise)
  * @miss: its *@miss (why there is no row)
  * @run: enum spulse_ut_run: how the walk's run steps @row without leaving

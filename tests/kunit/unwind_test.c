@@ -1190,6 +1190,84 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 	kunit_info(test, "%u walks compared\n", cases);
 }
 
+/*
+ * The run's loop steps a CFA_SP or PLT row only from an aligned SP and
+ * only when cfa_off is a positive multiple of 8 and the caller's BP slot
+ * is at or above the SP; other such rows it hands to the walk's own step.
+ * Two frame-pointer bodies (the run's first step, then one in its loop)
+ * return into each kind of row the loop must refuse, and into one it
+ * takes: the walk, without a memo, cold and warm, equals the plain step,
+ * and each row ends as the plain step says (a PLT row whose slot is below
+ * the SP in the stub's first half and not in its second: cut, then
+ * stepped).
+ */
+static void run_hands_refused_rows_to_the_walk(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x000, CFA_BP, 16, -16),	/* frame-pointer body */
+		ROW(0x100, CFA_SP, 0, 0),	/* CFA == SP */
+		ROW(0x200, CFA_SP, -64, 0),	/* CFA below SP */
+		ROW(0x300, CFA_SP, 12, 0),	/* misaligned CFA */
+		ROW(0x400, CFA_SP, 16, -24),	/* BP slot below SP */
+		ROW(0x500, PLT, 8, -16),	/* slot below SP, 1st half */
+		ROW(0x600, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
+		ROW(0x700, CFA_SP, 24, -16),	/* taken by the loop */
+		ROW(0x800, END, 0, 0),
+	};
+	static const struct {
+		u64 pc;		/* the row the second body returns into */
+		u8 cut;		/* the plain step's cut (NONE: complete) */
+	} cases[] = {
+		{ TEXT + 0x108, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x208, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x308, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x408, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x503, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x50c, SPULSE_UW_CUT_NONE },
+		{ TEXT + 0x608, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x708, SPULSE_UW_CUT_NONE },
+	};
+	struct spulse_ut_pset *ps = one_map(test, new_tab(test, TEXT, TEXT_END,
+							  rows,
+							  ARRAY_SIZE(rows)));
+	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_uw_res rr;
+	struct spulse_uregs r;
+	u32 i, bad = 0;
+	u64 ref[12];
+	int nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	ps->serial = spulse_ut_serial_next();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(hs, 0, sizeof(*hs));
+		/* bodies at words 8 and 12; the row's frame SP at word 14 */
+		hs->fs.w[8] = at(12);
+		hs->fs.w[9] = RA(TEXT + 0x10);
+		hs->fs.w[12] = at(40);
+		hs->fs.w[13] = RA(cases[i].pc);
+		/* the return addresses the stepping rows read: the END */
+		hs->fs.w[15] = RA(TEXT + 0x800);
+		hs->fs.w[16] = RA(TEXT + 0x800);
+		r = (struct spulse_uregs){
+			.ip = TEXT + 0x20, .sp = at(4), .bp = at(8),
+		};
+		bad += walks_differ(hs, ps, memo, &r, 12, 2, true, ref, &nr,
+				    &rr);
+		KUNIT_EXPECT_EQ_MSG(test, rr.cut, cases[i].cut, "pc %llx",
+				    cases[i].pc);
+		KUNIT_EXPECT_EQ_MSG(test, rr.complete, !cases[i].cut,
+				    "pc %llx", cases[i].pc);
+		/* the leaf, both bodies' return addresses, then the row's */
+		KUNIT_EXPECT_EQ_MSG(test, nr, cases[i].cut ? 3 : 4, "pc %llx",
+				    cases[i].pc);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
 /* a row the walk's run steps by its cfa_off and bp_off (not a FP body) */
 static bool is_table_run_row(const struct spulse_ut_row *w)
 {
@@ -1544,6 +1622,7 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_garbage_tables_never_escape),
 	KUNIT_CASE(fast_frame_and_memo_equal_the_plain_step),
 	KUNIT_CASE(run_edges_cut_as_the_plain_step),
+	KUNIT_CASE(run_hands_refused_rows_to_the_walk),
 	KUNIT_CASE(table_run_equals_the_plain_step),
 	KUNIT_CASE(memo_tag_wrap_forgets),
 	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
