@@ -248,14 +248,14 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			  struct spulse_ucache *uc, u64 *out, u32 max,
 			  struct spulse_uw_res *res)
 {
-	struct spulse_uregs ur = {
-		.ip = uregs->ip,
-		.sp = uregs->sp,
-		.bp = uregs->bp,
-	};
 	struct spulse_cpu *c = container_of(uc, struct spulse_cpu, uc);
+	struct spulse_uregs *ur = &uc->regs;
 	const struct spulse_ut_pset *ps;
 	int n = 0;
+
+	ur->ip = uregs->ip;
+	ur->sp = uregs->sp;
+	ur->bp = uregs->bp;
 
 	memset(res, 0, sizeof(*res));
 	if (user_64bit_mode(uregs)) {
@@ -275,23 +275,23 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			ps = spulse_ut_pset_find(&spulse_ut,
 						 task_tgid_nr(current));
 			if (ps || mode == SPULSE_UNWIND_TABLES)
-				n = spulse_unwind_walk_uc(&ur, uc, ps,
+				n = spulse_unwind_walk_uc(ur, uc, ps,
 							  mode == SPULSE_UNWIND_AUTO,
 							  out, max, res);
 			rcu_read_unlock_sched();
 		}
 		if (!ps && mode != SPULSE_UNWIND_TABLES) {
-			n = spulse_ustack_walk(&ur, TASK_SIZE_MAX, NULL, uc,
+			n = spulse_ustack_walk(ur, TASK_SIZE_MAX, NULL, uc,
 					       out, max, &res->truncated);
 			res->fp_steps = n > 1 ? n - 1 : 0;
 			spulse_ustack_fp_cut(res, out, n, max);
 		}
 		pagefault_enable();
-	} else if (ur.ip < TASK_SIZE_MAX && max) {
-		out[n++] = ur.ip;
+	} else if (ur->ip < TASK_SIZE_MAX && max) {
+		out[n++] = ur->ip;
 		res->truncated = true;
 		res->cut = SPULSE_UW_CUT_COMPAT32;
-		res->cut_pc = ur.ip;
+		res->cut_pc = ur->ip;
 	}
 	if (res->truncated) {
 		bool tables = READ_ONCE(spulse_ut.ntables);

@@ -36,9 +36,9 @@ struct spulse_ut_row;
 struct spulse_ut_pset;
 
 /*
- * 1024 entries, 2-way sets (24 KiB a CPU): on bench-insns' python3 stacks
- * 0.33 misses a sample where 512 miss 0.61 and 128 twice that
- * (docs/UNWIND.md)
+ * 1024 entries, 2-way sets (24 KiB a CPU): bench-insns' python3 stacks,
+ * replayed, miss 0.33-0.36 times a sample where 512 entries miss
+ * 0.61-0.68 and 128 about 1.4 (docs/UNWIND.md)
  */
 #define SPULSE_UT_MEMO_SHIFT	10
 #define SPULSE_UT_MEMO_SETS	(1U << (SPULSE_UT_MEMO_SHIFT - 1))
@@ -137,10 +137,14 @@ static __always_inline unsigned long spulse_ut_memo_set(u64 pc)
  * @ok: this capture has read user memory through copy_from_user_nmi()
  *	once (so the interrupted context's mm is the task's, and stays so
  *	until the capture ends): the following reads are single loads
+ * @regs: the capture's user registers (here rather than on the stack:
+ *	the walkers take them by address, and no local of the capture then
+ *	has its address taken, which spares it a stack canary)
  * @memo: recent row lookups (kept from capture to capture)
  */
 struct spulse_ucache {
 	bool ok;
+	struct spulse_uregs regs;
 	struct spulse_ut_memo memo;
 };
 
