@@ -5,8 +5,8 @@
  * the rows (include/spulse/unwind.h) frame by frame through a caller's
  * memory reader, falling back to the frame-pointer step where no row
  * covers the PC. Pure: no globals, no locks, no allocation; the caller
- * keeps the map set alive (rcu_read_lock() in the sampler, the test's own
- * memory in KUnit). docs/UNWIND.md, "In the kernel".
+ * keeps the map set alive (rcu_read_lock_sched() in the capture, the
+ * test's own memory in KUnit). docs/UNWIND.md, "In the kernel".
  */
 #include <linux/build_bug.h>
 #include <linux/errno.h>
@@ -20,6 +20,10 @@
 #include "unwind.h"
 #include "kunit_export.h"
 
+#ifndef __uninitialized		/* before 5.18: left to the compiler */
+#define __uninitialized
+#endif
+
 /* A SIGNAL row reads these fields of the kernel's rt_sigframe ucontext. */
 static_assert(offsetof(struct ucontext, uc_mcontext) == SPULSE_UC_MCONTEXT);
 static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, bp) ==
@@ -30,7 +34,6 @@ static_assert(SPULSE_UC_MCONTEXT + offsetof(struct sigcontext, ip) ==
 	      SPULSE_UC_IP);
 static_assert(SPULSE_UC_IP - SPULSE_UC_SP == 8);	/* read as one pair */
 static_assert(sizeof(struct spulse_ut_row) == 12);
-static_assert(sizeof(struct spulse_ut_memo_ent) == 32);
 
 /**
  * spulse_ut_index_len() - size of a table's block index
@@ -201,7 +204,7 @@ EXPORT_SYMBOL_IF_KUNIT(spulse_ut_lookup_why);
  *
  * Keeps the entries when they were looked up in this very set (same
  * pointer and serial), else forgets them all (a new tag; on its wrap, 255
- * sets later, the entries are cleared, so an old one can never look
+ * sets later, the keys are cleared, so an old entry can never look
  * current).
  */
 void spulse_ut_memo_begin(struct spulse_ut_memo *m,
@@ -213,7 +216,7 @@ void spulse_ut_memo_begin(struct spulse_ut_memo *m,
 	m->serial = ps->serial;
 	m->tag += 1ULL << SPULSE_UT_MEMO_TAG_SHIFT;
 	if (!m->tag) {
-		memset(m->ent, 0, sizeof(m->ent));
+		memset(m->key, 0, sizeof(m->key));
 		m->tag = 1ULL << SPULSE_UT_MEMO_TAG_SHIFT;
 	}
 }
@@ -238,9 +241,24 @@ static __always_inline bool spulse_uw_read2(spulse_read_fn rd, void *ctx,
 }
 
 /*
+ * A CFA_SP or PLT row the run steps in its loop: CFA = SP + @c, @c a
+ * positive multiple of 8, and the caller's BP (when @b is not 0) at CFA +
+ * @b at or above the SP. From an 8-byte aligned SP at or below the task
+ * size (every SP of the run's loop: a CFA a step checked) such a CFA is
+ * above the SP and aligned, and its BP slot neither below the SP nor
+ * wrapping: the table step's checks come down to the CFA's upper bound.
+ */
+static __always_inline bool spulse_uw_sp_ok(s32 c, s16 b)
+{
+	return c > 0 && !(c & 7) && (s64)c + b >= 0;
+}
+
+/*
  * How the walk's run steps @row (enum spulse_ut_run): a frame-pointer
- * body (CFA = BP + 16, caller's BP at CFA - 16) on its own, any other
- * CFA_SP, CFA_BP or PLT row by its cfa_off and bp_off; nothing else.
+ * body (CFA = BP + 16, caller's BP at CFA - 16) on its own, a CFA_SP or
+ * PLT row that spulse_uw_sp_ok() accepts and any other CFA_BP row by its
+ * cfa_off and bp_off; nothing else (the walk's own step takes it, with
+ * every check).
  */
 static __always_inline u8 spulse_uw_run_kind(const struct spulse_ut_row *row)
 {
@@ -251,70 +269,81 @@ static __always_inline u8 spulse_uw_run_kind(const struct spulse_ut_row *row)
 		return row->cfa_off == 16 && row->bp_off == -16 ?
 		       SPULSE_UT_RUN_FP : SPULSE_UT_RUN_BP;
 	case SPULSE_UT_CFA_SP:
-		return SPULSE_UT_RUN_SP;
+		return spulse_uw_sp_ok(row->cfa_off, row->bp_off) ?
+		       SPULSE_UT_RUN_SP : SPULSE_UT_RUN_NO;
 	case SPULSE_UT_PLT:
-		return SPULSE_UT_RUN_PLT;
+		return spulse_uw_sp_ok(row->cfa_off, row->bp_off) ?
+		       SPULSE_UT_RUN_PLT : SPULSE_UT_RUN_NO;
 	default:
 		return SPULSE_UT_RUN_NO;
 	}
 }
 
-/* the set of @key (a PC + a memo's tag): its first way */
-static __always_inline struct spulse_ut_memo_ent *
-spulse_uw_memo_set(struct spulse_ut_memo *m, u64 key)
-{
-	return &m->ent[hash_64(key, SPULSE_UT_MEMO_SHIFT - 1) * 2];
-}
-
 /*
- * spulse_uw_lookup()'s memo miss, out of line (the walk keeps nothing of
- * it live): spulse_ut_lookup_why(), stored in way 0 of @key's set, the
- * entry it replaces moved to way 1
+ * The memo's miss, out of line (the walk keeps nothing of it live):
+ * spulse_ut_lookup_why(), stored in way 0 of @pc's set, the entry it
+ * replaces moved to way 1.
+ *
+ * Return: the entry (way 0 of the set).
  */
-static noinline const struct spulse_ut_row *
+static noinline unsigned long
 spulse_uw_memo_fill(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
-		    u64 pc, u8 *miss)
+		    u64 pc)
 {
-	u64 key = pc + m->tag;
-	struct spulse_ut_memo_ent *s = spulse_uw_memo_set(m, key);
-	const struct spulse_ut_row *row = spulse_ut_lookup_why(ps, pc, miss);
+	unsigned long j = spulse_ut_memo_set(pc), w = j + SPULSE_UT_MEMO_SETS;
+	const struct spulse_ut_row *row;
+	u8 miss, k;
 
-	s[1] = s[0];
-	s->key = key;
-	s->row = row;
-	s->miss = *miss;
-	s->run = spulse_uw_run_kind(row);
-	s->cfa_off = s->run ? row->cfa_off : 0;
-	s->bp_off = s->run ? row->bp_off : 0;
-	return row;
+	row = spulse_ut_lookup_why(ps, pc, &miss);
+	k = spulse_uw_run_kind(row);
+	if (row && row->kind == SPULSE_UT_END)
+		k = SPULSE_UT_RUN_END;	/* the run ends the walk complete */
+	m->key[w] = m->key[j];
+	m->row[w] = m->row[j];
+	m->cfa_off[w] = m->cfa_off[j];
+	m->bp_off[w] = m->bp_off[j];
+	m->miss[w] = m->miss[j];
+	m->run[w] = m->run[j];
+	m->key[j] = pc + m->tag;
+	m->row[j] = row;
+	m->cfa_off[j] = row ? row->cfa_off : 0;
+	m->bp_off[j] = row ? row->bp_off : 0;
+	m->miss[j] = miss;
+	m->run[j] = k;
+	return j;
 }
 
 /*
- * spulse_ut_memo_lookup(), inline in the walk; with @m, @pc is below 2^56
- * (the walk's PCs are below its task size, and it uses a memo only with a
- * task size of at most 2^56)
+ * The entry of @m that holds @pc (way 0, then way 1 of its set), filled
+ * on a miss; @pc below 2^56 (the walk's PCs are below its task size, and
+ * it uses a memo only with a task size of at most 2^56).
  */
+static __always_inline unsigned long
+spulse_uw_memo_ent(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
+		   u64 pc, u64 tag)
+{
+	unsigned long j = spulse_ut_memo_set(pc);
+
+	if (likely(m->key[j] == pc + tag))
+		return j;
+	j += SPULSE_UT_MEMO_SETS;
+	if (m->key[j] == pc + tag)
+		return j;
+	return spulse_uw_memo_fill(m, ps, pc);
+}
+
+/* spulse_ut_memo_lookup(), inline in the walk */
 static __always_inline const struct spulse_ut_row *
 spulse_uw_lookup(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
 		 u64 pc, u8 *miss)
 {
-	struct spulse_ut_memo_ent *e;
-	u64 key;
+	unsigned long j;
 
 	if (!m)
 		return spulse_ut_lookup_why(ps, pc, miss);
-	key = pc + m->tag;
-	e = spulse_uw_memo_set(m, key);
-	/* way 0, then way 1 */
-	if (likely(e->key == key))
-		goto hit;
-	e++;
-	if (e->key == key)
-		goto hit;
-	return spulse_uw_memo_fill(m, ps, pc, miss);
-hit:
-	*miss = e->miss;
-	return e->row;
+	j = spulse_uw_memo_ent(m, ps, pc, m->tag);
+	*miss = m->miss[j];
+	return m->row[j];
 }
 
 /**
@@ -357,10 +386,10 @@ static __always_inline bool spulse_uw_read(spulse_read_fn rd, void *ctx,
  * @n: frames stored
  * @steps: steps the run took
  * @miss: the last lookup's *@miss
+ * @k: spulse_uw_run_kind() of @row, not SPULSE_UT_RUN_NO (the walk's, on
+ *	entry to the run)
  * @w: room for a read through a call (so that no local of the run has its
  *	address taken and all stay in registers)
- * @ent: what the run's step needs of a row it looked up itself (the
- *	memo's entry for one it found there)
  */
 struct spulse_uw_st {
 	u64 sp;
@@ -370,21 +399,16 @@ struct spulse_uw_st {
 	u32 n;
 	u32 steps;
 	u8 miss;
+	u8 k;
 	u64 w[2];
-	struct spulse_ut_memo_ent ent;
 };
 
 /* spulse_uw_run(): the walk ended cleanly (a return address of 0) */
 #define SPULSE_UW_RUN_DONE	0xff
 static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_DONE);
-
-/* spulse_uw_lookup()'s memo miss, out of line; *@miss set */
-static noinline const struct spulse_ut_row *
-spulse_uw_lookup_slow(struct spulse_ut_memo *m, const struct spulse_ut_pset *ps,
-		      u64 pc, u8 *miss)
-{
-	return spulse_uw_lookup(m, ps, pc, miss);
-}
+/* spulse_uw_run(): the last frame's row is END (the walk is complete) */
+#define SPULSE_UW_RUN_END	0xfd
+static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_END);
 
 /*
  * The cut of a run's step whose BP failed the run's one check (8-byte
@@ -403,24 +427,63 @@ static noinline u8 spulse_uw_run_bad(u64 sp, u64 bp, u64 task_size)
 }
 
 /*
- * A run step's reads through a reader (@rd) or the sampler's first read
- * of a capture (copy_from_user_nmi()), out of line: the caller's BP at
- * @a when @rb, and the return address at @cfa - 8, as the table step
- * reads them (one 16-byte read when @a is @cfa - 16, else 8-byte reads,
- * the BP's first), into @st->w[0] and @st->w[1].
+ * A run's first step's reads through a reader (@rd) or the sampler's
+ * reads (the capture's first one through copy_from_user_nmi()), out of
+ * line: the caller's BP at @a when @rb, and the return address at @cfa -
+ * 8, as the table step reads them (one 16-byte read when @a is @cfa - 16,
+ * else 8-byte reads, the BP's first), into @st->w[0] and @st->w[1]. Also
+ * every read of the run's loop through a reader.
  */
-static noinline bool spulse_uw_run_read(struct spulse_uw_st *st,
-					spulse_read_fn rd, void *ctx, u64 a,
-					u64 cfa, bool rb)
+static noinline bool spulse_uw_run_read_rd(struct spulse_uw_st *st,
+					   spulse_read_fn rd, void *ctx, u64 a,
+					   u64 cfa, bool rb)
 {
 	if (rb && a == cfa - 16)
-		return rd ? !rd(ctx, a, st->w, 16) :
-			    spulse_ustack_read_slow(ctx, a, st->w, 16);
-	if (rb && (rd ? rd(ctx, a, st->w, 8) :
-			!spulse_ustack_read_slow(ctx, a, st->w, 8)))
+		return !rd(ctx, a, st->w, 16);
+	if (rb && rd(ctx, a, st->w, 8))
 		return false;
-	return rd ? !rd(ctx, cfa - 8, st->w + 1, 8) :
-		    spulse_ustack_read(ctx, cfa - 8, st->w + 1, 8);
+	return !rd(ctx, cfa - 8, st->w + 1, 8);
+}
+
+static noinline bool spulse_uw_run_read_uc(struct spulse_uw_st *st,
+					   struct spulse_ucache *uc, u64 a,
+					   u64 cfa, bool rb)
+{
+	const void __user *p = (const void __user *)(uintptr_t)(cfa - 8);
+	u64 *d = st->w + 1;
+	size_t len = 8;
+
+	if (likely(!uc->ok)) {
+		/*
+		 * the capture's first read, mostly: spulse_ustack_read_slow()
+		 * inline, the words the step reads first (the BP's, or both)
+		 */
+		if (rb) {
+			p = (const void __user *)(uintptr_t)a;
+			d = st->w;
+			len = a == cfa - 16 ? 16 : 8;
+		}
+		if (copy_from_user_nmi(d, p, len))
+			return false;
+		uc->ok = true;
+		if (len == 16 || !rb)
+			return true;
+		rb = false;	/* the BP is read: the return address next */
+	}
+	if (rb && a == cfa - 16)
+		return spulse_ustack_read(uc, a, st->w, 16);
+	if (rb && !spulse_ustack_read(uc, a, st->w, 8))
+		return false;
+	return spulse_ustack_read(uc, cfa - 8, st->w + 1, 8);
+}
+
+static __always_inline bool spulse_uw_run_read(struct spulse_uw_st *st,
+					       spulse_read_fn rd, void *ctx,
+					       u64 a, u64 cfa, bool rb)
+{
+	if (rd)
+		return spulse_uw_run_read_rd(st, rd, ctx, a, cfa, rb);
+	return spulse_uw_run_read_uc(st, ctx, a, cfa, rb);
 }
 
 /* spulse_uw_run_at(): a check of the table step failed, before any read */
@@ -428,23 +491,23 @@ static noinline bool spulse_uw_run_read(struct spulse_uw_st *st,
 static_assert(SPULSE_UW_CUT_NR < SPULSE_UW_RUN_STEP);
 
 /*
- * A run step's addresses for a frame at @sp, @bp whose PC is @pc and
- * whose row @e describes (its enum spulse_ut_run @k): the CFA, and where
- * the caller's BP is (*@a, when *@rb). A frame-pointer body's BP gets one
- * check that every BP the table step accepts passes (one that fails it
- * gets the table step's checks in their order, spulse_uw_run_bad()); any
- * other row the table step's checks in their order, up to its reads.
+ * A run's first step's addresses for a frame at @sp, @bp whose PC is @pc
+ * and whose row (its enum spulse_ut_run @k, @cfa_off, @bp_off) the run
+ * steps: the CFA, and where the caller's BP is (*@a, when *@rb), from any
+ * SP (the registers' or a signal frame's need not be aligned). A
+ * frame-pointer body's BP gets one check that every BP the table step
+ * accepts passes (one that fails it gets the table step's checks in their
+ * order, spulse_uw_run_bad()); any other row the table step's checks in
+ * their order, up to its reads.
  *
  * Return: SPULSE_UW_CUT_NONE (read), SPULSE_UW_RUN_STEP (leave the step
  * to the walk's own, which cuts it as the table step does) or a cut.
  */
-static __always_inline u8 spulse_uw_run_at(u8 k,
-					   const struct spulse_ut_memo_ent *e,
+static __always_inline u8 spulse_uw_run_at(u8 k, s32 cfa_off, s16 bp_off,
 					   u64 sp, u64 bp, u64 pc,
 					   u64 task_size, u64 *cfa, u64 *a,
 					   bool *rb)
 {
-	s16 boff;
 	u64 c;
 
 	if (k == SPULSE_UT_RUN_FP) {
@@ -455,17 +518,16 @@ static __always_inline u8 spulse_uw_run_at(u8 k,
 		*rb = true;
 		return SPULSE_UW_CUT_NONE;
 	}
-	c = (k == SPULSE_UT_RUN_BP ? bp : sp) + (s64)e->cfa_off;
+	c = (k == SPULSE_UT_RUN_BP ? bp : sp) + (s64)cfa_off;
 	if (unlikely(k == SPULSE_UT_RUN_PLT) && (pc & 15) >= 11)
 		c += 8;
 	if (unlikely(c <= sp || (c & 7) || c > task_size))
 		return SPULSE_UW_RUN_STEP;
-	boff = e->bp_off;
 	*cfa = c;
-	*a = c + (s64)boff;
-	*rb = boff;
+	*a = c + (s64)bp_off;
+	*rb = bp_off;
 	/* a slot below the SP, or wrapping */
-	if (boff && unlikely(*a < sp || *a >= c))
+	if (bp_off && unlikely(*a < sp || *a >= c))
 		return SPULSE_UW_RUN_STEP;
 	return SPULSE_UW_CUT_NONE;
 }
@@ -474,32 +536,42 @@ static __always_inline u8 spulse_uw_run_at(u8 k,
  * A run of table frames: from a frame whose row the run steps (enum
  * spulse_ut_run: CFA_SP, CFA_BP and PLT rows), the walk's table step for
  * that row, frame after frame while the memo says the next PC's row is
- * one too. The memo's entry holds what a step needs (its enum
- * spulse_ut_run, cfa_off, bp_off), so a hit is one key compare and the
- * step does not read the row. The step's checks (spulse_uw_run_at()):
- * where one fails before any read the run ends and leaves the step to
- * the walk's own (same checks, same order, same cut). Then the reads (the
- * caller's BP at CFA + bp_off unless bp_off is 0, the return address at
- * CFA - 8; one 16-byte read where bp_off is -16), one check of the return
- * address for both 0 and not a user address, the depth limit as a
- * pointer compare. A miss or another row (or @memo NULL) leaves the loop
- * through spulse_uw_lookup(), out of line, which answers as the walk
- * would. In a function of its own, with no local whose address is taken
- * once inlined, so that what a step needs stays in registers. A frame's
- * PC is the last frame stored (the walk's invariant), so the run keeps
- * none.
+ * one too. The first step (from the walk's SP, which need not be
+ * aligned) takes every check of the table step (spulse_uw_run_at()) and
+ * its reads out of line (spulse_uw_run_read(): the capture's first read
+ * is copy_from_user_nmi()); where a check fails before any read the run
+ * leaves the step to the walk's own (same checks, same order, same cut).
+ * Every later SP is a CFA a step checked (8-byte aligned, at most
+ * @task_size), so the loop's steps need fewer checks: a frame-pointer
+ * body one check of its BP for all of the table step's (a BP that fails
+ * it gets them in order, spulse_uw_run_bad()), a CFA_SP or PLT row only
+ * the CFA's upper bound (spulse_uw_sp_ok() proved the rest when the memo
+ * stored the entry), any other CFA_BP row all of them (leaving the step
+ * to the walk's own where one fails). Then the reads (the caller's BP at
+ * CFA + bp_off unless bp_off is 0, the return address at CFA - 8; one
+ * 16-byte read where bp_off is -16), one check of the return address for
+ * both 0 and not a user address, the depth limit as a pointer compare.
+ * The memo's entry holds what a step needs (enum spulse_ut_run, cfa_off,
+ * bp_off), so a hit is one key compare and the step does not read the
+ * row; a miss fills the entry out of line (spulse_uw_memo_fill()). An END
+ * row ends the run and the walk (complete), another row the run. Without
+ * a memo the run takes its first step only (the walk calls it again). In
+ * a function of its own, with no local whose address is taken once
+ * inlined, so that what a step needs stays in registers. A frame's PC is
+ * the last frame stored (the walk's invariant), so the run keeps none.
  *
  * @memo is used only with a @task_size of at most 2^56 (every PC below
  * it has a key); callers pass NULL otherwise. @user_ok (a constant): the
  * caller checked @task_size <= TASK_SIZE_MAX, so an address that passed
  * the step's checks needs no access_ok() (every read ends at or below the
  * CFA, at most @task_size). @rd NULL: the sampler's reads, inline loads
- * once the capture's first read (copy_from_user_nmi(), through
- * spulse_uw_run_read(), before the loop) is done.
+ * in the loop (the first step's read has made them valid).
  *
  * Return: SPULSE_UW_CUT_NONE (@st->row is a row for the walk's own step:
  * the walk goes on from @st), SPULSE_UW_RUN_DONE (a return address of 0),
- * or the cut's enum spulse_uw_cut (@st at the frame it was cut at).
+ * SPULSE_UW_RUN_END (the last frame's row is END: complete), or the cut's
+ * enum spulse_uw_cut (@st->n and @st->pc at the frame it was cut at;
+ * @st->sp and @st->bp are then of no use).
  */
 static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					u64 task_size, spulse_read_fn rd,
@@ -508,38 +580,66 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 					struct spulse_ut_memo *memo,
 					u64 *out, u32 max, bool user_ok)
 {
-	u64 sp = st->sp, bp = st->bp, nbp, ra, key, cfa, a;
+	u64 sp = st->sp, bp = st->bp, nbp, ra, pc, cfa, a;
 	u64 *o = out + st->n, *const end = out + max;
 	u64 tag = memo ? memo->tag : 0;
 	/* @task_size less 1 and 16, each one compare where it is spilled */
 	const u64 ts1 = task_size - 1, ts16 = task_size - 16;
-	struct spulse_ucache *uc = ctx;
-	const struct spulse_ut_memo_ent *e = &st->ent;
 	const struct spulse_ut_row *row = st->row;
-	u8 k = spulse_uw_run_kind(row), why = SPULSE_UW_CUT_NONE;
+	u8 k = st->k, why = SPULSE_UW_CUT_NONE;
+	struct spulse_ucache *uc = ctx;
+	unsigned long j;
 	bool rb;
+	s16 boff;
 
-	if (!k)
+	why = spulse_uw_run_at(k, row->cfa_off, row->bp_off, sp, bp, o[-1],
+			       task_size, &cfa, &a, &rb);
+	if (why == SPULSE_UW_RUN_STEP) {
+		/* @st->row is the frame's: the walk's step cuts it */
+		why = SPULSE_UW_CUT_NONE;
 		goto out;
-	st->ent.run = k;
-	st->ent.cfa_off = row->cfa_off;
-	st->ent.bp_off = row->bp_off;
-	if (rd || unlikely(!uc->ok)) {
-		/* the first step through spulse_uw_run_read() */
-		why = spulse_uw_run_at(k, e, sp, bp, o[-1], task_size, &cfa,
-				       &a, &rb);
-		if (why)
-			goto cut;
-		why = SPULSE_UW_CUT_UNREADABLE;
-		if (!spulse_uw_run_read(st, rd, ctx, a, cfa, rb))
-			goto out;
-		nbp = rb ? st->w[0] : bp;
-		ra = st->w[1];
-		goto have;
 	}
+	if (why)
+		goto out;
+	why = SPULSE_UW_CUT_UNREADABLE;
+	if (!rd && likely(!uc->ok) && rb && a == cfa - 16) {
+		/* the capture's first read: spulse_ustack_read_slow() */
+		if (copy_from_user_nmi(st->w, (const void __user *)(uintptr_t)a,
+				       16))
+			goto out;
+		uc->ok = true;
+	} else if (!spulse_uw_run_read(st, rd, ctx, a, cfa, rb)) {
+		goto out;
+	}
+	nbp = rb ? st->w[0] : bp;
+	ra = st->w[1];
 	for (;;) {
-		why = SPULSE_UW_CUT_UNREADABLE;
-		if (k == SPULSE_UT_RUN_FP) {
+		/*
+		 * the caller's frame (kept by a cut too: the walk uses only
+		 * the frames of a cut run, so the registers need not hold
+		 * the frame it was cut at)
+		 */
+		sp = cfa;
+		bp = nbp;
+		/* ra - 1 wraps for 0: one compare for both */
+		if (unlikely(ra - 1 >= ts1)) {
+			why = ra ? SPULSE_UW_CUT_BAD_FRAME : SPULSE_UW_RUN_DONE;
+			break;
+		}
+		why = SPULSE_UW_CUT_DEPTH;
+		if (unlikely(o == end))
+			break;
+		pc = ra - 1;
+		*o++ = pc;
+		why = SPULSE_UW_CUT_NONE;
+		if (!memo) {
+			st->row = spulse_ut_lookup_why(ps, pc, &st->miss);
+			break;
+		}
+		j = spulse_uw_memo_ent(memo, ps, pc, tag);
+		k = memo->run[j];
+		if (likely(k == SPULSE_UT_RUN_FP)) {
+			why = SPULSE_UW_CUT_UNREADABLE;
 			if (unlikely(bp < sp || bp > ts16 || (bp & 7))) {
 				why = spulse_uw_run_bad(sp, bp, task_size);
 				break;
@@ -568,92 +668,63 @@ static __always_inline u8 spulse_uw_run(struct spulse_uw_st *st,
 				unsafe_get_user(ra, p + 1, fault);
 				user_access_end();
 			}
-		} else {
-			s16 boff = e->bp_off;
-
-			cfa = (k == SPULSE_UT_RUN_BP ? bp : sp) +
-			      (s64)e->cfa_off;
-			if (unlikely(k == SPULSE_UT_RUN_PLT) &&
-			    (o[-1] & 15) >= 11)
-				cfa += 8;
+			continue;
+		}
+		if (likely(k == SPULSE_UT_RUN_SP)) {
+			/* from an aligned SP only the upper bound is left */
+			cfa = sp + (s64)memo->cfa_off[j];
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if (unlikely(cfa > task_size))
+				break;
+		} else if (k == SPULSE_UT_RUN_PLT) {
+			cfa = sp + (s64)memo->cfa_off[j] +
+			      ((pc & 15) >= 11 ? 8 : 0);
+			why = SPULSE_UW_CUT_BAD_FRAME;
+			if (unlikely(cfa > task_size))
+				break;
+		} else if (k == SPULSE_UT_RUN_BP) {
+			cfa = bp + (s64)memo->cfa_off[j];
 			if (unlikely(cfa <= sp || (cfa & 7) || cfa > task_size))
 				goto step;
-			nbp = bp;
-			a = cfa + (s64)boff;
 			/* a slot below the SP, or wrapping */
-			if (boff && unlikely(a < sp || a >= cfa))
+			a = cfa + (s64)memo->bp_off[j];
+			if (memo->bp_off[j] && unlikely(a < sp || a >= cfa))
 				goto step;
-			if (rd) {
-				if (!spulse_uw_run_read(st, rd, ctx, a, cfa,
-							boff))
-					break;
-				if (boff)
-					nbp = st->w[0];
-				ra = st->w[1];
-			} else {
-				const u64 __user *p =
-					(const u64 __user *)(uintptr_t)(cfa - 8);
+		} else {
+			/* another row ends the run, END the walk (complete) */
+			if (k != SPULSE_UT_RUN_END)
+				goto step;
+			why = SPULSE_UW_RUN_END;
+			break;
+		}
+		why = SPULSE_UW_CUT_UNREADABLE;
+		boff = memo->bp_off[j];
+		a = cfa + (s64)boff;
+		if (rd) {
+			if (!spulse_uw_run_read(st, rd, ctx, a, cfa, boff))
+				break;
+			if (boff)
+				nbp = st->w[0];
+			ra = st->w[1];
+		} else {
+			const u64 __user *p = (const u64 __user *)(uintptr_t)cfa;
 
-				/* both words end at or below the CFA */
-				if (user_ok) {
-					__uaccess_begin_nospec();
-				} else {
-					if (!access_ok(p, 8) ||
-					    (boff && !access_ok((const void __user *)
-								(uintptr_t)a, 8)))
-						break;
-					__uaccess_begin_nospec();
-				}
-				if (boff)
-					unsafe_get_user(nbp, (const u64 __user *)
-							(uintptr_t)a, fault);
-				unsafe_get_user(ra, p, fault);
-				user_access_end();
+			/* both words end at or below the CFA */
+			if (user_ok) {
+				__uaccess_begin_nospec();
+			} else {
+				if (!access_ok(p - 1, 8) ||
+				    (boff && !access_ok((const void __user *)
+							(uintptr_t)a, 8)))
+					break;
+				__uaccess_begin_nospec();
 			}
+			if (boff)
+				unsafe_get_user(nbp, (const u64 __user *)
+						(uintptr_t)a, fault);
+			unsafe_get_user(ra, p - 1, fault);
+			user_access_end();
 		}
-have:
-		/* ra - 1 wraps for 0: one compare for both */
-		if (unlikely(ra - 1 >= ts1)) {
-			why = ra ? SPULSE_UW_CUT_BAD_FRAME : SPULSE_UW_RUN_DONE;
-			break;
-		}
-		why = SPULSE_UW_CUT_DEPTH;
-		if (unlikely(o == end))
-			break;
-		*o++ = ra - 1;
-		sp = cfa;
-		bp = nbp;
-		if (memo) {
-			/* spulse_uw_lookup()'s hit: way 0, then way 1 */
-			key = ra - 1 + tag;
-			e = spulse_uw_memo_set(memo, key);
-			if (likely(e->key == key))
-				goto hit;
-			e++;
-			if (e->key == key)
-				goto hit;
-		}
-		row = spulse_uw_lookup_slow(memo, ps, ra - 1, &st->miss);
-		k = spulse_uw_run_kind(row);
-		if (!k) {
-			st->row = row;
-			why = SPULSE_UW_CUT_NONE;
-			break;
-		}
-		st->ent.run = k;
-		st->ent.cfa_off = row->cfa_off;
-		st->ent.bp_off = row->bp_off;
-		e = &st->ent;
-		continue;
-hit:
-		k = e->run;
-		if (likely(k))
-			continue;
-		/* a hit on another row: the run ends here */
-		st->row = e->row;
-		st->miss = e->miss;
-		why = SPULSE_UW_CUT_NONE;
-		break;
 	}
 out:
 	st->sp = sp;
@@ -662,12 +733,10 @@ out:
 	st->steps = o - out - st->n;
 	st->n = o - out;
 	return why;
-cut:
-	if (why != SPULSE_UW_RUN_STEP)
-		goto out;
 step:
-	/* a check failed before any read: the walk's step cuts here */
-	st->row = spulse_uw_lookup_slow(memo, ps, o[-1], &st->miss);
+	/* the walk's own step for the row of entry j: it cuts or ends here */
+	st->row = memo->row[j];
+	st->miss = memo->miss[j];
 	why = SPULSE_UW_CUT_NONE;
 	goto out;
 fault:
@@ -731,7 +800,8 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 					  bool fp_fallback, u64 *out, u32 max,
 					  struct spulse_uw_res *res)
 {
-	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a, w[2];
+	u64 sp = r->sp, bp = r->bp, pc = r->ip, cfa, nbp, ra, a;
+	u64 w[2] __uninitialized;	/* read into before any use */
 	const struct spulse_ut_row *row;
 	u8 kind, why, miss = SPULSE_UW_CUT_NO_SET;
 	u32 n = 0, tsteps = 0, fsteps = 0;
@@ -742,19 +812,29 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 		goto cut;
 	/* every PC of the walk is below task_size: with a memo, below 2^56 */
 	if (memo && ps && ps->serial &&
-	    task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT)
-		spulse_ut_memo_begin(memo, ps);
-	else
+	    task_size <= 1ULL << SPULSE_UT_MEMO_TAG_SHIFT) {
+		/* spulse_ut_memo_begin() only when it has work */
+		if (unlikely(memo->ps != ps || memo->serial != ps->serial ||
+			     !memo->tag))
+			spulse_ut_memo_begin(memo, ps);
+	} else {
 		memo = NULL;
+	}
 	out[n++] = r->ip;
 	row = spulse_uw_lookup(memo, ps, pc, &miss);
 	for (;;) {
-		if (spulse_uw_run_kind(row)) {
-			struct spulse_uw_st st = {
-				.sp = sp, .bp = bp, .pc = pc, .row = row,
-				.n = n, .miss = miss,
-			};
+		kind = spulse_uw_run_kind(row);
+		if (kind) {
+			/* not zeroed (INIT_STACK_ALL_ZERO): the run sets it */
+			struct spulse_uw_st st __uninitialized;
 
+			st.sp = sp;
+			st.bp = bp;
+			st.pc = pc;
+			st.row = row;
+			st.n = n;
+			st.miss = miss;
+			st.k = kind;
 			why = rd ? spulse_uw_run_rd(&st, task_size, rd, ctx, ps,
 						    memo, out, max) :
 				   spulse_uw_run_uc(&st, task_size, ctx, ps,
@@ -768,6 +848,10 @@ static __always_inline int spulse_uw_walk(const struct spulse_uregs *r,
 			tsteps += st.steps;
 			if (why == SPULSE_UW_RUN_DONE)
 				goto done;
+			if (why == SPULSE_UW_RUN_END) {
+				res->complete = true;
+				goto done;
+			}
 			if (why != SPULSE_UW_CUT_NONE)
 				goto cut;
 		}
@@ -979,6 +1063,33 @@ int spulse_unwind_walk_memo(const struct spulse_uregs *r, u64 task_size,
 			      out, max, res);
 }
 EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_memo);
+
+/**
+ * spulse_unwind_walk_uc() - spulse_unwind_walk_memo() of the current task
+ * @r: its user registers at kernel entry (ip exact, sp, bp)
+ * @uc: the calling CPU's reader state (the capture's, see
+ *	spulse_ustack_read()); its memo serves the walk
+ * @ps: the process's map set, or NULL (no tables)
+ * @fp_fallback: as for spulse_unwind_walk_memo()
+ * @out: receives the frames, leaf first
+ * @max: capacity of @out, the depth limit (>= 1)
+ * @res: what the walk did
+ *
+ * spulse_unwind_walk_memo(@r, TASK_SIZE_MAX, NULL, @uc, @ps, &@uc->memo,
+ * ...), the sampler's: a copy of the walk of its own, with the task size
+ * and the reader fixed and fewer arguments, so that less is spilled.
+ *
+ * Return: number of frames stored in @out.
+ */
+int spulse_unwind_walk_uc(const struct spulse_uregs *r,
+			  struct spulse_ucache *uc,
+			  const struct spulse_ut_pset *ps, bool fp_fallback,
+			  u64 *out, u32 max, struct spulse_uw_res *res)
+{
+	return spulse_uw_walk(r, TASK_SIZE_MAX, NULL, uc, ps, &uc->memo,
+			      fp_fallback, out, max, res);
+}
+EXPORT_SYMBOL_IF_KUNIT(spulse_unwind_walk_uc);
 
 /**
  * spulse_unwind_walk() - spulse_unwind_walk_memo() without a memo

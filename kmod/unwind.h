@@ -4,7 +4,8 @@
  * unwind_table.c: the registry the debugfs file "unwind" fills), see
  * docs/UNWIND.md, "In the kernel". Tables and per-process map sets are
  * published with RCU; readers (sampler, off-CPU probes) hold
- * rcu_read_lock() across a walk.
+ * rcu_read_lock_sched() across a walk (a preempt-disabled section, which
+ * synchronize_rcu() and kfree_rcu() wait for).
  */
 #ifndef SPULSE_KMOD_UNWIND_H
 #define SPULSE_KMOD_UNWIND_H
@@ -219,6 +220,10 @@ int spulse_unwind_walk(const struct spulse_uregs *r, u64 task_size,
 		       spulse_read_fn rd, void *ctx,
 		       const struct spulse_ut_pset *ps, bool fp_fallback,
 		       u64 *out, u32 max, struct spulse_uw_res *res);
+int spulse_unwind_walk_uc(const struct spulse_uregs *r,
+			  struct spulse_ucache *uc,
+			  const struct spulse_ut_pset *ps, bool fp_fallback,
+			  u64 *out, u32 max, struct spulse_uw_res *res);
 void spulse_ut_memo_begin(struct spulse_ut_memo *m,
 			  const struct spulse_ut_pset *ps);
 const struct spulse_ut_row *spulse_ut_memo_lookup(struct spulse_ut_memo *m,

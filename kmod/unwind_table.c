@@ -7,10 +7,13 @@
  * the off-CPU probes) and release (DEL, process exit/exec, rmmod).
  *
  * Writers serialize on reg->lock. Readers find a process's map set with
- * spulse_ut_pset_find() under rcu_read_lock() (legal in NMI) and keep it,
- * and the tables it names, until rcu_read_unlock(): a replaced or removed
- * map set is freed with kfree_rcu(), a deleted table after
- * synchronize_rcu(), once no map set names it any more. A published map
+ * spulse_ut_pset_find() in an RCU read-side section (legal in NMI; the
+ * capture's is rcu_read_lock_sched(), a preempt-disabled section, which
+ * synchronize_rcu() and kfree_rcu() have waited for since the RCU
+ * flavours were merged in 4.20) and keep it, and the tables it names,
+ * until the section ends: a replaced or removed map set is freed with
+ * kfree_rcu(), a deleted table after synchronize_rcu(), once no map set
+ * names it any more. A published map
  * set is never changed (a MAP or DEL publishes a new one, with a new
  * serial), so a reader may remember lookups in it by (pointer, serial)
  * from one walk to the next (struct spulse_ut_memo): it uses them only
@@ -182,8 +185,8 @@ static struct hlist_head *spulse_ut_bucket(struct spulse_ut_reg *reg, u32 pid)
  * @reg: registry
  * @pid: tgid
  *
- * Call under rcu_read_lock() (any context, NMI included); the set and its
- * tables stay valid until rcu_read_unlock().
+ * Call under rcu_read_lock() or rcu_read_lock_sched() (any context, NMI
+ * included); the set and its tables stay valid until the section ends.
  *
  * Return: the map set, or NULL (none, or the process was retired).
  */

@@ -230,8 +230,8 @@ static void spulse_ustack_fp_cut(struct spulse_uw_res *res, const u64 *out,
  *	why)
  *
  * 64-bit tasks: with a map set loaded for the current process (and @mode
- * not fp) spulse_unwind_walk_memo() with the CPU's memo of recent lookups
- * (@uc->memo), under rcu_read_lock(), falling back to the frame-pointer step where no row
+ * not fp) spulse_unwind_walk_uc() (spulse_unwind_walk_memo() with the CPU's
+ * memo of recent lookups, @uc->memo), under rcu_read_lock_sched(), falling back to the frame-pointer step where no row
  * covers the PC unless @mode is tables; without one, spulse_ustack_walk()
  * (@mode tables: the leaf alone, truncated). A 32-bit (compat) task gets
  * only its IP, marked truncated. Every cut stack (samples and off-CPU
@@ -248,14 +248,14 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 			  struct spulse_ucache *uc, u64 *out, u32 max,
 			  struct spulse_uw_res *res)
 {
-	struct spulse_uregs ur = {
-		.ip = uregs->ip,
-		.sp = uregs->sp,
-		.bp = uregs->bp,
-	};
 	struct spulse_cpu *c = container_of(uc, struct spulse_cpu, uc);
+	struct spulse_uregs *ur = &uc->regs;
 	const struct spulse_ut_pset *ps;
 	int n = 0;
+
+	ur->ip = uregs->ip;
+	ur->sp = uregs->sp;
+	ur->bp = uregs->bp;
 
 	memset(res, 0, sizeof(*res));
 	if (user_64bit_mode(uregs)) {
@@ -265,29 +265,33 @@ int spulse_ustack_capture(struct pt_regs *uregs, enum spulse_unwind_mode mode,
 		if (mode != SPULSE_UNWIND_FP &&
 		    (READ_ONCE(spulse_ut.nprocs) ||
 		     mode == SPULSE_UNWIND_TABLES)) {
-			rcu_read_lock();
+			/*
+			 * a preempt-disabled RCU reader: since the flavours
+			 * were merged (4.20) synchronize_rcu() and
+			 * kfree_rcu() wait for it as for rcu_read_lock(),
+			 * which under PREEMPT_RCU costs two calls a sample
+			 */
+			rcu_read_lock_sched();
 			ps = spulse_ut_pset_find(&spulse_ut,
 						 task_tgid_nr(current));
 			if (ps || mode == SPULSE_UNWIND_TABLES)
-				n = spulse_unwind_walk_memo(&ur, TASK_SIZE_MAX,
-							    NULL, uc, ps,
-							    &uc->memo,
-							    mode == SPULSE_UNWIND_AUTO,
-							    out, max, res);
-			rcu_read_unlock();
+				n = spulse_unwind_walk_uc(ur, uc, ps,
+							  mode == SPULSE_UNWIND_AUTO,
+							  out, max, res);
+			rcu_read_unlock_sched();
 		}
 		if (!ps && mode != SPULSE_UNWIND_TABLES) {
-			n = spulse_ustack_walk(&ur, TASK_SIZE_MAX, NULL, uc,
+			n = spulse_ustack_walk(ur, TASK_SIZE_MAX, NULL, uc,
 					       out, max, &res->truncated);
 			res->fp_steps = n > 1 ? n - 1 : 0;
 			spulse_ustack_fp_cut(res, out, n, max);
 		}
 		pagefault_enable();
-	} else if (ur.ip < TASK_SIZE_MAX && max) {
-		out[n++] = ur.ip;
+	} else if (ur->ip < TASK_SIZE_MAX && max) {
+		out[n++] = ur->ip;
 		res->truncated = true;
 		res->cut = SPULSE_UW_CUT_COMPAT32;
-		res->cut_pc = ur.ip;
+		res->cut_pc = ur->ip;
 	}
 	if (res->truncated) {
 		bool tables = READ_ONCE(spulse_ut.ntables);

@@ -8,6 +8,7 @@
 #define SPULSE_KMOD_USTACK_H
 
 #include <linux/compiler.h>
+#include <linux/hash.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 
@@ -35,10 +36,12 @@ struct spulse_ut_row;
 struct spulse_ut_pset;
 
 /*
- * 512 entries, 2-way sets (16 KiB a CPU): python3 on bench-insns misses
- * about half as often as with 128 (docs/UNWIND.md)
+ * 1024 entries, 2-way sets (24 KiB a CPU): bench-insns' python3 stacks,
+ * replayed, miss 0.33-0.36 times a sample where 512 entries miss
+ * 0.61-0.68 and 128 about 1.4 (docs/UNWIND.md)
  */
-#define SPULSE_UT_MEMO_SHIFT	9
+#define SPULSE_UT_MEMO_SHIFT	10
+#define SPULSE_UT_MEMO_SETS	(1U << (SPULSE_UT_MEMO_SHIFT - 1))
 /*
  * An entry's key is its PC plus the memo's tag (stamp << 56): a PC is
  * below 2^56 (TASK_SIZE_MAX), so a key names the PC and the stamp at once
@@ -47,37 +50,21 @@ struct spulse_ut_pset;
 #define SPULSE_UT_MEMO_TAG_SHIFT	56
 
 /**
- * struct spulse_ut_memo_ent - one remembered PC -> row lookup
- * @key: the PC looked up (spulse_ut_lookup_why()'s @pc) + the memo's @tag
- *	it was stored under (another tag, or 0: empty)
- * @row: its result (NULL: none)
- * @cfa_off: @row's cfa_off (when @run is not SPULSE_UT_RUN_NO)
- * @bp_off: @row's bp_off (likewise)
- * @miss: its *@miss (why there is no row)
- * @run: enum spulse_ut_run: how the walk's run steps @row without leaving
- *	its loop or reading @row (SPULSE_UT_RUN_NO: it does not)
- * @pad: 0; makes an entry 32 bytes, so that a set's offset in the memo is
- *	the hash shifted, not multiplied
- */
-struct spulse_ut_memo_ent {
-	u64 key;
-	const struct spulse_ut_row *row;
-	s32 cfa_off;
-	s16 bp_off;
-	u8 miss;
-	u8 run;
-	u64 pad;
-};
-
-/**
  * enum spulse_ut_run - the step the walk's run takes for a row (unwind.c)
  * @SPULSE_UT_RUN_NO: none, the walk's own step (no row, NONE, END,
- *	SIGNAL, CFA_DEREF_BP, UNKNOWN)
+ *	SIGNAL, CFA_DEREF_BP, UNKNOWN, and a CFA_SP or PLT row that
+ *	spulse_uw_run_kind() leaves to the walk)
  * @SPULSE_UT_RUN_FP: a frame-pointer body (CFA_BP 16, caller's BP at CFA -
  *	16): one check of the BP, one 16-byte read at BP
- * @SPULSE_UT_RUN_SP: any other CFA_SP row: CFA = SP + cfa_off
+ * @SPULSE_UT_RUN_SP: any other CFA_SP row: CFA = SP + cfa_off, where
+ *	cfa_off is a positive multiple of 8 and the caller's BP slot (if
+ *	any) at or above the SP: from an 8-byte aligned SP the only check
+ *	left is the CFA's upper bound
  * @SPULSE_UT_RUN_BP: any other CFA_BP row: CFA = BP + cfa_off
- * @SPULSE_UT_RUN_PLT: a PLT row: CFA = SP + cfa_off (+ 8 at PC & 15 >= 11)
+ * @SPULSE_UT_RUN_PLT: a PLT row: CFA = SP + cfa_off (+ 8 at PC & 15 >= 11),
+ *	cfa_off as for @SPULSE_UT_RUN_SP
+ * @SPULSE_UT_RUN_END: an END row (in a memo entry only): the run ends the
+ *	walk, complete
  */
 enum spulse_ut_run {
 	SPULSE_UT_RUN_NO,
@@ -85,15 +72,25 @@ enum spulse_ut_run {
 	SPULSE_UT_RUN_SP,
 	SPULSE_UT_RUN_BP,
 	SPULSE_UT_RUN_PLT,
+	SPULSE_UT_RUN_END,
 };
 
 /**
  * struct spulse_ut_memo - one CPU's recent PC -> row lookups, all of one
  *	map set (unwind.c, spulse_ut_memo_begin())
- * @ent: the entries, in sets of two by hash of the key (the newer of a
- *	set's lookups in way 0): two PCs of one stack whose hashes meet
- *	(gt's leaf and a caller on bench-insns) both stay; first, so that a
- *	set's address is the memo's plus one multiply
+ * @key: per entry, the PC looked up (spulse_ut_lookup_why()'s @pc) + the
+ *	memo's @tag it was stored under (another tag, or 0: empty). Entry
+ *	j < SPULSE_UT_MEMO_SETS is way 0 of set j, entry j +
+ *	SPULSE_UT_MEMO_SETS its way 1 (the older of the set's two lookups):
+ *	two PCs of one stack whose sets meet both stay. One array per field,
+ *	so that the walk reaches each field of entry j in one instruction
+ *	(base + j scaled), with no multiply or shift of j
+ * @row: its result (NULL: none)
+ * @cfa_off: @row's cfa_off (0 without a row)
+ * @bp_off: @row's bp_off (likewise)
+ * @miss: its *@miss (why there is no row)
+ * @run: enum spulse_ut_run: how the walk's run steps @row without leaving
+ *	its loop or reading @row (SPULSE_UT_RUN_NO: it does not)
  * @ps: the map set the entries were looked up in
  * @serial: @ps->serial then (a map set is never changed once published
  *	and every one gets a new serial, so the pair names one set for good)
@@ -107,21 +104,47 @@ enum spulse_ut_run {
  * caller's rcu_read_lock()), so no pointer of a freed table is ever read.
  */
 struct spulse_ut_memo {
-	struct spulse_ut_memo_ent ent[1U << SPULSE_UT_MEMO_SHIFT];
+	u64 key[2 * SPULSE_UT_MEMO_SETS];
+	const struct spulse_ut_row *row[2 * SPULSE_UT_MEMO_SETS];
+	s32 cfa_off[2 * SPULSE_UT_MEMO_SETS];
+	s16 bp_off[2 * SPULSE_UT_MEMO_SETS];
+	u8 miss[2 * SPULSE_UT_MEMO_SETS];
+	u8 run[2 * SPULSE_UT_MEMO_SETS];
 	const struct spulse_ut_pset *ps;
 	u64 serial;
 	u64 tag;
 };
 
 /**
+ * spulse_ut_memo_set() - the set of a memo that remembers a PC
+ * @pc: user address
+ *
+ * A multiplicative hash of the PC's low 32 bits (one 32-bit multiply by a
+ * constant and a shift): the return addresses of one stack spread over
+ * the sets, and two PCs 4 GiB apart only share a set.
+ *
+ * Return: the set, 0 .. SPULSE_UT_MEMO_SETS - 1 (its way 0's entry).
+ */
+static __always_inline unsigned long spulse_ut_memo_set(u64 pc)
+{
+	/* hash_32(), computed in a long: the walk indexes with it as is */
+	return (unsigned long)((u32)pc * GOLDEN_RATIO_32) >>
+	       (32 - (SPULSE_UT_MEMO_SHIFT - 1));
+}
+
+/**
  * struct spulse_ucache - one CPU's user-stack reader state
  * @ok: this capture has read user memory through copy_from_user_nmi()
  *	once (so the interrupted context's mm is the task's, and stays so
  *	until the capture ends): the following reads are single loads
+ * @regs: the capture's user registers (here rather than on the stack:
+ *	the walkers take them by address, and no local of the capture then
+ *	has its address taken, which spares it a stack canary)
  * @memo: recent row lookups (kept from capture to capture)
  */
 struct spulse_ucache {
 	bool ok;
+	struct spulse_uregs regs;
 	struct spulse_ut_memo memo;
 };
 

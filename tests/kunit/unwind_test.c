@@ -616,7 +616,11 @@ static void step_kernel_ip_gives_no_frames(struct kunit *test)
 
 /* ---- lying tables ---- */
 
-static void lie_cfa_at_or_below_sp_truncates(struct kunit *test)
+/*
+ * A table whose rows each break one safety rule at SP = at(100), BP =
+ * at(10) (rows 0x100 apart, the PC 8 into one)
+ */
+static const struct spulse_ut_pset *lie_pset(struct kunit *test)
 {
 	static const struct spulse_ut_row rows[] = {
 		ROW(0x000, CFA_SP, 0, 0),	/* CFA == SP */
@@ -626,8 +630,14 @@ static void lie_cfa_at_or_below_sp_truncates(struct kunit *test)
 		ROW(0x400, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
 		ROW(0x500, CFA_SP, 16, -2048),	/* saved bp below SP */
 	};
-	const struct spulse_ut_pset *ps =
-		one_map(test, new_tab(test, TEXT, TEXT_END, rows, 6));
+
+	return one_map(test, new_tab(test, TEXT, TEXT_END, rows,
+				     ARRAY_SIZE(rows)));
+}
+
+static void lie_cfa_at_or_below_sp_truncates(struct kunit *test)
+{
+	const struct spulse_ut_pset *ps = lie_pset(test);
 	struct fake_stack *fs = new_stack(test);
 	struct spulse_uw_res res;
 	u64 out[8], pc;
@@ -912,33 +922,122 @@ static bool is_run_row(const struct spulse_ut_row *w)
 	       w->bp_off == -16;
 }
 
-static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
+/*
+ * The random-walk tests' memory: a stack with holes, a memo, a table of
+ * rows 0x40 apart that the test rewrites in place (@rows, the table's own
+ * copy) and its map set; @st seeds rnd().
+ */
+struct rand_fix {
+	struct hole_stack *hs;
+	struct spulse_ut_memo *memo;
+	struct spulse_ut_row *rows;
+	struct spulse_ut_pset *ps;
+	u64 st;
+};
+
+static void rand_fix_init(struct kunit *test, struct rand_fix *f, u32 nrows)
 {
-	const u32 nrows = 64, span = 0x40 * 64;
-	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
-	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
-						    GFP_KERNEL);
 	struct spulse_ut_row *rows = kunit_kcalloc(test, nrows, sizeof(*rows),
 						   GFP_KERNEL);
-	u32 iter, i, bad = 0, deep = 0, std_steps = 0, runs = 0, round;
-	struct spulse_uw_res rr, rf, rm;
-	u64 ref[24], fast[24], memod[24];
-	u64 st = get_random_u64() | 1;
-	struct spulse_ut_pset *ps;
 	struct spulse_ut_tab *t;
-	struct spulse_uregs r;
-	int nr, nf, nm;
 
+	f->hs = kunit_kzalloc(test, sizeof(*f->hs), GFP_KERNEL);
+	f->memo = kunit_kzalloc(test, sizeof(*f->memo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rows);
-	KUNIT_ASSERT_NOT_NULL(test, hs);
-	KUNIT_ASSERT_NOT_NULL(test, memo);
-	t = new_tab(test, TEXT, TEXT + span, rows, nrows);
-	rows = (struct spulse_ut_row *)t->rows;	/* the table's own copy */
-	ps = one_map(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, f->hs);
+	KUNIT_ASSERT_NOT_NULL(test, f->memo);
+	t = new_tab(test, TEXT, TEXT + 0x40 * nrows, rows, nrows);
+	f->rows = (struct spulse_ut_row *)t->rows;
+	f->ps = one_map(test, t);
+	f->st = get_random_u64() | 1;
+}
+
+/*
+ * How rand_stack() draws a word (c = rnd() % @n): below @ra a return
+ * address into the text or just past it, below @link a link 1 .. @up
+ * words up, below @zero 0, else a kernel address or garbage; below @fp
+ * (0: never) a frame-pointer chain instead (even words link 2 or 4 words
+ * up, odd ones are return addresses into the text). One word in @hole is
+ * unreadable.
+ */
+struct stack_mix {
+	u32 n, ra, link, zero, up, fp, hole;
+};
+
+static void rand_stack(struct rand_fix *f, u32 span, const struct stack_mix *m)
+{
+	struct hole_stack *hs = f->hs;
+	u64 *st = &f->st;
+	u32 i;
+
+	for (i = 0; i < FAKE_WORDS; i++) {
+		u32 c = rnd(st) % m->n;
+
+		hs->fs.w[i] = c < m->ra ? RA(TEXT + rnd(st) % (span + 0x100)) :
+			      c < m->link ? at(min(i + 1 + rnd(st) % m->up,
+						   FAKE_WORDS - 1U)) :
+			      c < m->zero ? 0 :
+			      rnd(st) & 1 ? KADDR :
+			      (u64)rnd(st) << 32 | rnd(st);
+		if (c < m->fp)
+			hs->fs.w[i] = i & 1 ? RA(TEXT + rnd(st) % span) :
+				      at(min(i + 2 + 2 * (rnd(st) % 2),
+					     FAKE_WORDS - 1U));
+		hs->hole[i] = rnd(st) % m->hole == 0;
+	}
+}
+
+/*
+ * @r's walk (at most @max frames, <= 24) without a memo, then @times with
+ * @memo (cleared first when @clear), each against the plain step's, which
+ * fills @ref, *@nr and @rr: the number of walks that differ from it.
+ */
+static u32 walks_differ(struct hole_stack *hs, const struct spulse_ut_pset *ps,
+			struct spulse_ut_memo *memo,
+			const struct spulse_uregs *r, u32 max, u32 times,
+			bool clear, u64 *ref, int *nr, struct spulse_uw_res *rr)
+{
+	struct spulse_uw_res rg;
+	u32 bad = 0, i;
+	u64 got[24];
+	int n;
+
+	*nr = ref_walk(hs, ps, r->ip, r->sp, r->bp, ref, max, rr);
+	n = spulse_unwind_walk(r, TASK_SZ, hole_read, hs, ps, true, got, max,
+			       &rg);
+	bad += !same_walk(ref, *nr, rr, got, n, &rg);
+	if (clear)
+		memset(memo, 0, sizeof(*memo));
+	for (i = 0; i < times; i++) {
+		n = spulse_unwind_walk_memo(r, TASK_SZ, hole_read, hs, ps, memo,
+					    true, got, max, &rg);
+		bad += !same_walk(ref, *nr, rr, got, n, &rg);
+	}
+	return bad;
+}
+
+static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
+{
+	/* words: 11 in 20 return addresses, 7 links, 1 zero, 1 else */
+	static const struct stack_mix mix = { 20, 11, 18, 19, 6, 0, 64 };
+	/* odd rounds: 17 in 20 of a frame-pointer chain */
+	static const struct stack_mix fp_mix = { 20, 11, 18, 19, 6, 17, 64 };
+	const u32 nrows = 64, span = 0x40 * 64;
+	u32 iter, i, bad = 0, deep = 0, std_steps = 0, runs = 0, round;
+	struct spulse_ut_row *rows;
+	struct spulse_uw_res rr;
+	struct rand_fix f;
+	struct spulse_uregs r;
+	u64 ref[24];
+	int nr;
+
+	rand_fix_init(test, &f, nrows);
+	rows = f.rows;
 	for (round = 0; round < 20; round++) {
 		for (i = 0; i < nrows; i++) {
 			/* odd rounds: mostly frame-pointer bodies */
-			u32 c = round & 1 && rnd(&st) % 4 ? 0 : rnd(&st) % 16;
+			u32 c = round & 1 && rnd(&f.st) % 4 ? 0 :
+				rnd(&f.st) % 16;
 
 			rows[i] = (struct spulse_ut_row){ .start = 0x40 * i };
 			if (c < 7) {
@@ -949,8 +1048,8 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 				static const s16 bo[] = { 0, -8, -16, -16, -24 };
 
 				rows[i].kind = SPULSE_UT_CFA_SP;
-				rows[i].cfa_off = 8 * (1 + rnd(&st) % 5);
-				rows[i].bp_off = bo[rnd(&st) % 5];
+				rows[i].cfa_off = 8 * (1 + rnd(&f.st) % 5);
+				rows[i].bp_off = bo[rnd(&f.st) % 5];
 			} else {
 				rows[i].kind = c == 14 ? SPULSE_UT_NONE :
 					       i & 1 ? SPULSE_UT_END :
@@ -958,55 +1057,28 @@ static void fast_frame_and_memo_equal_the_plain_step(struct kunit *test)
 			}
 		}
 		/* new rows: a new set as far as the memo is concerned */
-		ps->serial = spulse_ut_serial_next();
+		f.ps->serial = spulse_ut_serial_next();
 		for (iter = 0; iter < 150; iter++) {
-			for (i = 0; i < FAKE_WORDS; i++) {
-				u32 c = rnd(&st) % 20;
-
-				hs->fs.w[i] = c < 11 ? RA(TEXT + rnd(&st) %
-							 (span + 0x100)) :
-					      c < 18 ? at(min(i + 1 + rnd(&st) % 6,
-							      FAKE_WORDS - 1U)) :
-					      c < 19 ? 0 :
-					      rnd(&st) & 1 ? KADDR :
-					      (u64)rnd(&st) << 32 | rnd(&st);
-				/*
-				 * odd rounds: mostly a frame-pointer chain
-				 * (even words link 2 or 4 words up, odd ones
-				 * are return addresses)
-				 */
-				if (round & 1 && c < 17)
-					hs->fs.w[i] = i & 1 ?
-						RA(TEXT + rnd(&st) % span) :
-						at(min(i + 2 + 2 * (rnd(&st) % 2),
-						       FAKE_WORDS - 1U));
-				hs->hole[i] = rnd(&st) % 64 == 0;
-			}
-			i = rnd(&st) % 64;
+			rand_stack(&f, span, round & 1 ? &fp_mix : &mix);
+			i = rnd(&f.st) % 64;
 			r = (struct spulse_uregs){
-				.ip = TEXT + rnd(&st) % span,
+				.ip = TEXT + rnd(&f.st) % span,
 				.sp = at(i),
-				.bp = at((i + rnd(&st) % 4) & ~(round & 1)),
+				.bp = at((i + rnd(&f.st) % 4) & ~(round & 1)),
 			};
-			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, 24, &rr);
-			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
-						true, fast, 24, &rf);
-			nm = spulse_unwind_walk_memo(&r, TASK_SZ, hole_read, hs,
-						     ps, memo, true, memod, 24,
-						     &rm);
-			if (!same_walk(ref, nr, &rr, fast, nf, &rf) ||
-			    !same_walk(ref, nr, &rr, memod, nm, &rm))
-				bad++;
+			/* the memo kept across walks: mostly hits */
+			bad += walks_differ(f.hs, f.ps, f.memo, &r, 24, 1, false,
+					    ref, &nr, &rr);
 			deep += nr >= 4;
 			/* steps taken from a row with bp_off -16 */
 			for (i = 0; i + 1 < (u32)nr; i++) {
 				const struct spulse_ut_row *w =
-					spulse_ut_lookup(ps, ref[i]);
+					spulse_ut_lookup(f.ps, ref[i]);
 
 				std_steps += w && w->kind != SPULSE_UT_NONE &&
 					     w->bp_off == -16;
 				runs += is_run_row(w) && i + 2 < (u32)nr &&
-					is_run_row(spulse_ut_lookup(ps,
+					is_run_row(spulse_ut_lookup(f.ps,
 								    ref[i + 1]));
 			}
 		}
@@ -1051,11 +1123,11 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 		RA(TEXT + 0x110), TASK_SZ - 1, TASK_SZ, TASK_SZ + 1, KADDR,
 		~0ULL,
 	};
-	struct spulse_uw_res rr, rf, rm;
-	u64 ref[12], got[12], memod[12];
+	struct spulse_uw_res rr, rm;
+	u64 ref[12], got[12];
 	u32 i, k, max, bad = 0, cases = 0;
-	int nr, nf, nm, warm;
 	struct spulse_uregs r;
+	int nr;
 
 	KUNIT_ASSERT_NOT_NULL(test, hs);
 	KUNIT_ASSERT_NOT_NULL(test, memo);
@@ -1088,19 +1160,8 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 			r = (struct spulse_uregs){
 				.ip = TEXT + 0x208, .sp = at(4), .bp = at(8),
 			};
-			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, max, &rr);
-			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
-						true, got, max, &rf);
-			if (!same_walk(ref, nr, &rr, got, nf, &rf))
-				bad++;
-			for (warm = 0; warm < 2; warm++) {
-				nm = spulse_unwind_walk_memo(&r, TASK_SZ,
-							     hole_read, hs, ps,
-							     memo, true, memod,
-							     max, &rm);
-				if (!same_walk(ref, nr, &rr, memod, nm, &rm))
-					bad++;
-			}
+			bad += walks_differ(hs, ps, memo, &r, max, 2, false,
+					    ref, &nr, &rr);
 			cases++;
 		}
 	}
@@ -1110,15 +1171,8 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 			r = (struct spulse_uregs){
 				.ip = TEXT + 0x208, .sp = i, .bp = bps[k],
 			};
-			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, 8, &rr);
-			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
-						true, got, 8, &rf);
-			nm = spulse_unwind_walk_memo(&r, TASK_SZ, hole_read, hs,
-						     ps, memo, true, memod, 8,
-						     &rm);
-			if (!same_walk(ref, nr, &rr, got, nf, &rf) ||
-			    !same_walk(ref, nr, &rr, memod, nm, &rm))
-				bad++;
+			bad += walks_differ(hs, ps, memo, &r, 8, 1, false, ref,
+					    &nr, &rr);
 			cases++;
 		}
 	}
@@ -1134,6 +1188,84 @@ static void run_edges_cut_as_the_plain_step(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rm.cut, SPULSE_UW_CUT_BAD_FRAME);
 	KUNIT_EXPECT_EQ(test, bad, 0U);
 	kunit_info(test, "%u walks compared\n", cases);
+}
+
+/*
+ * The run's loop steps a CFA_SP or PLT row only from an aligned SP and
+ * only when cfa_off is a positive multiple of 8 and the caller's BP slot
+ * is at or above the SP; other such rows it hands to the walk's own step.
+ * Two frame-pointer bodies (the run's first step, then one in its loop)
+ * return into each kind of row the loop must refuse, and into one it
+ * takes: the walk, without a memo, cold and warm, equals the plain step,
+ * and each row ends as the plain step says (a PLT row whose slot is below
+ * the SP in the stub's first half and not in its second: cut, then
+ * stepped).
+ */
+static void run_hands_refused_rows_to_the_walk(struct kunit *test)
+{
+	static const struct spulse_ut_row rows[] = {
+		ROW(0x000, CFA_BP, 16, -16),	/* frame-pointer body */
+		ROW(0x100, CFA_SP, 0, 0),	/* CFA == SP */
+		ROW(0x200, CFA_SP, -64, 0),	/* CFA below SP */
+		ROW(0x300, CFA_SP, 12, 0),	/* misaligned CFA */
+		ROW(0x400, CFA_SP, 16, -24),	/* BP slot below SP */
+		ROW(0x500, PLT, 8, -16),	/* slot below SP, 1st half */
+		ROW(0x600, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
+		ROW(0x700, CFA_SP, 24, -16),	/* taken by the loop */
+		ROW(0x800, END, 0, 0),
+	};
+	static const struct {
+		u64 pc;		/* the row the second body returns into */
+		u8 cut;		/* the plain step's cut (NONE: complete) */
+	} cases[] = {
+		{ TEXT + 0x108, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x208, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x308, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x408, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x503, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x50c, SPULSE_UW_CUT_NONE },
+		{ TEXT + 0x608, SPULSE_UW_CUT_BAD_FRAME },
+		{ TEXT + 0x708, SPULSE_UW_CUT_NONE },
+	};
+	struct spulse_ut_pset *ps = one_map(test, new_tab(test, TEXT, TEXT_END,
+							  rows,
+							  ARRAY_SIZE(rows)));
+	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
+	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
+						    GFP_KERNEL);
+	struct spulse_uw_res rr;
+	struct spulse_uregs r;
+	u32 i, bad = 0;
+	u64 ref[12];
+	int nr;
+
+	KUNIT_ASSERT_NOT_NULL(test, hs);
+	KUNIT_ASSERT_NOT_NULL(test, memo);
+	ps->serial = spulse_ut_serial_next();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(hs, 0, sizeof(*hs));
+		/* bodies at words 8 and 12; the row's frame SP at word 14 */
+		hs->fs.w[8] = at(12);
+		hs->fs.w[9] = RA(TEXT + 0x10);
+		hs->fs.w[12] = at(40);
+		hs->fs.w[13] = RA(cases[i].pc);
+		/* the return addresses the stepping rows read: the END */
+		hs->fs.w[15] = RA(TEXT + 0x800);
+		hs->fs.w[16] = RA(TEXT + 0x800);
+		r = (struct spulse_uregs){
+			.ip = TEXT + 0x20, .sp = at(4), .bp = at(8),
+		};
+		bad += walks_differ(hs, ps, memo, &r, 12, 2, true, ref, &nr,
+				    &rr);
+		KUNIT_EXPECT_EQ_MSG(test, rr.cut, cases[i].cut, "pc %llx",
+				    cases[i].pc);
+		KUNIT_EXPECT_EQ_MSG(test, rr.complete, !cases[i].cut,
+				    "pc %llx", cases[i].pc);
+		/* the leaf, both bodies' return addresses, then the row's */
+		KUNIT_EXPECT_EQ_MSG(test, nr, cases[i].cut ? 3 : 4, "pc %llx",
+				    cases[i].pc);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
 }
 
 /* a row the walk's run steps by its cfa_off and bp_off (not a FP body) */
@@ -1157,37 +1289,29 @@ static bool is_table_run_row(const struct spulse_ut_row *w)
  */
 static void table_run_equals_the_plain_step(struct kunit *test)
 {
-	const u32 nrows = 64, span = 0x40 * 64;
-	struct hole_stack *hs = kunit_kzalloc(test, sizeof(*hs), GFP_KERNEL);
-	struct spulse_ut_memo *memo = kunit_kzalloc(test, sizeof(*memo),
-						    GFP_KERNEL);
-	struct spulse_ut_row *rows = kunit_kcalloc(test, nrows, sizeof(*rows),
-						   GFP_KERNEL);
+	/* words: 15 in 24 return addresses, 6 links, 1 zero, 2 else */
+	static const struct stack_mix mix = { 24, 15, 21, 22, 8, 0, 96 };
 	static const s16 bo[] = { 0, 0, -16, -16, -8, -24, -48, -56, 8 };
+	const u32 nrows = 64, span = 0x40 * 64;
 	u32 iter, i, bad = 0, runs = 0, round, max, ends = 0;
 	u32 cuts[SPULSE_UW_CUT_NR] = { 0 };
-	struct spulse_uw_res rr, rf, rm;
-	u64 ref[24], fast[24], memod[24];
-	u64 st = get_random_u64() | 1;
-	struct spulse_ut_pset *ps;
-	struct spulse_ut_tab *t;
+	struct spulse_ut_row *rows;
+	struct spulse_uw_res rr;
+	struct rand_fix f;
 	struct spulse_uregs r;
-	int nr, nf, nm, warm;
+	u64 ref[24];
+	int nr;
 
-	KUNIT_ASSERT_NOT_NULL(test, rows);
-	KUNIT_ASSERT_NOT_NULL(test, hs);
-	KUNIT_ASSERT_NOT_NULL(test, memo);
-	t = new_tab(test, TEXT, TEXT + span, rows, nrows);
-	rows = (struct spulse_ut_row *)t->rows;	/* the table's own copy */
-	ps = one_map(test, t);
+	rand_fix_init(test, &f, nrows);
+	rows = f.rows;
 	for (round = 0; round < 16; round++) {
 		for (i = 0; i < nrows; i++) {
-			u32 c = rnd(&st) % 32;
+			u32 c = rnd(&f.st) % 32;
 
 			rows[i] = (struct spulse_ut_row){
 				.start = 0x40 * i,
-				.bp_off = bo[rnd(&st) % ARRAY_SIZE(bo)],
-				.cfa_off = 8 * (1 + rnd(&st) % 8),
+				.bp_off = bo[rnd(&f.st) % ARRAY_SIZE(bo)],
+				.cfa_off = 8 * (1 + rnd(&f.st) % 8),
 			};
 			if (c < 14) {
 				rows[i].kind = SPULSE_UT_CFA_SP;
@@ -1196,7 +1320,7 @@ static void table_run_equals_the_plain_step(struct kunit *test)
 				rows[i].cfa_off -= 16;
 			} else if (c < 25) {
 				rows[i].kind = SPULSE_UT_PLT;
-				rows[i].cfa_off = 8 * (1 + rnd(&st) % 2);
+				rows[i].cfa_off = 8 * (1 + rnd(&f.st) % 2);
 			} else if (c < 28) {
 				rows[i].kind = SPULSE_UT_CFA_BP;
 				rows[i].cfa_off = 16;
@@ -1208,50 +1332,28 @@ static void table_run_equals_the_plain_step(struct kunit *test)
 				rows[i].cfa_off = 0;
 				rows[i].bp_off = 0;
 			}
-			if (rnd(&st) % 16 == 0)
+			if (rnd(&f.st) % 16 == 0)
 				rows[i].cfa_off += 4;	/* misaligned CFA */
 		}
-		ps->serial = spulse_ut_serial_next();
+		f.ps->serial = spulse_ut_serial_next();
 		for (iter = 0; iter < 120; iter++) {
-			for (i = 0; i < FAKE_WORDS; i++) {
-				u32 c = rnd(&st) % 24;
-
-				hs->fs.w[i] = c < 15 ? RA(TEXT + rnd(&st) %
-							 (span + 0x100)) :
-					      c < 21 ? at(min(i + 1 + rnd(&st) % 8,
-							      FAKE_WORDS - 1U)) :
-					      c < 22 ? 0 :
-					      rnd(&st) & 1 ? KADDR :
-					      (u64)rnd(&st) << 32 | rnd(&st);
-				hs->hole[i] = rnd(&st) % 96 == 0;
-			}
-			i = rnd(&st) % 64;
+			rand_stack(&f, span, &mix);
+			i = rnd(&f.st) % 64;
 			r = (struct spulse_uregs){
-				.ip = TEXT + rnd(&st) % span,
-				.sp = iter % 8 ? at(i) : 8 * (rnd(&st) % 4),
-				.bp = at((i + rnd(&st) % 6)),
+				.ip = TEXT + rnd(&f.st) % span,
+				.sp = iter % 8 ? at(i) : 8 * (rnd(&f.st) % 4),
+				.bp = at((i + rnd(&f.st) % 6)),
 			};
-			max = iter % 3 ? 24 : 1 + rnd(&st) % 8;
-			nr = ref_walk(hs, ps, r.ip, r.sp, r.bp, ref, max, &rr);
-			nf = spulse_unwind_walk(&r, TASK_SZ, hole_read, hs, ps,
-						true, fast, max, &rf);
-			if (!same_walk(ref, nr, &rr, fast, nf, &rf))
-				bad++;
-			memset(memo, 0, sizeof(*memo));
-			for (warm = 0; warm < 2; warm++) {
-				nm = spulse_unwind_walk_memo(&r, TASK_SZ,
-							     hole_read, hs, ps,
-							     memo, true, memod,
-							     max, &rm);
-				if (!same_walk(ref, nr, &rr, memod, nm, &rm))
-					bad++;
-			}
+			max = iter % 3 ? 24 : 1 + rnd(&f.st) % 8;
+			/* a cold memo, then the same walk warm */
+			bad += walks_differ(f.hs, f.ps, f.memo, &r, max, 2, true,
+					    ref, &nr, &rr);
 			if (rr.truncated)
 				cuts[rr.cut < SPULSE_UW_CUT_NR ? rr.cut : 0]++;
 			else
 				ends++;
 			for (i = 0; i + 1 < (u32)nr; i++)
-				runs += is_table_run_row(spulse_ut_lookup(ps,
+				runs += is_table_run_row(spulse_ut_lookup(f.ps,
 									  ref[i]));
 		}
 		cond_resched();
@@ -1288,7 +1390,7 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 						    GFP_KERNEL);
 	struct spulse_ut_pset *ps;
 	const struct spulse_ut_row *row;
-	u64 tag0, pc2 = 0, key;
+	u64 tag0, pc2 = 0;
 	u32 i, h;
 	u8 miss;
 
@@ -1315,11 +1417,9 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 	ps->map[0].tab = a->map[0].tab;
 	ps->serial = spulse_ut_serial_next();
 	spulse_ut_memo_begin(memo, ps);
-	key = TEXT + 0x210 + memo->tag;
-	h = hash_64(key, SPULSE_UT_MEMO_SHIFT - 1);
+	h = spulse_ut_memo_set(TEXT + 0x210);
 	for (i = 1; i < 1U << 20 && !pc2; i++)
-		if (hash_64(TEXT + 0x210 + i + memo->tag,
-			    SPULSE_UT_MEMO_SHIFT - 1) == h)
+		if (spulse_ut_memo_set(TEXT + 0x210 + i) == h)
 			pc2 = TEXT + 0x210 + i;
 	KUNIT_ASSERT_NE(test, pc2, 0ULL);
 	for (i = 0; i < 3; i++) {
@@ -1329,8 +1429,9 @@ static void memo_tag_wrap_forgets(struct kunit *test)
 		row = spulse_ut_memo_lookup(memo, ps, pc2, &miss);
 		KUNIT_EXPECT_PTR_EQ(test, row, spulse_ut_lookup(ps, pc2));
 	}
-	KUNIT_EXPECT_EQ(test, memo->ent[2 * h].key, pc2 + memo->tag);
-	KUNIT_EXPECT_EQ(test, memo->ent[2 * h + 1].key,
+	KUNIT_EXPECT_LT(test, h, SPULSE_UT_MEMO_SETS);
+	KUNIT_EXPECT_EQ(test, memo->key[h], pc2 + memo->tag);
+	KUNIT_EXPECT_EQ(test, memo->key[h + SPULSE_UT_MEMO_SETS],
 			TEXT + 0x210 + memo->tag);
 	/* PCs past 2^56 are not remembered, and still answered */
 	KUNIT_EXPECT_NULL(test, spulse_ut_memo_lookup(memo, ps, 1ULL << 60,
@@ -1471,16 +1572,7 @@ static void cut_unreadable_stack(struct kunit *test)
 
 static void cut_bad_frames(struct kunit *test)
 {
-	static const struct spulse_ut_row rows[] = {
-		ROW(0x000, CFA_SP, 0, 0),	/* CFA == SP */
-		ROW(0x100, CFA_SP, -64, 0),	/* CFA below SP */
-		ROW(0x200, CFA_BP, 16, 0),	/* BP below SP */
-		ROW(0x300, CFA_SP, 12, 0),	/* misaligned CFA */
-		ROW(0x400, CFA_SP, 0x7ffffff8, 0),	/* past user memory */
-		ROW(0x500, CFA_SP, 16, -2048),	/* saved bp below SP */
-	};
-	const struct spulse_ut_pset *ps =
-		one_map(test, new_tab(test, TEXT, TEXT_END, rows, 6));
+	const struct spulse_ut_pset *ps = lie_pset(test);
 	struct fake_stack *fs = new_stack(test);
 	struct spulse_uw_res res;
 	u64 out[8], pc;
@@ -1530,6 +1622,7 @@ static struct kunit_case spulse_unwind_cases[] = {
 	KUNIT_CASE(lie_garbage_tables_never_escape),
 	KUNIT_CASE(fast_frame_and_memo_equal_the_plain_step),
 	KUNIT_CASE(run_edges_cut_as_the_plain_step),
+	KUNIT_CASE(run_hands_refused_rows_to_the_walk),
 	KUNIT_CASE(table_run_equals_the_plain_step),
 	KUNIT_CASE(memo_tag_wrap_forgets),
 	KUNIT_CASE(cut_no_rule_says_why_there_is_none),
