@@ -6,6 +6,7 @@
 #ifndef SPULSE_KMOD_PERCPU_H
 #define SPULSE_KMOD_PERCPU_H
 
+#include <linux/percpu.h>
 #include <linux/types.h>
 
 #include "encoder.h"
@@ -170,6 +171,9 @@ struct spulse_cpu {
 	u32 pid_head;
 	struct spulse_oc_who oc_cap;
 };
+/* alloc_percpu() refuses anything larger (mm/percpu.c) */
+static_assert(sizeof(struct spulse_cpu) <= PCPU_MIN_UNIT_SIZE);
+
 
 /* Remember a sampled tgid for the meta worker (whole-system mode). */
 static inline void spulse_note_pid(struct spulse_cpu *c, u32 tgid)
