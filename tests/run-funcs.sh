@@ -77,7 +77,11 @@ run_funcs() {
 				# the test's files go now: only its output is kept
 				find "$WORK" -mindepth 1 -maxdepth 1 ! -name log \
 					-exec rm -rf {} +
-				echo "$rc" > "$_fs_q/$i/rc"
+				# whole or absent: funcs_show() may look at any
+				# moment, and an rc file it finds empty (created,
+				# not yet written) would read as a failure
+				echo "$rc" > "$_fs_q/$i/rc.tmp" &&
+					mv "$_fs_q/$i/rc.tmp" "$_fs_q/$i/rc"
 			) &
 			funcs_show
 		done
