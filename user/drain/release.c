@@ -181,9 +181,9 @@ static long write_samples(struct drain *d, unsigned int src,
 			scap = (uint32_t)map->stacks.cap;
 		}
 		/*
-		 * drain_map_sample_cached() with the caches' arrays in
-		 * registers and the last mapped thread remembered (a run
-		 * of one CPU's samples is mostly one thread)
+		 * the caches' fast path, with their arrays in registers
+		 * and the last mapped thread remembered (a run of one
+		 * CPU's samples is mostly one thread)
 		 */
 		if (it->thread != lthread) {
 			if (it->thread >= tcap || !tv[it->thread].gen)
@@ -195,8 +195,7 @@ static long write_samples(struct drain *d, unsigned int src,
 		if (it->stack >= scap)
 			goto map;
 		e = &sv[it->stack];
-		if (!e->gen ||
-		    (e->pid != DRAIN_PID_ANY && (e->pid != pid || e->gen != gen)))
+		if (!drain_idmap_valid(e, pid, gen))
 			goto map;
 		st = e->global;
 		goto mapped;

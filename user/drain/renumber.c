@@ -51,12 +51,6 @@ static inline struct drain_idmap_ent *slot(struct drain_idvec *vec, uint32_t id)
 	return slot_grow(vec, id);
 }
 
-static inline bool valid(const struct drain_idmap_ent *e, uint32_t pid, uint32_t gen)
-{
-	return e->gen && (e->pid == PID_ANY ||
-			  (e->pid == pid && e->gen == gen));
-}
-
 static size_t alt_hash(uint32_t id, uint32_t pid)
 {
 	uint64_t h = ((uint64_t)pid << 32 | id) * 0x9e3779b97f4a7c15ULL;
@@ -133,7 +127,7 @@ static inline int cached(const struct drain_idvec *vec, const struct drain_idmap
 {
 	const struct drain_idalt_ent *a;
 
-	if (valid(e, pid, gen)) {
+	if (drain_idmap_valid(e, pid, gen)) {
 		*global = e->global;
 		*dep = e->pid != PID_ANY;
 		return 1;
@@ -317,7 +311,7 @@ int drain_map_sample(struct spulse_recorder *rec, const struct spulse_defs *defs
 	}
 	if (stack < map->stacks.cap) {
 		e = &map->stacks.v[stack];
-		if (valid(e, pid, gen)) {
+		if (drain_idmap_valid(e, pid, gen)) {
 			*gstack = e->global;
 			return 0;
 		}
@@ -345,7 +339,7 @@ static inline int map_stack_cached(struct spulse_recorder *rec,
 				   struct drain_idmap *map, uint32_t gen,
 				   uint32_t pid, uint32_t stack, uint32_t *gstack)
 {
-	if (stack < map->stacks.cap && valid(&map->stacks.v[stack], pid, gen)) {
+	if (stack < map->stacks.cap && drain_idmap_valid(&map->stacks.v[stack], pid, gen)) {
 		*gstack = map->stacks.v[stack].global;
 		return 0;
 	}

@@ -63,27 +63,14 @@ void drain_idmap_free(struct drain_idmap *m);
 #define DRAIN_PID_ANY UINT32_MAX
 
 /*
- * drain_map_sample()'s fast path, inline: when the thread and the leaf
- * stack are both mapped (for the thread's process in generation @gen),
- * 1 and their global ids; else 0 (drain_map_sample() maps them).
+ * Does cache entry @e map its local id for a thread of process @pid in
+ * module generation @gen? (Every entry of a pid-free one.)
  */
-static inline int drain_map_sample_cached(const struct drain_idmap *map,
-					  uint32_t gen, uint32_t thread,
-					  uint32_t stack, uint32_t *gthread,
-					  uint32_t *gstack)
+static inline bool drain_idmap_valid(const struct drain_idmap_ent *e,
+				     uint32_t pid, uint32_t gen)
 {
-	const struct drain_idmap_ent *t, *e;
-
-	if (thread >= map->threads.cap || stack >= map->stacks.cap)
-		return 0;
-	t = &map->threads.v[thread];
-	e = &map->stacks.v[stack];
-	if (!t->gen || !e->gen ||
-	    (e->pid != DRAIN_PID_ANY && (e->pid != t->pid || e->gen != gen)))
-		return 0;
-	*gthread = t->global;
-	*gstack = e->global;
-	return 1;
+	return e->gen && (e->pid == DRAIN_PID_ANY ||
+			  (e->pid == pid && e->gen == gen));
 }
 
 /**
