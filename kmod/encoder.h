@@ -74,6 +74,14 @@ spulse_scache_slot(const struct spulse_scache *c, u64 hash)
 	return &c->ent[hash >> (64 - c->shift)];
 }
 
+/* Does @x hold a stack of this shape (@trunc, @nu, @nk) of generation @gen? */
+static inline bool spulse_scache_ent_shape(const struct spulse_scache_ent *x,
+					   u64 gen, bool trunc, u16 nu, u16 nk)
+{
+	return x->gen == gen + 1 && x->trunc == trunc && x->nu == nu &&
+	       x->nk == nk;
+}
+
 /*
  * Does @x hold a stack of hash @hash and shape @trunc, @nu, @nk stored in
  * generation @gen? (Its addresses are for the caller to compare.)
@@ -82,8 +90,7 @@ static inline bool spulse_scache_ent_is(const struct spulse_scache_ent *x,
 					u64 gen, u64 hash, bool trunc, u16 nu,
 					u16 nk)
 {
-	return x->gen == gen + 1 && x->hash == hash && x->trunc == trunc &&
-	       x->nu == nu && x->nk == nk;
+	return x->hash == hash && spulse_scache_ent_shape(x, gen, trunc, nu, nk);
 }
 
 /* Make @x hold a stack's hash, shape and @leaf for generation @gen */

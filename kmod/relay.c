@@ -485,14 +485,13 @@ bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len)
 {
 	size_t off = buf->offset;
 
-	if (unlikely(off + len > buf->chan->subbuf_size)) {
+	if (unlikely(!spulse_relay_fits(buf, off, len))) {
 		if (!spulse_relay_switch(buf, len))
 			return false;
 		off = 0;
 	}
 	spulse_relay_copy((u8 *)buf->data + off, data, len);
-	smp_wmb();	/* data before offset, for concurrent readers */
-	WRITE_ONCE(buf->offset, off + len);
+	spulse_relay_publish(buf, off + len);
 	return true;
 }
 

@@ -12,8 +12,11 @@
 #ifndef SPULSE_KMOD_RELAY_H
 #define SPULSE_KMOD_RELAY_H
 
+#include <linux/compiler.h>
 #include <linux/path.h>
+#include <linux/relay.h>
 #include <linux/types.h>
+#include <asm/barrier.h>
 
 struct dentry;
 struct proc_dir_entry;
@@ -55,6 +58,25 @@ struct rchan *spulse_relay_open_global(const char *name,
 				       size_t subbuf_size, size_t n_subbufs,
 				       struct spulse_relay_posref *pos);
 bool spulse_relay_put(struct rchan_buf *buf, const void *data, size_t len);
+
+/*
+ * The writer's side of spulse_relay_put(), for a caller that writes into
+ * the sub-buffer itself (the sampler's direct record and in-place batch):
+ * do @len bytes at offset @off fit the current sub-buffer of @buf?
+ */
+static __always_inline bool spulse_relay_fits(const struct rchan_buf *buf,
+					      size_t off, size_t len)
+{
+	return off + len <= buf->chan->subbuf_size;
+}
+
+/* Publish @buf's bytes up to @end: the data before the offset readers see */
+static __always_inline void spulse_relay_publish(struct rchan_buf *buf,
+						 size_t end)
+{
+	smp_wmb();	/* data before offset, for concurrent readers */
+	WRITE_ONCE(buf->offset, end);
+}
 void spulse_relay_flush_chan(struct rchan *chan);
 void spulse_relay_flush_cpus(struct rchan *chan, int __percpu *busy);
 bool spulse_relay_position(struct rchan_buf *buf, u64 *published, u64 *read);

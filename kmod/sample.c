@@ -237,16 +237,22 @@ static __always_inline u64 spulse_take_hash(const struct spulse_cpu *c)
 	return spulse_take_hash_seg(h, c->ubuf, c->nu);
 }
 
+/* Are @x's addresses those of the captured stack (its shape checked)? */
+static __always_inline bool spulse_take_same_stack(const struct spulse_cpu *c,
+						   const struct spulse_scache_ent *x)
+{
+	return spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) &&
+	       spulse_take_same(x->addr + c->nk, c->ubuf, c->nu);
+}
+
 /* Is the captured stack, of hash @h, cached for generation @gen? */
 static __always_inline bool spulse_take_find(struct spulse_cpu *c, u64 gen,
 					     u64 h, u32 *leaf)
 {
 	const struct spulse_scache_ent *x = spulse_scache_slot(&c->scache, h);
 
-	if (!spulse_scache_ent_is(x, gen, h, c->trunc, c->nu, c->nk))
-		return false;
-	if (!spulse_take_same(x->addr, spulse_take_kaddr(c), c->nk) ||
-	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
+	if (!spulse_scache_ent_is(x, gen, h, c->trunc, c->nu, c->nk) ||
+	    !spulse_take_same_stack(c, x))
 		return false;
 	c->sc_last = x;
 	*leaf = x->leaf;
@@ -266,14 +272,12 @@ static __always_inline bool spulse_take_last(const struct spulse_cpu *c,
 	const struct spulse_scache_ent *x = c->sc_last;
 	const u64 *k = spulse_take_kaddr(c);
 
-	if (!x || x->gen != gen + 1 || x->nk != c->nk || x->nu != c->nu ||
-	    x->trunc != c->trunc)
+	if (!x || !spulse_scache_ent_shape(x, gen, c->trunc, c->nu, c->nk))
 		return false;
 	/* the leaf alone first: where two stacks differ most often */
 	if (c->nk ? x->addr[0] != k[0] : c->nu && x->addr[0] != c->ubuf[0])
 		return false;
-	if (!spulse_take_same(x->addr, k, c->nk) ||
-	    !spulse_take_same(x->addr + c->nk, c->ubuf, c->nu))
+	if (!spulse_take_same_stack(c, x))
 		return false;
 	*leaf = x->leaf;
 	return true;
@@ -324,14 +328,13 @@ static __always_inline bool spulse_take_direct(struct spulse_cpu *c,
 {
 	size_t off = rb->offset, n;
 
-	if (off + SPULSE_SAMPLE_MAX > rb->chan->subbuf_size)
+	if (!spulse_relay_fits(rb, off, SPULSE_SAMPLE_MAX))
 		return false;
 	n = spulse_batch_leaf_direct(&c->enc, (u8 *)rb->data + off, s, leaf,
 				     c->enc.gen);
 	if (!n)
 		return false;
-	smp_wmb();	/* data before offset, for concurrent readers */
-	WRITE_ONCE(rb->offset, off + n);
+	spulse_relay_publish(rb, off + n);
 	return true;
 }
 
@@ -353,7 +356,7 @@ static __always_inline u8 *spulse_take_inplace(struct spulse_cpu *c,
 	if (!rb)
 		return NULL;
 	off = rb->offset;
-	if (off + c->batch.cap > rb->chan->subbuf_size)
+	if (!spulse_relay_fits(rb, off, c->batch.cap))
 		return NULL;
 	c->batch.buf = (u8 *)rb->data + off;
 	return c->batch.buf;
@@ -366,8 +369,7 @@ static __always_inline u8 *spulse_take_inplace(struct spulse_cpu *c,
 static __always_inline void spulse_take_publish(const struct spulse_cpu *c,
 						struct rchan_buf *rb)
 {
-	smp_wmb();	/* data before offset, for concurrent readers */
-	WRITE_ONCE(rb->offset, rb->offset + c->batch.len);
+	spulse_relay_publish(rb, rb->offset + c->batch.len);
 }
 
 /*
