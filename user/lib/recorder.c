@@ -904,35 +904,6 @@ SPULSE_EXPORT int spulse_rec_sample_cpu(struct spulse_recorder *r,
 	return rec_sample_checked(r, time_ns, thread, stack);
 }
 
-/* One sample of spulse_rec_samples() with every check spelled out. */
-static int rec_samples_one(struct spulse_recorder *r,
-			   const struct spulse_sample *s)
-{
-	uint8_t *p;
-	int ret;
-
-	/* spulse_rec_sample_cpu()'s checks, in its order */
-	if (s->time_ns < 0 || s->cpu >= SPULSE_MAX_CPU)
-		return -EINVAL;
-	if (s->time_ns > r->time_max)
-		return -EOVERFLOW;
-	if (s->thread >= r->nthreads || s->stack >= r->nstacks)
-		return -ENOENT;
-	if (s->cpu != r->cpu) {
-		ret = spulse_rec_cpu(r, s->cpu);
-		if (ret)
-			return ret;
-	}
-	p = reserve(r);
-	if (!p)
-		return r->err;
-	r->samples++;
-	r->len += spulse_enc_sample(p, s->time_ns - r->last_time, s->thread,
-				    s->stack);
-	r->last_time = s->time_ns;
-	return commit(r, 0);
-}
-
 SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 				     const struct spulse_sample *v, size_t n,
 				     size_t *done)
@@ -951,7 +922,7 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 		 * room is encoded with the Recorder's state in registers
 		 * (stores through the byte pointer would otherwise reload
 		 * it per field); the first sample that does not goes through
-		 * rec_samples_one(), the same steps one by one.
+		 * spulse_rec_sample_cpu(), the same steps one by one.
 		 */
 		size_t lim = r->cap - SPULSE_MAX_RECORD + 1;
 		uint8_t *p = r->buf + r->len, *end;
@@ -963,7 +934,7 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 
 		if (r->flush_bytes < lim)
 			lim = r->flush_bytes;
-		/* no cpu record yet: rec_samples_one() writes it */
+		/* no cpu record yet: spulse_rec_sample_cpu() writes it */
 		end = cpu < SPULSE_MAX_CPU ? r->buf + lim : p;
 		for (; k < n && p < end; k++) {
 			const struct spulse_sample *s = &v[k];
@@ -991,7 +962,8 @@ SPULSE_EXPORT int spulse_rec_samples(struct spulse_recorder *r,
 			break;
 		if (k > k0 && p >= end)
 			continue;	/* room again: the fast run goes on */
-		ret = rec_samples_one(r, &v[k]);
+		ret = spulse_rec_sample_cpu(r, v[k].time_ns, v[k].thread,
+					    v[k].stack, v[k].cpu);
 		if (ret)
 			break;
 		k++;
